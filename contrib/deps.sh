@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install the Debian 12 packages this project needs (run as root).
+#   contrib/deps.sh          build + run the comparison
+#   contrib/deps.sh test     also what the tests need
+set -e
+BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
+       libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz"
+TEST="libcmocka-dev hpcc iproute2 procps"
+pkgs=$BUILD
+[ "${1:-}" = test ] && pkgs="$BUILD $TEST"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing
+fi

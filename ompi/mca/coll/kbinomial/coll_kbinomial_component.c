@@ -1,0 +1,110 @@
+/* coll/kbinomial component: parameters, open, close. */
+#include "ompi_config.h"
+
+#include "coll_kbinomial.h"
+#include "mpi.h"
+
+const char *mca_coll_kbinomial_component_version_string =
+    "Open MPI kbinomial collective MCA component version " OMPI_VERSION;
+
+static int kbinomial_register(void);
+static int kbinomial_open(void);
+
+mca_coll_kbinomial_component_t mca_coll_kbinomial_component = {
+    .super = {
+        .collm_version = {
+            MCAST_COLL_BASE_VERSION,
+            .mca_component_name = "kbinomial",
+            MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                                  OMPI_RELEASE_VERSION),
+            .mca_open_component = kbinomial_open,
+            .mca_register_component_params = kbinomial_register,
+        },
+        .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
+        .collm_init_query = mca_coll_kbinomial_init_query,
+        .collm_comm_query = mca_coll_kbinomial_comm_query,
+    },
+};
+
+static const char *const discipline_names[] = {"fpfs", "fcfs", NULL};
+
+#define REG(name, help, type, storage, level, scope)                                         \
+    do {                                                                                     \
+        int rc_ = mca_base_component_var_register(&c->super.collm_version, (name), (help),   \
+                                                  (type), NULL, 0, 0, (level), (scope),      \
+                                                  (storage));                                \
+        if (rc_ < 0) {                                                                       \
+            return rc_;                                                                      \
+        }                                                                                    \
+    } while (0)
+
+static int kbinomial_register(void)
+{
+    mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    int rc = mcast_register_common_params(&c->super.collm_version, mca_coll_kbinomial_registry,
+                                          KBC_ALG_COUNT, 40, &c->common);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    c->k = 0;
+    REG("k", "k-binomial fan-out bound k >= 1; 0 = optimal k from the cost model (Theorem 3 of "
+             "Kesavan & Panda with step time alpha + beta*segment)",
+        MCA_BASE_VAR_TYPE_INT, &c->k, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->segment_bytes = 0;
+    REG("segment_bytes", "Segment size in bytes of the packed type signature; 0 = chosen by the "
+                         "cost model for kbinomial/postal, unsegmented for binomial/linear",
+        MCA_BASE_VAR_TYPE_SIZE_T, &c->segment_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->segment_min_bytes = 1024;
+    REG("segment_min_bytes", "Smallest segment the cost model may choose (bytes)",
+        MCA_BASE_VAR_TYPE_SIZE_T, &c->segment_min_bytes, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->segment_max_bytes = 1 << 20;
+    REG("segment_max_bytes", "Largest segment the cost model may choose (bytes)",
+        MCA_BASE_VAR_TYPE_SIZE_T, &c->segment_max_bytes, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->window = 4;
+    REG("window", "Segments a rank keeps receives posted for ahead (and rounds of sends "
+                  "outstanding); >= 1",
+        MCA_BASE_VAR_TYPE_INT, &c->window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL);
+    c->discipline = MCAST_DISC_FPFS;
+    rc = mcast_register_enum_param(&c->super.collm_version, "discipline",
+                                   "Forwarding discipline: fpfs (each segment to all children, then "
+                                   "the next segment) or fcfs (all segments to child 1, then child "
+                                   "2, ...)",
+                                   discipline_names, &c->discipline, MCA_BASE_VAR_SCOPE_ALL_EQ);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    c->alpha_us = 2.0;
+    REG("alpha_us", "Cost model: per-step latency alpha in microseconds (t(S) = alpha + beta*S)",
+        MCA_BASE_VAR_TYPE_DOUBLE, &c->alpha_us, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->beta_ns_per_byte = 0.2;
+    REG("beta_ns_per_byte", "Cost model: per-byte time beta in nanoseconds per byte",
+        MCA_BASE_VAR_TYPE_DOUBLE, &c->beta_ns_per_byte, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->lambda = 0.0;
+    REG("lambda", "Postal model lambda >= 1 (latency / per-copy send time); 0 = from the model "
+                  "per segment size",
+        MCA_BASE_VAR_TYPE_DOUBLE, &c->lambda, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->postal_pipelining = true;
+    REG("postal_pipelining", "Postal trees: forward segment by segment at intermediate nodes "
+                             "(true) or the whole message at once (false)",
+        MCA_BASE_VAR_TYPE_BOOL, &c->postal_pipelining, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->o_send_us = 0.5;
+    REG("o_send_us", "Postal model: sender overhead per copy (microseconds)",
+        MCA_BASE_VAR_TYPE_DOUBLE, &c->o_send_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->o_recv_us = 0.5;
+    REG("o_recv_us", "Postal model: receiver processing before it can re-send (microseconds)",
+        MCA_BASE_VAR_TYPE_DOUBLE, &c->o_recv_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->gap_ns_per_byte = 0.2;
+    REG("gap_ns_per_byte", "Postal model: sender time per byte per copy (nanoseconds)",
+        MCA_BASE_VAR_TYPE_DOUBLE, &c->gap_ns_per_byte, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_ALL_EQ);
+    return OPAL_SUCCESS;
+}
+
+static int kbinomial_open(void)
+{
+    return mcast_check_runtime_version("kbinomial");
+}

@@ -1,0 +1,49 @@
+/*
+ * coll/pathmc: topology-aware broadcast: torus multicast (separate addressing,
+ * U-torus, S-torus, Md-torus, Mu-torus; Oral & George) on communicators that live on
+ * a torus (periodic Cartesian communicators or a coordinates file).  Elsewhere it
+ * declines and coll/kbinomial (or Open MPI's own) serves the bcast.
+ */
+#ifndef MCA_COLL_PATHMC_H
+#define MCA_COLL_PATHMC_H
+
+#include "ompi_config.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
+#include "ompi/mca/common/mcast/mcast_glue.h"
+#include "ompi/mca/common/mcast/mcast_module.h"
+
+BEGIN_C_DECLS
+
+typedef enum {
+    PMC_ALG_AUTO = 0,
+    PMC_ALG_SEPARATE,
+    PMC_ALG_UTORUS,
+    PMC_ALG_STORUS,
+    PMC_ALG_MDTORUS,
+    PMC_ALG_MUTORUS,
+    PMC_ALG_COUNT
+} pmc_algorithm_t;
+
+extern const mcast_alg_info_t mca_coll_pathmc_registry[PMC_ALG_COUNT];
+
+typedef struct mca_coll_pathmc_component_t {
+    mcast_coll_component_t super;
+    mcast_common_params_t common;
+    char *coords_file;      /* torus coordinates per host */
+    char *topology_file;    /* ibnetdiscover / topology.conf / native */
+    int mu_r;               /* Mu-torus partition length, 0 = model */
+    size_t segment_bytes;   /* 0 = unsegmented */
+    int window;
+} mca_coll_pathmc_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_coll_pathmc_component_t mca_coll_pathmc_component;
+
+int mca_coll_pathmc_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *comm,
+                                                   int *priority);
+int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_t *comm,
+                               int algorithm, int root, size_t bytes, mcast_plan_t **out);
+
+END_C_DECLS
+#endif /* MCA_COLL_PATHMC_H */

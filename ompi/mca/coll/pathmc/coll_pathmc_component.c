@@ -1,0 +1,85 @@
+/* coll/pathmc component: parameters, open, close. */
+#include "ompi_config.h"
+
+#include "coll_pathmc.h"
+#include "mpi.h"
+
+const char *mca_coll_pathmc_component_version_string =
+    "Open MPI pathmc collective MCA component version " OMPI_VERSION;
+
+static int pathmc_register(void);
+static int pathmc_open(void);
+
+mca_coll_pathmc_component_t mca_coll_pathmc_component = {
+    .super = {
+        .collm_version = {
+            MCAST_COLL_BASE_VERSION,
+            .mca_component_name = "pathmc",
+            MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                                  OMPI_RELEASE_VERSION),
+            .mca_open_component = pathmc_open,
+            .mca_register_component_params = pathmc_register,
+        },
+        .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
+        .collm_init_query = mca_coll_pathmc_init_query,
+        .collm_comm_query = mca_coll_pathmc_comm_query,
+    },
+};
+
+static int pathmc_register(void)
+{
+    mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
+    const mca_base_component_t *v = &c->super.collm_version;
+    int rc = mcast_register_common_params(v, mca_coll_pathmc_registry, PMC_ALG_COUNT, 50,
+                                          &c->common);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    c->coords_file = NULL;
+    rc = mca_base_component_var_register(v, "coords_file",
+                                         "Torus coordinates file (native format: 'torus 4x4' then "
+                                         "'host NAME x y ...' lines); ranks on listed hosts use "
+                                         "the torus algorithms",
+                                         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->coords_file);
+    if (rc < 0) {
+        return rc;
+    }
+    c->topology_file = NULL;
+    rc = mca_base_component_var_register(v, "topology_file",
+                                         "Network topology file (ibnetdiscover output, Slurm "
+                                         "topology.conf or the native format); hosts matched by "
+                                         "name",
+                                         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->topology_file);
+    if (rc < 0) {
+        return rc;
+    }
+    c->mu_r = 0;
+    rc = mca_base_component_var_register(v, "mu_r",
+                                         "Mu-torus partition length r >= 1; 0 = from the model",
+                                         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->mu_r);
+    if (rc < 0) {
+        return rc;
+    }
+    c->segment_bytes = 0;
+    rc = mca_base_component_var_register(v, "segment_bytes",
+                                         "Segment size in bytes of the packed signature for the "
+                                         "torus schedules; 0 = unsegmented",
+                                         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->segment_bytes);
+    if (rc < 0) {
+        return rc;
+    }
+    c->window = 4;
+    rc = mca_base_component_var_register(v, "window", "Segments received ahead; >= 1",
+                                         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                         MCA_BASE_VAR_SCOPE_LOCAL, &c->window);
+    return rc < 0 ? rc : OPAL_SUCCESS;
+}
+
+static int pathmc_open(void)
+{
+    return mcast_check_runtime_version("pathmc");
+}

@@ -1,0 +1,218 @@
+/*
+ * bcast_check: MPI_Bcast correctness matrix in one MPI program.
+ *
+ * For every communicator (world, reversed, odd/even split, a dup used interleaved
+ * with world), every root, counts {0, 1, a prime, a large count spanning many
+ * segments} and a set of datatype pairs (predefined, non-contiguous, non-zero true
+ * lower bound, zero-size, and different datatypes with the same signature on root
+ * and leaves), the root's buffer is filled from a packed reference stream and every
+ * rank's buffer, gaps included, is compared with that stream unpacked into its own
+ * layout.  Usage: bcast_check [-l large_bytes] [-q]
+ * Prints "bcast_check: <cases> cases, <failures> failures" and exits non-zero on failure.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SENTINEL 0xA5
+
+typedef struct {
+    const char *name;
+    MPI_Datatype root_type, leaf_type;
+    int root_per, leaf_per; /* elements of the signature unit per datatype instance */
+} type_case_t;
+
+static long failures = 0, cases = 0;
+static int quiet = 0;
+
+static unsigned char pattern(size_t i, unsigned seed)
+{
+    uint32_t x = (uint32_t) i * 2654435761u ^ (seed * 40503u + 17u);
+    x ^= x >> 13;
+    return (unsigned char) (x * 0x5bd1e995u >> 24);
+}
+
+/* Buffer big enough for `count` instances of `type` (true extent + margins). */
+static size_t span_bytes(MPI_Datatype type, int count, MPI_Aint *offset)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &tlb, &textent);
+    MPI_Aint lo = tlb < 0 ? tlb : 0;
+    MPI_Aint hi = (count > 0) ? tlb + textent + (MPI_Aint) (count - 1) * extent : 0;
+    if (hi < 0) {
+        hi = 0;
+    }
+    *offset = -lo + 64;
+    return (size_t) (hi - lo) + 128;
+}
+
+static void run_case(MPI_Comm comm, const char *comm_name, int root, const type_case_t *tc,
+                     int units, unsigned seed)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype type = (rank == root) ? tc->root_type : tc->leaf_type;
+    int per = (rank == root) ? tc->root_per : tc->leaf_per;
+    int count = (per > 0) ? units / per : units;
+    int tsize;
+    MPI_Type_size(type, &tsize);
+    size_t stream_bytes = (size_t) tsize * (size_t) count;
+
+    unsigned char *stream = malloc(stream_bytes + 1);
+    for (size_t i = 0; i < stream_bytes; i++) {
+        stream[i] = pattern(i, seed);
+    }
+    MPI_Aint off;
+    size_t span = span_bytes(type, count, &off);
+    unsigned char *buf = malloc(span), *expect = malloc(span);
+    memset(expect, SENTINEL, span);
+    int pos = 0;
+    if (count > 0 && stream_bytes > 0) {
+        MPI_Unpack(stream, (int) stream_bytes, &pos, expect + off, count, type, MPI_COMM_SELF);
+    }
+    if (rank == root) {
+        memcpy(buf, expect, span);
+    } else {
+        memset(buf, SENTINEL, span);
+        /* Where data lands the receiver must overwrite: poison it. */
+        for (size_t i = 0; i < span; i++) {
+            if (expect[i] != SENTINEL) {
+                buf[i] = (unsigned char) ~expect[i];
+            }
+        }
+    }
+    int rc = MPI_Bcast(buf + off, count, type, root, comm);
+    int bad = (rc != MPI_SUCCESS) || memcmp(buf, expect, span) != 0;
+    cases++;
+    if (bad) {
+        failures++;
+        size_t first = 0;
+        while (first < span && buf[first] == expect[first]) {
+            first++;
+        }
+        fprintf(stderr,
+                "FAIL comm=%s size=%d rank=%d root=%d type=%s units=%d rc=%d first_bad_byte=%zd "
+                "of %zu\n",
+                comm_name, size, rank, root, tc->name, units, rc,
+                first < span ? (ssize_t) first - (ssize_t) off : -1, span);
+    }
+    free(stream);
+    free(buf);
+    free(expect);
+}
+
+int main(int argc, char **argv)
+{
+    int large_bytes = 1 << 18, opt;
+    MPI_Init(&argc, &argv);
+    while ((opt = getopt(argc, argv, "l:q")) != -1) {
+        if (opt == 'l') {
+            large_bytes = atoi(optarg);
+        } else if (opt == 'q') {
+            quiet = 1;
+        }
+    }
+    int wrank, wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+
+    /* Datatypes. Signature units: ints unless stated. */
+    MPI_Datatype vec_int, contig_int4, struct_t, struct_res, hidx_int, zero_t, vec_dbl;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &vec_int); /* 4 ints, stride 2: non-contiguous */
+    MPI_Type_commit(&vec_int);
+    MPI_Type_contiguous(4, MPI_INT, &contig_int4);
+    MPI_Type_commit(&contig_int4);
+    {
+        int bl[2] = {1, 1};
+        MPI_Aint disp[2] = {0, 8};
+        MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+        MPI_Type_create_struct(2, bl, disp, types, &struct_t); /* int, pad, double */
+        MPI_Type_create_resized(struct_t, 0, 24, &struct_res);  /* and a tail gap */
+        MPI_Type_commit(&struct_res);
+    }
+    {
+        int bl[1] = {4};
+        MPI_Aint disp[1] = {12};
+        MPI_Type_create_hindexed(1, bl, disp, MPI_INT, &hidx_int); /* true_lb = 12 */
+        MPI_Type_commit(&hidx_int);
+    }
+    MPI_Type_contiguous(0, MPI_INT, &zero_t);
+    MPI_Type_commit(&zero_t);
+    MPI_Type_vector(2, 1, 3, MPI_DOUBLE, &vec_dbl);
+    MPI_Type_commit(&vec_dbl);
+
+    /* per = elements of the common unit per instance; units are multiples of 4. */
+    const type_case_t tcases[] = {
+        {"byte", MPI_BYTE, MPI_BYTE, 0, 0},
+        {"int", MPI_INT, MPI_INT, 1, 1},
+        {"double", MPI_DOUBLE, MPI_DOUBLE, 1, 1},
+        {"vector_int", vec_int, vec_int, 4, 4},
+        {"struct_int_double", struct_res, struct_res, 1, 1},
+        {"hindexed_true_lb", hidx_int, hidx_int, 4, 4},
+        {"int_vs_vector", MPI_INT, vec_int, 1, 4},
+        {"contig4_vs_int", contig_int4, MPI_INT, 4, 1},
+        {"vector_vs_hindexed", vec_int, hidx_int, 4, 4},
+        {"vector_double", vec_dbl, vec_dbl, 2, 2},
+        {"zero_size", zero_t, zero_t, 1, 1},
+    };
+    const int ntc = (int) (sizeof(tcases) / sizeof(tcases[0]));
+
+    /* Communicators. */
+    MPI_Comm comms[4];
+    const char *names[4] = {"world", "reversed", "oddeven", "dup"};
+    comms[0] = MPI_COMM_WORLD;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &comms[1]);
+    MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &comms[2]);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comms[3]);
+
+    unsigned seed = 1;
+    for (int c = 0; c < 3; c++) {
+        int csize;
+        MPI_Comm_size(comms[c], &csize);
+        for (int root = 0; root < csize; root++) {
+            for (int t = 0; t < ntc; t++) {
+                /* unit size in bytes for choosing the large count */
+                int usize = (t == 0) ? 1 : (t == 2 || t == 9) ? 8 : (t == 4) ? 12 : 4;
+                int big = large_bytes / usize;
+                int counts[4] = {0, 4, 4 * 1009, (big / 4 + 1) * 4};
+                for (int u = 0; u < 4; u++) {
+                    if (t == 0 && u == 1) {
+                        counts[u] = 1;
+                    }
+                    run_case(comms[c], names[c], root, &tcases[t], counts[u], seed++);
+                }
+            }
+        }
+    }
+    /* Interleaved use of two communicators (world and its dup), alternating roots. */
+    for (int i = 0; i < 2 * wsize; i++) {
+        run_case(comms[i % 2 == 0 ? 0 : 3], names[i % 2 == 0 ? 0 : 3], (i / 2) % wsize, &tcases[1],
+                 4 * 1009, seed++);
+    }
+
+    long tot[2] = {cases, failures}, sum[2];
+    MPI_Reduce(tot, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (wrank == 0) {
+        printf("bcast_check: np=%d %ld cases, %ld failures\n", wsize, sum[0], sum[1]);
+    }
+    for (int c = 1; c < 4; c++) {
+        MPI_Comm_free(&comms[c]);
+    }
+    MPI_Type_free(&vec_int);
+    MPI_Type_free(&contig_int4);
+    MPI_Type_free(&struct_t);
+    MPI_Type_free(&struct_res);
+    MPI_Type_free(&hidx_int);
+    MPI_Type_free(&zero_t);
+    MPI_Type_free(&vec_dbl);
+    long any = failures, all = 0;
+    MPI_Allreduce(&any, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    (void) quiet;
+    return all == 0 ? 0 : 1;
+}

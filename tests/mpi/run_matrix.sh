@@ -1,0 +1,136 @@
+#!/bin/bash
+# MPI matrix for coll/kbinomial (and coll/pathmc): every algorithm forced with
+# fallback=error, components loaded from the build tree, 1..9 ranks, pml ob1 and ucx,
+# the algorithm parameters of each issue, bad input, and proof from the verbose plan
+# line that our component served the bcast.  Ends with "N passed, M failed".
+#
+# Environment: MATRIX=quick|full (default full), MPIRUN, COMPONENT_DIR, BUILD_DIR.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD_DIR=${BUILD_DIR:-$here}
+COMPONENT_DIR=${COMPONENT_DIR:-$(cd "$BUILD_DIR/../../ompi/.libs" 2>/dev/null && pwd)}
+MPIRUN=${MPIRUN:-mpirun}
+MATRIX=${MATRIX:-full}
+OMPI_PKGLIBDIR=$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')
+TIMEOUT=${TIMEOUT:-240}
+LOG=${LOG:-$BUILD_DIR/run_matrix.detail.log}
+: >"$LOG"
+pass=0
+fail=0
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+BASE=(--oversubscribe --bind-to none
+      --mca mca_base_component_path "$OMPI_PKGLIBDIR:$COMPONENT_DIR"
+      --mca mca_base_component_show_load_errors all
+      --mca btl_vader_single_copy_mechanism none
+      --mca coll_kbinomial_fallback error --mca coll_kbinomial_verbose 1)
+PML_OB1=(--mca pml ob1 --mca btl self,vader)
+PML_UCX=(--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any --mca osc ^ucx)
+
+# row NAME EXPECT_ALG NP PML_ARRAY_NAME -- program args / extra mca (before --prog)
+row() {
+    local name=$1 expect=$2 np=$3 pml=$4
+    shift 4
+    local -n pmlargs=$pml
+    local out err rc
+    out=$(mktemp) err=$(mktemp)
+    timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${pmlargs[@]}" "$@" >"$out" 2>"$err"
+    rc=$?
+    local why=""
+    if [ $rc -eq 124 ]; then
+        why="timeout after ${TIMEOUT}s"
+    elif [ $rc -ne 0 ]; then
+        why="exit $rc"
+    elif [ "$np" -ge 2 ] && [ "$expect" != "-" ] &&
+        ! grep -q "^coll:kbinomial: comm=.* algorithm=$expect\b" "$err"; then
+        why="no verbose plan line with algorithm=$expect (our component did not serve)"
+    elif grep -q "coll:kbinomial: .*declined" "$err"; then
+        why="component declined"
+    fi
+    {
+        echo "=== $name: $MPIRUN -np $np ${pmlargs[*]} $*"
+        cat "$out"
+        grep -v '^coll:kbinomial: comm=' "$err" | head -40
+    } >>"$LOG"
+    if [ -z "$why" ]; then
+        pass=$((pass + 1))
+        printf 'PASS %s %s\n' "$name" "$(grep -h 'cases\|checks' "$out" | head -1)"
+    else
+        fail=$((fail + 1))
+        printf 'FAIL %s: %s\n' "$name" "$why"
+        tail -5 "$out" "$err" | sed 's/^/    /'
+    fi
+    rm -f "$out" "$err"
+}
+
+CHECK=$BUILD_DIR/bcast_check
+ERRORS=$BUILD_DIR/bcast_errors
+ALGS="auto kbinomial postal binomial linear"
+expect_of() { [ "$1" = auto ] && echo kbinomial || echo "$1"; }
+
+if [ "$MATRIX" = quick ]; then NPS="1 2 4 7"; else NPS="1 2 3 4 5 6 7 8 9"; fi
+
+# 1. every algorithm, 1..9 ranks, pml ob1 (binomial/linear also segmented)
+for np in $NPS; do
+    for alg in $ALGS; do
+        row "ob1 np=$np alg=$alg" "$(expect_of $alg)" "$np" PML_OB1 \
+            --mca coll_kbinomial_algorithm "$alg" "$CHECK" -l 65536
+    done
+    for alg in binomial linear; do
+        row "ob1 np=$np alg=$alg segmented" "$alg" "$np" PML_OB1 \
+            --mca coll_kbinomial_algorithm "$alg" --mca coll_kbinomial_segment_bytes 4096 \
+            "$CHECK" -l 65536
+    done
+done
+# 2. pml ucx
+for np in 2 5 9; do
+    for alg in $ALGS; do
+        row "ucx np=$np alg=$alg" "$(expect_of $alg)" "$np" PML_UCX \
+            --mca coll_kbinomial_algorithm "$alg" --mca coll_kbinomial_segment_bytes 8192 \
+            "$CHECK" -l 65536
+    done
+done
+# 3. k-binomial parameters: every k, windows 1/2/8, both disciplines, segments 1 B,
+#    1000 B and larger than the message.
+for np in 7 9; do
+    for k in 1 2 3 4; do
+        for disc in fpfs fcfs; do
+            row "kbinomial np=$np k=$k $disc seg=1000 window=2" kbinomial "$np" PML_OB1 \
+                --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_k "$k" \
+                --mca coll_kbinomial_discipline "$disc" --mca coll_kbinomial_window 2 \
+                --mca coll_kbinomial_segment_bytes 1000 "$CHECK" -l 20000
+        done
+    done
+done
+for w in 1 2 8; do
+    for disc in fpfs fcfs; do
+        row "kbinomial np=6 window=$w $disc seg=1" kbinomial 6 PML_OB1 \
+            --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_window "$w" \
+            --mca coll_kbinomial_discipline "$disc" --mca coll_kbinomial_segment_bytes 1 \
+            "$CHECK" -l 1500
+        row "kbinomial np=5 window=$w $disc seg>msg" kbinomial 5 PML_OB1 \
+            --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_window "$w" \
+            --mca coll_kbinomial_discipline "$disc" --mca coll_kbinomial_segment_bytes 10000000 \
+            "$CHECK" -l 65536
+    done
+done
+# 4. postal: several lambda, pipelining on and off
+for lambda in 1 1.5 2 3.5 8; do
+    for pipe in true false; do
+        row "postal np=8 lambda=$lambda pipelining=$pipe" postal 8 PML_OB1 \
+            --mca coll_kbinomial_algorithm postal --mca coll_kbinomial_lambda "$lambda" \
+            --mca coll_kbinomial_postal_pipelining "$pipe" \
+            --mca coll_kbinomial_segment_bytes 4096 "$CHECK" -l 65536
+    done
+done
+# 5. bad input
+for np in 2 4; do
+    for alg in $ALGS; do
+        row "errors np=$np alg=$alg" "-" "$np" PML_OB1 \
+            --mca coll_kbinomial_algorithm "$alg" "$ERRORS"
+    done
+done
+
+echo "run_matrix: details in $LOG"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
