@@ -58,7 +58,7 @@ row() {
     else
         fail=$((fail + 1))
         printf 'FAIL %s: %s\n' "$name" "$why"
-        tail -5 "$out" "$err" | sed 's/^/    /'
+        { tail -n 5 "$out"; grep -v '^coll:kbinomial: comm=' "$err" | tail -n 8; } | sed 's/^/    /'
     fi
     rm -f "$out" "$err"
 }

@@ -179,7 +179,7 @@ static void test_mutorus_chain_mdtorus_phases(void **state)
         assert_int_equal(st.depth, G - 1);
         assert_int_equal(st.phases, 1);
         pm_tree_free(t);
-        /* mdtorus: 2 phases when some x-ring other than... has two members and two x values are used */
+        /* mdtorus: phase 1 iff two x values are used, phase 2 iff some x-ring holds two members */
         assert_int_equal(pm_torus_build(PM_TORUS_MDTORUS, &sh, G, coords, root, 0, &t, &st), PM_OK);
         int xs[8] = {0}, nx = 0, ring[8] = {0}, multi = 0;
         for (int m = 0; m < G; ++m) {

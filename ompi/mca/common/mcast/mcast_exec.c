@@ -31,6 +31,7 @@ typedef struct mcast_stream {
     size_t seg;
     size_t nseg;
     bool staged;
+    size_t staged_upto;    /* bytes packed (root) or unpacked (receiver) so far */
     opal_convertor_t conv;
 } mcast_stream_t;
 
@@ -100,20 +101,45 @@ static void ring_drain(mcast_ring_t *r, int *first_err)
     }
 }
 
-/* Move segment j between the user buffer and staging (no-op when in place). */
-static void stage_segment(mcast_stream_t *s, size_t j, bool pack, int *first_err)
+/* Keep the staging buffer in step with the stream (no-op when in place).
+ *   root      pack until at least `upto` bytes are packed (segment j's end);
+ *   receiver  unpack what has arrived, up to `upto`.
+ * The convertor works in whole basic elements: it may stop short of a segment end
+ * that cuts an element.  The root then packs a little further; a receiver keeps the
+ * cut element for the next segment.  At the end of the stream everything must be
+ * through. */
+static void stage_upto(mcast_stream_t *s, size_t upto, bool pack, int *first_err)
 {
     if (!s->staged) {
         return;
     }
-    struct iovec iov = {.iov_base = s->data + j * s->seg, .iov_len = seg_len(s, j)};
-    uint32_t iov_count = 1;
-    size_t max_data = iov.iov_len;
-    int32_t rc = pack ? opal_convertor_pack(&s->conv, &iov, &iov_count, &max_data)
-                      : opal_convertor_unpack(&s->conv, &iov, &iov_count, &max_data);
-    if (rc < 0) {
-        note_error(first_err, MPI_ERR_INTERN, NULL);
+    while (s->staged_upto < upto) {
+        size_t want = upto - s->staged_upto;
+        if (pack && want < 64 && s->bytes - s->staged_upto > want) {
+            want = (s->bytes - s->staged_upto < 64) ? s->bytes - s->staged_upto : 64;
+        }
+        struct iovec iov = {.iov_base = s->data + s->staged_upto, .iov_len = want};
+        uint32_t iov_count = 1;
+        size_t max_data = want;
+        int32_t rc = pack ? opal_convertor_pack(&s->conv, &iov, &iov_count, &max_data)
+                          : opal_convertor_unpack(&s->conv, &iov, &iov_count, &max_data);
+        if (rc < 0 || max_data > want) {
+            note_error(first_err, MPI_ERR_INTERN, NULL);
+            return;
+        }
+        if (0 == max_data) {
+            if (pack || upto == s->bytes) {
+                note_error(first_err, MPI_ERR_INTERN, NULL); /* no progress possible */
+            }
+            return; /* a cut element: finish it with the next segment */
+        }
+        s->staged_upto += max_data;
     }
+}
+
+static inline size_t seg_end(const mcast_stream_t *s, size_t j)
+{
+    return j * s->seg + seg_len(s, j);
 }
 
 static int post_recv(mcast_stream_t *s, size_t j, int parent, struct ompi_communicator_t *comm,
@@ -202,7 +228,7 @@ int mcast_exec_bcast(void *buf, int count, struct ompi_datatype_t *dtype,
                                    : (plan->nchildren > 0 ? 1 : 0);
     for (size_t j = 0; j < s.nseg; j++) {
         if (is_root) {
-            stage_segment(&s, j, true, &err);
+            stage_upto(&s, seg_end(&s, j), true, &err);
         } else {
             ompi_status_public_t st;
             int rc = ompi_request_wait(&rrecv[j % window], &st);
@@ -219,7 +245,7 @@ int mcast_exec_bcast(void *buf, int count, struct ompi_datatype_t *dtype,
             ring_isend(&sends, &s, j, plan->children[c], comm, &err);
         }
         if (!is_root) {
-            stage_segment(&s, j, false, &err);
+            stage_upto(&s, seg_end(&s, j), false, &err);
         }
     }
     /* FCFS: the remaining children get every segment, one child after the other. */
