@@ -7,7 +7,9 @@
  * lower bound, zero-size, and different datatypes with the same signature on root
  * and leaves), the root's buffer is filled from a packed reference stream and every
  * rank's buffer, gaps included, is compared with that stream unpacked into its own
- * layout.  Usage: bcast_check [-l large_bytes] [-q]
+ * layout.  Usage: bcast_check [-l large_bytes] [-c]
+ *   -c  run on periodic Cartesian communicators instead (MPI_Dims_create(np, 2), and
+ *       a 1-D ring), where coll/pathmc's torus algorithms apply.
  * Prints "bcast_check: <cases> cases, <failures> failures" and exits non-zero on failure.
  */
 #include <mpi.h>
@@ -26,7 +28,6 @@ typedef struct {
 } type_case_t;
 
 static long failures = 0, cases = 0;
-static int quiet = 0;
 
 static unsigned char pattern(size_t i, unsigned seed)
 {
@@ -108,13 +109,13 @@ static void run_case(MPI_Comm comm, const char *comm_name, int root, const type_
 
 int main(int argc, char **argv)
 {
-    int large_bytes = 1 << 18, opt;
+    int large_bytes = 1 << 18, opt, cart = 0;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "l:q")) != -1) {
+    while ((opt = getopt(argc, argv, "l:c")) != -1) {
         if (opt == 'l') {
             large_bytes = atoi(optarg);
-        } else if (opt == 'q') {
-            quiet = 1;
+        } else if (opt == 'c') {
+            cart = 1;
         }
     }
     int wrank, wsize;
@@ -166,10 +167,22 @@ int main(int argc, char **argv)
      * odd/even halves run different numbers of cases. */
     MPI_Comm comms[4];
     const char *names[4] = {"world", "reversed", "oddeven", "dup"};
-    comms[0] = MPI_COMM_WORLD;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &comms[1]);
-    MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &comms[2]);
-    MPI_Comm_dup(MPI_COMM_WORLD, &comms[3]);
+    if (cart) {
+        int dims2[2] = {0, 0}, periods2[2] = {1, 1}, dims1[1] = {wsize}, periods1[1] = {1};
+        MPI_Dims_create(wsize, 2, dims2);
+        MPI_Cart_create(MPI_COMM_WORLD, 2, dims2, periods2, 0, &comms[0]);
+        MPI_Cart_create(MPI_COMM_WORLD, 1, dims1, periods1, 0, &comms[1]);
+        MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &comms[2]);
+        MPI_Comm_dup(comms[0], &comms[3]);
+        names[0] = "cart2d";
+        names[1] = "ring";
+        names[3] = "cart2d_dup";
+    } else {
+        comms[0] = MPI_COMM_WORLD;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &comms[1]);
+        MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &comms[2]);
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[3]);
+    }
 
     for (int c = 0; c < 3; c++) {
         int csize;
@@ -201,7 +214,7 @@ int main(int argc, char **argv)
     if (wrank == 0) {
         printf("bcast_check: np=%d %ld cases, %ld failures\n", wsize, sum[0], sum[1]);
     }
-    for (int c = 1; c < 4; c++) {
+    for (int c = cart ? 0 : 1; c < 4; c++) {
         MPI_Comm_free(&comms[c]);
     }
     MPI_Type_free(&vec_int);
@@ -214,6 +227,5 @@ int main(int argc, char **argv)
     long any = failures, all = 0;
     MPI_Allreduce(&any, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
-    (void) quiet;
     return all == 0 ? 0 : 1;
 }

@@ -23,16 +23,19 @@ BASE=(--oversubscribe --bind-to none
       --mca mca_base_component_path "$OMPI_PKGLIBDIR:$COMPONENT_DIR"
       --mca mca_base_component_show_load_errors all
       --mca btl_vader_single_copy_mechanism none
-      --mca coll_kbinomial_fallback error --mca coll_kbinomial_verbose 1)
+      --mca coll_kbinomial_fallback error --mca coll_kbinomial_verbose 1
+      --mca coll_pathmc_fallback error --mca coll_pathmc_verbose 1)
 PML_OB1=(--mca pml ob1 --mca btl self,vader)
 PML_UCX=(--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any --mca osc ^ucx)
 
-# row NAME EXPECT_ALG NP PML_ARRAY_NAME -- program args / extra mca (before --prog)
+# row NAME EXPECT NP PML_ARRAY_NAME ARGS...
+#   EXPECT: "alg" (coll/kbinomial served with algorithm=alg), "pathmc:alg", or "-".
 row() {
     local name=$1 expect=$2 np=$3 pml=$4
     shift 4
     local -n pmlargs=$pml
-    local out err rc
+    local out err rc comp=kbinomial alg=$expect
+    case $expect in *:*) comp=${expect%%:*}; alg=${expect#*:} ;; esac
     out=$(mktemp) err=$(mktemp)
     timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${pmlargs[@]}" "$@" >"$out" 2>"$err"
     rc=$?
@@ -42,15 +45,15 @@ row() {
     elif [ $rc -ne 0 ]; then
         why="exit $rc"
     elif [ "$np" -ge 2 ] && [ "$expect" != "-" ] &&
-        ! grep -q "^coll:kbinomial: comm=.* algorithm=$expect\b" "$err"; then
-        why="no verbose plan line with algorithm=$expect (our component did not serve)"
-    elif grep -q "coll:kbinomial: .*declined" "$err"; then
+        ! grep -q "^coll:$comp: comm=.* algorithm=$alg\b" "$err"; then
+        why="no verbose plan line with algorithm=$alg (coll/$comp did not serve)"
+    elif grep -q "^coll:[a-z]*: .*declined" "$err"; then
         why="component declined"
     fi
     {
         echo "=== $name: $MPIRUN -np $np ${pmlargs[*]} $*"
         cat "$out"
-        grep -v '^coll:kbinomial: comm=' "$err" | head -40
+        grep -v '^coll:[a-z]*: comm=' "$err" | head -40
     } >>"$LOG"
     if [ -z "$why" ]; then
         pass=$((pass + 1))
@@ -58,7 +61,7 @@ row() {
     else
         fail=$((fail + 1))
         printf 'FAIL %s: %s\n' "$name" "$why"
-        { tail -n 5 "$out"; grep -v '^coll:kbinomial: comm=' "$err" | tail -n 8; } | sed 's/^/    /'
+        { tail -n 5 "$out"; grep -v '^coll:[a-z]*: comm=' "$err" | tail -n 8; } | sed 's/^/    /'
     fi
     rm -f "$out" "$err"
 }
@@ -123,7 +126,22 @@ for lambda in 1 1.5 2 3.5 8; do
             --mca coll_kbinomial_segment_bytes 4096 "$CHECK" -l 65536
     done
 done
-# 5. bad input
+# 5. coll/pathmc on periodic Cartesian communicators (2-D torus and ring): every
+#    torus algorithm, every root, the datatype matrix; Mu-torus with several r.
+for np in 4 6 8 9; do
+    for alg in auto separate utorus storus mdtorus mutorus; do
+        row "pathmc np=$np alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z]*' || echo $alg)" \
+            "$np" PML_OB1 --mca coll_pathmc_algorithm "$alg" "$CHECK" -c -l 20000
+    done
+done
+for r in 1 2 3 9; do
+    row "pathmc np=9 mutorus r=$r segmented" "pathmc:mutorus" 9 PML_OB1 \
+        --mca coll_pathmc_algorithm mutorus --mca coll_pathmc_mu_r "$r" \
+        --mca coll_pathmc_segment_bytes 4096 "$CHECK" -c -l 20000
+done
+row "pathmc ucx np=6 alg=mdtorus" "pathmc:mdtorus" 6 PML_UCX \
+    --mca coll_pathmc_algorithm mdtorus "$CHECK" -c -l 20000
+# 6. bad input
 for np in 2 4; do
     for alg in $ALGS; do
         row "errors np=$np alg=$alg" "-" "$np" PML_OB1 \

@@ -6,8 +6,6 @@
 
 static const mcast_component_ops_t kbinomial_ops = {
     .name = "kbinomial",
-    .registry = mca_coll_kbinomial_registry,
-    .nalgorithms = KBC_ALG_COUNT,
     .params = &mca_coll_kbinomial_component.common,
     .build = mca_coll_kbinomial_plan_build,
 };

@@ -15,17 +15,15 @@
 
 BEGIN_C_DECLS
 
-typedef enum {
-    PMC_ALG_AUTO = 0,
-    PMC_ALG_SEPARATE,
-    PMC_ALG_UTORUS,
-    PMC_ALG_STORUS,
-    PMC_ALG_MDTORUS,
-    PMC_ALG_MUTORUS,
-    PMC_ALG_COUNT
-} pmc_algorithm_t;
+/* The registry is generated from the pathmc core's torus registry at parameter
+ * registration: id 0 is "auto", id 1 + t is core algorithm t (pm_torus_alg_t). */
+#define PMC_ALG_AUTO 0
+#define PMC_ALG_MAX 16
 
-extern const mcast_alg_info_t mca_coll_pathmc_registry[PMC_ALG_COUNT];
+extern mcast_alg_info_t mca_coll_pathmc_registry[PMC_ALG_MAX];
+extern int mca_coll_pathmc_nalgorithms;
+int mca_coll_pathmc_registry_init(void);
+
 
 typedef struct mca_coll_pathmc_component_t {
     mcast_coll_component_t super;

@@ -30,8 +30,12 @@ static int pathmc_register(void)
 {
     mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
     const mca_base_component_t *v = &c->super.collm_version;
-    int rc = mcast_register_common_params(v, mca_coll_pathmc_registry, PMC_ALG_COUNT, 50,
-                                          &c->common);
+    int rc = mca_coll_pathmc_registry_init();
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    rc = mcast_register_common_params(v, mca_coll_pathmc_registry, mca_coll_pathmc_nalgorithms,
+                                      50, &c->common);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }

@@ -7,8 +7,6 @@
 
 static const mcast_component_ops_t pathmc_ops = {
     .name = "pathmc",
-    .registry = mca_coll_pathmc_registry,
-    .nalgorithms = PMC_ALG_COUNT,
     .params = &mca_coll_pathmc_component.common,
     .build = mca_coll_pathmc_plan_build,
 };

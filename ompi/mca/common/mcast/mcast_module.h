@@ -1,8 +1,8 @@
 /*
  * The module both components instantiate: it serves MPI_Bcast only, keeps the bcast
  * of the module below it for declined calls, and owns the plan cache.  A component
- * describes itself with an mcast_component_ops_t (name, registry, parameters and
- * plan builder); mcast_module_bcast() does lookup, build, verbose line, fallback
+ * describes itself with an mcast_component_ops_t (name, parameters and plan
+ * builder; its registry names the plans); mcast_module_bcast() does lookup, build, verbose line, fallback
  * and execution the same way for both.
  */
 #ifndef MCAST_MODULE_H
@@ -23,8 +23,6 @@ typedef int (*mcast_plan_build_fn_t)(struct mcast_module *module, struct ompi_co
 
 typedef struct mcast_component_ops {
     const char *name;                 /* "kbinomial" */
-    const mcast_alg_info_t *registry;
-    int nalgorithms;
     const mcast_common_params_t *params;
     mcast_plan_build_fn_t build;
 } mcast_component_ops_t;

@@ -1,0 +1,172 @@
+#!/bin/bash
+# tests/cluster/run.sh -- functional test of our broadcast on an emulated
+# multi-host cluster (contrib/cluster/cluster, network namespaces, 4 hosts).
+#
+#   MCAST_COMPONENT_DIR=/work/main/ompi/.libs tests/cluster/run.sh
+#
+# Checks:
+#   1. every rank runs on its own emulated host (distinct hostnames);
+#   2. bcast correctness across hosts: osu_style_bcast -c (data validated on every
+#      rank, root 0 and rotating roots) with each of our algorithms, and the
+#      coll:kbinomial plan line shows the forced algorithm;
+#   3. root link byte counters (tx_bytes of the root host's link) for ONE broadcast
+#      of M bytes (perf/bcast_once), minus a 1-byte baseline run:
+#        linear            ~ (n-1) * M
+#        kbinomial, k = K  ~ min(K, n-1) * M
+#      within TOL (default 10 %: TCP/IP headers, ACKs, wire-up).
+#
+# Environment:
+#   MCAST_COMPONENT_DIR  dir with mca_coll_kbinomial.so (unset: skip, exit 77)
+#   MCQ_TEST_HOSTS (4)  MCQ_TEST_BYTES (4194304)  MCQ_TEST_K (2)  MCQ_TEST_TOL (0.10)
+#   MCQ_TEST_STOCK=1     also run stock Open MPI controls of the counter method
+#                        (tuned linear / binomial); with no component dir, run only them
+#   MCQ_PREFIX (mcqt)    namespace prefix of the test cluster
+#   MCQ_TIMEOUT (120)    seconds per mpirun
+#
+# Exit: 0 all passed, 1 a failure, 77 skipped. Last line: "N passed, M failed".
+# SPDX-License-Identifier: BSD-3-Clause
+set -u
+set -o pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CLUSTER=$TOP/contrib/cluster/cluster
+N=${MCQ_TEST_HOSTS:-4}
+M=${MCQ_TEST_BYTES:-4194304}
+K=${MCQ_TEST_K:-2}
+TOL=${MCQ_TEST_TOL:-0.10}
+STOCK=${MCQ_TEST_STOCK:-0}
+COMP=${MCAST_COMPONENT_DIR:-}
+MPICC=${MCAST_MPICC:-mpicc}
+export MCQ_PREFIX=${MCQ_PREFIX:-mcqt}
+export MCQ_TIMEOUT=${MCQ_TIMEOUT:-120}
+export MCQ_QUIET=1
+
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "PASS: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+skip() { echo "SKIP: $*"; echo "0 passed, 0 failed"; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
+command -v mpirun >/dev/null || skip "mpirun not found"
+if [ -z "$COMP" ]; then
+    [ "$STOCK" = 1 ] || skip "MCAST_COMPONENT_DIR not set (dir with mca_coll_kbinomial.so); set MCQ_TEST_STOCK=1 for the stock controls only"
+elif [ ! -f "$COMP/mca_coll_kbinomial.so" ]; then
+    echo "FAIL: MCAST_COMPONENT_DIR=$COMP has no mca_coll_kbinomial.so"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+WORK=$(mktemp -d /tmp/mcq-cluster-test.XXXXXX)
+cleanup() { "$CLUSTER" down >/dev/null 2>&1; rm -rf "$WORK"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# benchmark programs: the in-tree build if fresh, else compile them here
+prog() {
+    local name=$1 src=$TOP/perf/$1.c
+    if [ -x "$TOP/perf/$name" ] && [ "$TOP/perf/$name" -nt "$src" ]; then
+        echo "$TOP/perf/$name"
+    else
+        "$MPICC" -O2 -o "$WORK/$name" "$src" || return 1
+        echo "$WORK/$name"
+    fi
+}
+OSU=$(prog osu_style_bcast) || { echo "FAIL: cannot build osu_style_bcast"; echo "0 passed, 1 failed"; exit 1; }
+ONCE=$(prog bcast_once) || { echo "FAIL: cannot build bcast_once"; echo "0 passed, 1 failed"; exit 1; }
+
+PKGLIB=$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')
+PKGLIB=${PKGLIB:-/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3}
+ours() { # alg -> mpirun args forcing our algorithm
+    echo --mca mca_base_component_path "$PKGLIB:$COMP" \
+         --mca coll_kbinomial_algorithm "$1" --mca coll_kbinomial_fallback error
+}
+STOCKGUARD=""
+[ -f "$PKGLIB/mca_coll_kbinomial.so" ] && STOCKGUARD="--mca coll ^kbinomial,pathmc"
+
+"$CLUSTER" up "$N" || { echo "FAIL: cluster up $N"; echo "0 passed, 1 failed"; exit 1; }
+
+# 1. one hostname per rank
+names=$("$CLUSTER" run -- -np "$N" hostname 2>"$WORK/err" | sort -u | wc -l)
+if [ "$names" = "$N" ]; then ok "$N ranks on $N distinct emulated hosts"
+else bad "distinct hostnames: $names of $N ($(cat "$WORK/err"))"; fi
+
+# root host tx bytes (h0 is the root's host: --map-by node puts rank 0 there)
+root_tx() { "$CLUSTER" counters | awk -v h="${MCQ_PREFIX}-h0" '$1 == h { print $3 }'; }
+
+once() { # label bytes mpirun-args... -> prints delta of root tx bytes; fails on error
+    local label=$1 bytes=$2; shift 2
+    local b a
+    b=$(root_tx)
+    if ! "$CLUSTER" run -- -np "$N" "$@" "$ONCE" "$bytes" >"$WORK/once.out" 2>&1 \
+        || ! grep -q "bcast_once: ok" "$WORK/once.out"; then
+        echo "--- $label output:" >&2; tail -20 "$WORK/once.out" >&2
+        return 1
+    fi
+    a=$(root_tx)
+    echo $((a - b))
+}
+
+check_bytes() { # label factor mpirun-args...
+    local label=$1 factor=$2; shift 2
+    local base full net expect verdict
+    base=$(once "$label baseline" 1 "$@") || { bad "$label: bcast_once (1 B) failed"; return; }
+    full=$(once "$label" "$M" "$@") || { bad "$label: bcast_once ($M B) failed"; return; }
+    net=$((full - base))
+    expect=$((factor * M))
+    verdict=$(awk -v n="$net" -v e="$expect" -v t="$TOL" \
+        'BEGIN { r = n / e; printf "%s %.3f", (r >= 1 - t && r <= 1 + t) ? "ok" : "bad", r }')
+    if [ "${verdict%% *}" = ok ]; then
+        ok "$label: root link tx $net B = ${verdict#* } x ${factor}*M (M=$M, baseline $base B)"
+    else
+        bad "$label: root link tx $net B = ${verdict#* } x ${factor}*M, expected within ${TOL} (M=$M, baseline $base B)"
+    fi
+}
+
+nm1=$((N - 1))
+kk=$(( K < nm1 ? K : nm1 ))
+
+# ---- stock controls of the counter method (optional)
+if [ "$STOCK" = 1 ]; then
+    tuned() { echo $STOCKGUARD --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$1" \
+                   --mca coll_tuned_bcast_algorithm_segmentsize 0; }
+    # shellcheck disable=SC2046
+    check_bytes "stock tuned linear" "$nm1" $(tuned 1)
+    # binomial tree: the root sends ceil(log2 n) copies
+    lg=0; p=1; while [ $p -lt "$N" ]; do p=$((p * 2)); lg=$((lg + 1)); done
+    # shellcheck disable=SC2046
+    check_bytes "stock tuned binomial" "$lg" $(tuned 6)
+    # shellcheck disable=SC2046
+    if "$CLUSTER" run -- -np "$N" $(tuned 6) "$OSU" -c -m 1:1M -i 10 -r rotate >"$WORK/osu.out" 2>&1; then
+        ok "stock tuned binomial: osu_style_bcast -c across hosts"
+    else
+        bad "stock tuned binomial: osu_style_bcast -c"; tail -20 "$WORK/osu.out"
+    fi
+fi
+
+# ---- ours
+if [ -n "$COMP" ]; then
+    for alg in auto kbinomial postal binomial linear; do
+        for root in 0 rotate; do
+            # shellcheck disable=SC2046
+            if "$CLUSTER" run -- -np "$N" $(ours "$alg") --mca coll_kbinomial_verbose 1 \
+                "$OSU" -c -m 1:"$M" -i 10 -x 2 -r "$root" >"$WORK/osu.out" 2>&1; then
+                if [ "$alg" = auto ] && grep -q "coll:kbinomial:.*algorithm=" "$WORK/osu.out" \
+                    || grep -q "coll:kbinomial:.*algorithm=$alg" "$WORK/osu.out"; then
+                    ok "ours $alg root=$root: data validated on $N hosts, 1..$M B"
+                else
+                    bad "ours $alg root=$root: no plan line 'coll:kbinomial: ... algorithm=$alg' (our component did not run)"
+                    grep -m3 "coll:" "$WORK/osu.out"
+                fi
+            else
+                bad "ours $alg root=$root: osu_style_bcast -c failed"; tail -20 "$WORK/osu.out"
+            fi
+        done
+    done
+    # shellcheck disable=SC2046
+    check_bytes "ours linear" "$nm1" $(ours linear)
+    # shellcheck disable=SC2046
+    check_bytes "ours kbinomial k=$K" "$kk" $(ours kbinomial) --mca coll_kbinomial_k "$K"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
