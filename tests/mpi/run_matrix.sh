@@ -37,6 +37,7 @@ row() {
     local out err rc comp=kbinomial alg=$expect
     case $expect in *:*) comp=${expect%%:*}; alg=${expect#*:} ;; esac
     out=$(mktemp) err=$(mktemp)
+    local t0=$SECONDS
     timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${pmlargs[@]}" "$@" >"$out" 2>"$err"
     rc=$?
     local why=""
@@ -57,10 +58,10 @@ row() {
     } >>"$LOG"
     if [ -z "$why" ]; then
         pass=$((pass + 1))
-        printf 'PASS %s %s\n' "$name" "$(grep -h 'cases\|checks' "$out" | head -1)"
+        printf 'PASS %s (%ds) %s\n' "$name" $((SECONDS - t0)) "$(grep -h 'cases\|checks' "$out" | head -1)"
     else
         fail=$((fail + 1))
-        printf 'FAIL %s: %s\n' "$name" "$why"
+        printf 'FAIL %s (%ds): %s\n' "$name" $((SECONDS - t0)) "$why"
         { tail -n 5 "$out"; grep -v '^coll:[a-z]*: comm=' "$err" | tail -n 8; } | sed 's/^/    /'
     fi
     rm -f "$out" "$err"

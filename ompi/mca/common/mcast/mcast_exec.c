@@ -60,18 +60,30 @@ static inline size_t seg_len(const mcast_stream_t *s, size_t j)
     return (s->bytes - off < s->seg) ? s->bytes - off : s->seg;
 }
 
-static inline void note_error(int *first_err, int rc, const ompi_status_public_t *st)
+static inline void note_error(int *first_err, int rc)
 {
     if (OMPI_SUCCESS == *first_err && OMPI_SUCCESS != rc) {
-        *first_err = (NULL != st && MPI_SUCCESS != st->MPI_ERROR) ? st->MPI_ERROR : rc;
+        *first_err = rc;
+    }
+}
+
+/* Wait for one request.  ompi_request_wait() returns the request's error (e.g.
+ * MPI_ERR_TRUNCATE) without filling status.MPI_ERROR and without freeing a failed
+ * request: record the error and free it here. */
+static void wait_one(ompi_request_t **req, int *first_err)
+{
+    int rc = ompi_request_wait(req, MPI_STATUS_IGNORE);
+    if (OMPI_SUCCESS != rc) {
+        note_error(first_err, rc);
+        if (MPI_REQUEST_NULL != *req) {
+            ompi_request_free(req);
+        }
     }
 }
 
 static void ring_wait_oldest(mcast_ring_t *r, int *first_err)
 {
-    ompi_status_public_t st;
-    int rc = ompi_request_wait(&r->req[r->head], &st);
-    note_error(first_err, rc, &st);
+    wait_one(&r->req[r->head], first_err);
     r->head = (r->head + 1) % r->cap;
     r->used--;
 }
@@ -87,7 +99,7 @@ static int ring_isend(mcast_ring_t *r, const mcast_stream_t *s, size_t j, int ds
                                 MCA_COLL_BASE_TAG_BCAST, MCA_PML_BASE_SEND_STANDARD, comm,
                                 &r->req[slot]));
     if (OMPI_SUCCESS != rc) {
-        note_error(first_err, rc, NULL);
+        note_error(first_err, rc);
         return rc;
     }
     r->used++;
@@ -124,12 +136,12 @@ static void stage_upto(mcast_stream_t *s, size_t upto, bool pack, int *first_err
         int32_t rc = pack ? opal_convertor_pack(&s->conv, &iov, &iov_count, &max_data)
                           : opal_convertor_unpack(&s->conv, &iov, &iov_count, &max_data);
         if (rc < 0 || max_data > want) {
-            note_error(first_err, MPI_ERR_INTERN, NULL);
+            note_error(first_err, MPI_ERR_INTERN);
             return;
         }
         if (0 == max_data) {
             if (pack || upto == s->bytes) {
-                note_error(first_err, MPI_ERR_INTERN, NULL); /* no progress possible */
+                note_error(first_err, MPI_ERR_INTERN); /* no progress possible */
             }
             return; /* a cut element: finish it with the next segment */
         }
@@ -215,7 +227,7 @@ int mcast_exec_bcast(void *buf, int count, struct ompi_datatype_t *dtype,
             if (OMPI_SUCCESS != rc) {
                 /* Nothing can be received: wait for what was posted, then give up. */
                 for (size_t i = 0; i < j; i++) {
-                    ompi_request_wait(&rrecv[i], MPI_STATUS_IGNORE);
+                    wait_one(&rrecv[i], &err);
                 }
                 err = rc;
                 goto exit;
@@ -230,13 +242,11 @@ int mcast_exec_bcast(void *buf, int count, struct ompi_datatype_t *dtype,
         if (is_root) {
             stage_upto(&s, seg_end(&s, j), true, &err);
         } else {
-            ompi_status_public_t st;
-            int rc = ompi_request_wait(&rrecv[j % window], &st);
-            note_error(&err, rc, &st);
+            wait_one(&rrecv[j % window], &err);
             if (j + window < s.nseg) {
-                rc = post_recv(&s, j + window, plan->parent, comm, &rrecv[j % window]);
+                int rc = post_recv(&s, j + window, plan->parent, comm, &rrecv[j % window]);
                 if (OMPI_SUCCESS != rc) {
-                    note_error(&err, rc, NULL);
+                    note_error(&err, rc);
                     rrecv[j % window] = MPI_REQUEST_NULL;
                 }
             }

@@ -1,0 +1,115 @@
+#!/bin/sh
+# mcast-inspect end to end on the shipped examples (run by `make check`).
+#
+#   INSPECT   the mcast-inspect binary    (default: ./mcast-inspect/mcast-inspect)
+#   EXAMPLES  contrib/examples            (default: next to this script)
+#
+# Prints one line per check and "N passed, M failed"; exits 1 on any failure.
+
+here=$(cd "$(dirname "$0")" && pwd)
+INSPECT=${INSPECT:-$here/mcast-inspect}
+EXAMPLES=${EXAMPLES:-$here/../examples}
+TORUS=$EXAMPLES/torus-4x4.topo
+IRREG=$EXAMPLES/irregular-8sw-16h.ibnet
+SLURM=$EXAMPLES/slurm-topology.conf
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_inspect.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
+check() { # check NAME COMMAND...: pass when COMMAND succeeds
+    name=$1
+    shift
+    if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# Lines of one "== NAME ==" section of a report.
+section() { sed -n "/^== $1 ==\$/,/^\$/p" "$2"; }
+
+# run NAME ARGS...: output in $tmp/NAME.out/.err, status in $tmp/NAME.rc
+run() {
+    name=$1
+    shift
+    "$INSPECT" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    echo $? >"$tmp/$name.rc"
+}
+status_is() { [ "$(cat "$tmp/$1.rc")" = "$2" ]; }
+
+# 1. k-binomial on the 4x4 torus (DOR chain, DOR routes): no link conflicts.
+run torus --topology "$TORUS" --algorithm kbinomial --bytes 64K
+check "torus kbinomial exits 0" status_is torus 0
+check "torus kbinomial: total conflicts 0" grep -qx 'total conflicts: 0' "$tmp/torus.out"
+steps=$(section conflicts "$tmp/torus.out" | grep -c '^step [0-9]*: ')
+clean=$(section conflicts "$tmp/torus.out" | grep -c '^step [0-9]*: conflicts 0,')
+check "torus kbinomial: every step has 0 conflicts" test "$steps" -gt 0 -a "$steps" = "$clean"
+check "torus kbinomial: predicted time printed" grep -q '^predicted_us: [0-9]' "$tmp/torus.out"
+
+# 2. The ordering section lists every rank exactly once (torus: 16, irregular: 16,
+#    Slurm with repeated hosts: 5).
+ranks_once() { # ranks_once REPORT N
+    section ordering "$1" | sed -n 's/^ *[0-9][0-9]*: \([0-9][0-9]*\):.*/\1/p' | sort -n >"$tmp/ranks"
+    seq 0 $(($2 - 1)) >"$tmp/expect"
+    cmp -s "$tmp/ranks" "$tmp/expect"
+}
+check "torus ordering lists ranks 0..15 once" ranks_once "$tmp/torus.out" 16
+run irreg --topology "$IRREG" --algorithm kbinomial --root 3 --bytes 64K
+check "irregular kbinomial exits 0" status_is irreg 0
+check "irregular ordering lists ranks 0..15 once" ranks_once "$tmp/irreg.out" 16
+check "irregular: chain starts at the root" grep -qx '  0: 3:host3' "$tmp/irreg.out"
+run slurm --topology "$SLURM" --hosts node01,node01,node05,node09,node12 --algorithm binomial
+check "slurm with repeated hosts exits 0" status_is slurm 0
+check "slurm ordering lists ranks 0..4 once" ranks_once "$tmp/slurm.out" 5
+
+# 3. Every algorithm of the torus family runs on the torus, and each report has
+#    its sections.
+for alg in binomial linear postal chain separate utorus storus mdtorus mutorus; do
+    run "alg_$alg" --topology "$TORUS" --algorithm "$alg" --root 5
+    check "torus $alg exits 0" status_is "alg_$alg" 0
+    for s in input ordering tree conflicts model; do
+        grep -qx "== $s ==" "$tmp/alg_$alg.out" || bad "torus $alg: section $s missing"
+    done
+done
+
+# 4. A malformed topology: exit 2, "file:line: message" on stderr.
+printf 'torus 4x4\nhost a 0 0\nhost b 0 9\n' >"$tmp/bad.topo"
+run malformed --topology "$tmp/bad.topo"
+check "malformed file exits 2" status_is malformed 2
+check "malformed file reports file:line" grep -q "^$tmp/bad.topo:3: " "$tmp/malformed.err"
+run missing --topology "$tmp/does-not-exist.topo"
+check "missing file exits 2" status_is missing 2
+
+# 5. Unknown host, algorithm, torus algorithm off a torus: exit 2 with a message.
+run unknown_host --topology "$TORUS" --hosts node00,nosuchhost
+check "unknown host exits 2" status_is unknown_host 2
+check "unknown host is named" grep -q "nosuchhost" "$tmp/unknown_host.err"
+run unknown_alg --topology "$TORUS" --algorithm quantum
+check "unknown algorithm exits 2" status_is unknown_alg 2
+check "unknown algorithm is named" grep -q "unknown algorithm 'quantum'" "$tmp/unknown_alg.err"
+run not_torus --topology "$IRREG" --algorithm utorus
+check "torus algorithm on a graph exits 2" status_is not_torus 2
+run bad_root --topology "$TORUS" --root 16
+check "root out of range exits 2" status_is bad_root 2
+run help --help
+check "--help exits 0 and prints usage" sh -c "[ \$(cat '$tmp/help.rc') = 0 ] && grep -q '^Usage: mcast-inspect' '$tmp/help.out'"
+
+# 6. --picture: a DOT file with the fabric and the tree's edges.
+run picture --topology "$IRREG" --bytes 64K --picture "$tmp/tree.dot"
+check "picture run exits 0" status_is picture 0
+check "DOT file produced" test -s "$tmp/tree.dot"
+check "DOT file is a digraph" grep -q '^digraph mcast_inspect {' "$tmp/tree.dot"
+check "DOT has switches as boxes" grep -q 'shape=box' "$tmp/tree.dot"
+check "DOT has 15 tree edges" sh -c "[ \$(grep -c 'label=\"s[0-9]' '$tmp/tree.dot') = 15 ]"
+if command -v dot >/dev/null 2>&1; then
+    run svg --topology "$TORUS" --picture "$tmp/tree.svg"
+    check "SVG rendered through dot" sh -c "[ \$(cat '$tmp/svg.rc') = 0 ] && grep -q '<svg' '$tmp/tree.svg'"
+fi
+
+# 7. The report is stable: the same command prints the same bytes.
+run torus_again --topology "$TORUS" --algorithm kbinomial --bytes 64K
+check "report is deterministic" cmp -s "$tmp/torus.out" "$tmp/torus_again.out"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
