@@ -13,6 +13,7 @@
 #include "ompi/mca/common/mcast/mcast_compat.h"
 #include "ompi/mca/common/mcast/mcast_glue.h"
 #include "ompi/mca/common/mcast/mcast_module.h"
+#include "ompi/mca/common/mcast/mcast_locality.h"
 
 BEGIN_C_DECLS
 
@@ -43,7 +44,10 @@ typedef struct mca_coll_kbinomial_component_t {
     bool postal_pipelining;
     double o_send_us;
     double o_recv_us;
-    double gap_ns_per_byte;
+    double gap_ns_per_byte;     /* < 0: auto (see the parameter's help) */
+    double shm_alpha_us;        /* model on communicators inside one node */
+    double shm_beta_ns_per_byte;
+    size_t shm_single_copy_bytes;
 } mca_coll_kbinomial_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;

@@ -4,7 +4,11 @@
  * The registry generates the MCA enum and its help text (coll_kbinomial_algorithm),
  * names the verbose plan line and drives dispatch below.
  *
- *   auto       cost model: k-binomial with (k, S) minimising (L1 + (m-1)k)(alpha + beta S)
+ *   auto       cost model: the faster of k-binomial with (k, S) minimising
+ *              (L1 + (m-1)k)(alpha + beta S) and the unsegmented postal tree
+ *              (completion(n, lambda) * per-copy time), with the model of the
+ *              communicator's locality (one node: shm_* parameters, receiver-side
+ *              single copy above shm_single_copy_bytes)
  *   kbinomial  k-binomial tree, FPFS pipeline (k, segment from the model unless forced)
  *   postal     Bar-Noy/Kipnis optimal tree for lambda(S), multi-send of each segment
  *   binomial   binomial tree (segmented only when segment_bytes is set)
@@ -26,11 +30,29 @@ const mcast_alg_info_t mca_coll_kbinomial_registry[KBC_ALG_COUNT] = {
     {KBC_ALG_LINEAR, "linear", "root sends to every rank"},
 };
 
-static kb_linear_model_t linear_model(void)
+/* The step-time model of this communicator: inside one node or across nodes. */
+static kb_linear_model_t linear_model(const mcast_locality_t *loc)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
-    kb_linear_model_t m = {.alpha_us = c->alpha_us, .beta_ns_per_byte = c->beta_ns_per_byte};
+    kb_linear_model_t m = {.alpha_us = loc->all_local ? c->shm_alpha_us : c->alpha_us,
+                           .beta_ns_per_byte = loc->all_local ? c->shm_beta_ns_per_byte
+                                                              : c->beta_ns_per_byte};
     return m;
+}
+
+/* Postal model for one copy of `per_copy` bytes (see gap_ns_per_byte's help). */
+static kb_postal_model_t postal_model(const mcast_locality_t *loc, size_t per_copy)
+{
+    const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    const kb_linear_model_t lm = linear_model(loc);
+    double gap = c->gap_ns_per_byte;
+    if (gap < 0.0) {
+        gap = (loc->all_local && per_copy > c->shm_single_copy_bytes) ? 0.0 : lm.beta_ns_per_byte;
+    }
+    kb_postal_model_t pm = {.o_send_us = c->o_send_us, .o_recv_us = c->o_recv_us,
+                            .alpha_us = lm.alpha_us, .beta_ns_per_byte = lm.beta_ns_per_byte,
+                            .gap_ns_per_byte = gap};
+    return pm;
 }
 
 /* Segment used by algorithms whose segment is the user's choice (0 = whole message). */
@@ -40,18 +62,53 @@ static size_t forced_or_whole(size_t bytes)
     return (0 != s) ? s : (bytes > 0 ? bytes : 1);
 }
 
+/* k-binomial: (k, S) from the model unless forced; returns the predicted time. */
+static double kbinomial_params(int n, size_t bytes, const kb_linear_model_t *lm, int *k,
+                               size_t *seg)
+{
+    const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    if (KB_OK != kb_choose_k_segment(n, bytes, lm, c->segment_min_bytes, c->segment_max_bytes, k,
+                                     seg)) {
+        return -1.0;
+    }
+    if (0 != c->segment_bytes) {
+        *seg = c->segment_bytes;
+        long m = (long) ((bytes + *seg - 1) / *seg); /* Theorem 3 for the forced S */
+        *k = kb_optimal_k(n, m < 1 ? 1 : m);
+    }
+    if (0 != c->k) {
+        *k = c->k;
+    }
+    return kb_predict_us(n, bytes, *k, *seg, lm);
+}
+
+/* Postal: lambda for the per-copy size; predicted time of the unsegmented tree
+ * (completion in units of the per-copy send time, Bar-Noy & Kipnis). */
+static double postal_params(int n, const mcast_locality_t *loc, size_t per_copy, double *lambda)
+{
+    const kb_postal_model_t pm = postal_model(loc, per_copy);
+    *lambda = mca_coll_kbinomial_component.lambda;
+    if (*lambda <= 0.0) {
+        *lambda = kb_postal_lambda(per_copy, &pm);
+    }
+    double t = kb_postal_completion(n, *lambda);
+    return (t < 0.0 || *lambda < 1.0) ? -1.0 : t * (pm.o_send_us + per_copy * pm.gap_ns_per_byte * 1e-3);
+}
+
 int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicator_t *comm,
                                   int algorithm, int root, size_t bytes, mcast_plan_t **out)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    const mcast_locality_t *loc = module->comm_state;
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    const kb_linear_model_t lm = linear_model();
+    const kb_linear_model_t lm = linear_model(loc);
     kb_tree_params_t tp = {.k = 1, .lambda = 1.0};
     kb_shape_t shape;
-    char head[96];
+    char head[128];
     size_t seg = 0;
     int rc = KB_ERR_ARG;
-    (void) module;
+    int chosen = algorithm;
+    double predicted = -1.0;
 
     if (c->window < 1 || c->k < 0) {
         return OMPI_ERR_BAD_PARAM;
@@ -61,55 +118,48 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
 
-    switch (algorithm) {
-    case KBC_ALG_AUTO:
-    case KBC_ALG_KBINOMIAL: {
-        int k = 0;
-        rc = kb_choose_k_segment(size, bytes, &lm, c->segment_min_bytes, c->segment_max_bytes, &k,
-                                 &seg);
-        if (KB_OK != rc) {
+    if (KBC_ALG_AUTO == algorithm) {
+        /* The cost model decides: pipelined k-binomial against the postal tree. */
+        int k;
+        double lambda;
+        double t_kb = kbinomial_params(size, bytes, &lm, &k, &seg);
+        double t_postal = postal_params(size, loc, bytes > 0 ? bytes : 1, &lambda);
+        chosen = (t_postal >= 0.0 && (t_kb < 0.0 || t_postal < t_kb)) ? KBC_ALG_POSTAL
+                                                                       : KBC_ALG_KBINOMIAL;
+    }
+
+    switch (chosen) {
+    case KBC_ALG_KBINOMIAL:
+        predicted = kbinomial_params(size, bytes, &lm, &tp.k, &seg);
+        if (predicted < 0.0) {
             goto fail;
         }
-        if (0 != c->segment_bytes) {
-            seg = c->segment_bytes;
-            /* optimal k for the forced segment count (Theorem 3) */
-            long m = (long) ((bytes + seg - 1) / seg);
-            k = kb_optimal_k(size, m < 1 ? 1 : m);
-        }
-        tp.k = (0 != c->k) ? c->k : k;
         shape = KB_SHAPE_KBINOMIAL;
         snprintf(head, sizeof(head), "k=%d", tp.k);
         break;
-    }
-    case KBC_ALG_POSTAL:
-        if (!c->postal_pipelining) {
-            seg = bytes > 0 ? bytes : 1; /* the whole message per copy */
+    case KBC_ALG_POSTAL: {
+        /* Without pipelining (and under auto) each copy is the whole message. */
+        const bool pipelined = c->postal_pipelining && KBC_ALG_AUTO != algorithm;
+        if (!pipelined) {
+            seg = bytes > 0 ? bytes : 1;
         } else if (0 != c->segment_bytes) {
             seg = c->segment_bytes;
         } else {
             int k_unused = 0;
-            rc = kb_choose_k_segment(size, bytes, &lm, c->segment_min_bytes,
-                                     c->segment_max_bytes, &k_unused, &seg);
-            if (KB_OK != rc) {
+            if (kbinomial_params(size, bytes, &lm, &k_unused, &seg) < 0.0) {
                 goto fail;
             }
         }
-        tp.lambda = c->lambda;
-        if (tp.lambda <= 0.0) {
-            const kb_postal_model_t pm = {.o_send_us = c->o_send_us, .o_recv_us = c->o_recv_us,
-                                          .alpha_us = c->alpha_us,
-                                          .beta_ns_per_byte = c->beta_ns_per_byte,
-                                          .gap_ns_per_byte = c->gap_ns_per_byte};
-            size_t per_copy = (bytes > 0 && seg > bytes) ? bytes : (seg > 0 ? seg : 1);
-            tp.lambda = kb_postal_lambda(per_copy, &pm);
-        }
+        size_t per_copy = (bytes > 0 && seg > bytes) ? bytes : (seg > 0 ? seg : 1);
+        predicted = postal_params(size, loc, per_copy, &tp.lambda);
         shape = KB_SHAPE_POSTAL;
         snprintf(head, sizeof(head), "lambda=%.3f pipelining=%s", tp.lambda,
-                 c->postal_pipelining ? "on" : "off");
+                 pipelined ? "on" : "off");
         break;
+    }
     case KBC_ALG_BINOMIAL:
     case KBC_ALG_LINEAR:
-        shape = (KBC_ALG_BINOMIAL == algorithm) ? KB_SHAPE_BINOMIAL : KB_SHAPE_LINEAR;
+        shape = (KBC_ALG_BINOMIAL == chosen) ? KB_SHAPE_BINOMIAL : KB_SHAPE_LINEAR;
         seg = forced_or_whole(bytes);
         head[0] = '\0';
         break;
@@ -123,17 +173,20 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
     if (0 == seg) {
         seg = 1;
     }
-    rc = kb_tree_build(shape, size, root, NULL, &tp, &plan->tree);
+    rc = kb_tree_build(shape, size, root, loc->ordering, &tp, &plan->tree);
     if (KB_OK != rc) {
         goto fail;
     }
-    plan->name = mca_coll_kbinomial_registry[KBC_ALG_AUTO == algorithm ? KBC_ALG_KBINOMIAL
-                                                                       : algorithm].name;
+    plan->name = mca_coll_kbinomial_registry[chosen].name;
+    char pred[48] = "";
+    if (predicted >= 0.0) {
+        snprintf(pred, sizeof(pred), " predicted_us=%.1f", predicted);
+    }
     snprintf(plan->desc, sizeof(plan->desc),
-             "%s%ssegment_bytes=%zu window=%d discipline=%s ordering=identity%s", head,
+             "%s%ssegment_bytes=%zu window=%d discipline=%s ordering=%s nodes=%d%s%s", head,
              '\0' != head[0] ? " " : "", seg, c->window,
-             MCAST_DISC_FCFS == c->discipline ? "fcfs" : "fpfs",
-             KBC_ALG_AUTO == algorithm ? " selected_by=auto" : "");
+             MCAST_DISC_FCFS == c->discipline ? "fcfs" : "fpfs", loc->ordering_name, loc->nnodes,
+             pred, KBC_ALG_AUTO == algorithm ? " selected_by=auto" : "");
     mcast_plan_set_local(plan, rank, seg, c->window, (mcast_discipline_t) c->discipline);
     *out = plan;
     return OMPI_SUCCESS;

@@ -78,7 +78,7 @@ static int kbinomial_register(void)
     c->alpha_us = 2.0;
     REG("alpha_us", "Cost model: per-step latency alpha in microseconds (t(S) = alpha + beta*S)",
         MCA_BASE_VAR_TYPE_DOUBLE, &c->alpha_us, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ);
-    c->beta_ns_per_byte = 0.2;
+    c->beta_ns_per_byte = 0.1;
     REG("beta_ns_per_byte", "Cost model: per-byte time beta in nanoseconds per byte",
         MCA_BASE_VAR_TYPE_DOUBLE, &c->beta_ns_per_byte, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_ALL_EQ);
@@ -97,9 +97,24 @@ static int kbinomial_register(void)
     c->o_recv_us = 0.5;
     REG("o_recv_us", "Postal model: receiver processing before it can re-send (microseconds)",
         MCA_BASE_VAR_TYPE_DOUBLE, &c->o_recv_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ);
-    c->gap_ns_per_byte = 0.2;
-    REG("gap_ns_per_byte", "Postal model: sender time per byte per copy (nanoseconds)",
+    c->gap_ns_per_byte = -1.0;
+    REG("gap_ns_per_byte", "Postal model: sender time per byte per copy (nanoseconds); < 0 = "
+                           "auto: beta across nodes, and inside one node beta below "
+                           "shm_single_copy_bytes and 0 above (the receiver pulls the data)",
         MCA_BASE_VAR_TYPE_DOUBLE, &c->gap_ns_per_byte, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->shm_alpha_us = 5.0;
+    REG("shm_alpha_us", "Cost model on communicators inside one node: alpha (microseconds)",
+        MCA_BASE_VAR_TYPE_DOUBLE, &c->shm_alpha_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->shm_beta_ns_per_byte = 0.1;
+    REG("shm_beta_ns_per_byte", "Cost model inside one node: beta (nanoseconds per byte)",
+        MCA_BASE_VAR_TYPE_DOUBLE, &c->shm_beta_ns_per_byte, OPAL_INFO_LVL_6,
+        MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->shm_single_copy_bytes = 4096;
+    REG("shm_single_copy_bytes", "Inside one node, messages above this size are copied once by "
+                                 "the receiver (CMA/XPMEM), so a send costs the sender only its "
+                                 "overhead (Open MPI's btl_vader_eager_limit)",
+        MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_single_copy_bytes, OPAL_INFO_LVL_6,
         MCA_BASE_VAR_SCOPE_ALL_EQ);
     return OPAL_SUCCESS;
 }
