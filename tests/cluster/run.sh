@@ -168,5 +168,36 @@ if [ -n "$COMP" ]; then
     check_bytes "ours kbinomial k=$K" "$kk" $(ours kbinomial) --mca coll_kbinomial_k "$K"
 fi
 
+# ---- topology file: the chain our component builds on equals mcast-inspect's
+INSPECT=$TOP/contrib/mcast-inspect/mcast-inspect
+if [ -n "$COMP" ] && [ -x "$INSPECT" ]; then
+    topo=$WORK/net.topo
+    {   # two switches; even hosts on s1, odd on s0 (s0 is the up*/down* root): the POC
+        # chain then differs from rank order
+        echo "switch s0"; echo "switch s1"; echo "link s0 s1"
+        for i in $(seq 0 $((N - 1))); do echo "host ${MCQ_PREFIX}-h$i"; done
+        for i in $(seq 0 $((N - 1))); do echo "link s$(( (i + 1) % 2 )) ${MCQ_PREFIX}-h$i"; done
+    } >"$topo"
+    "$CLUSTER" run -- -np "$N" sh -c 'echo "$OMPI_COMM_WORLD_RANK $(hostname)"' 2>/dev/null |
+        sort -n | awk '{print $2}' | paste -sd, >"$WORK/hosts"
+    # shellcheck disable=SC2046
+    if "$CLUSTER" run -- -np "$N" $(ours kbinomial) --mca coll_kbinomial_verbose 2 \
+        --mca coll_kbinomial_topology_file "$topo" "$ONCE" 65536 >"$WORK/topo.out" 2>&1; then
+        ours_chain=$(sed -n 's/^coll:kbinomial: comm=0 root=0 chain=//p' "$WORK/topo.out" | head -1)
+        ours_ord=$(sed -n 's/^coll:kbinomial: comm=0 size=.* algorithm=.* ordering=\([a-z-]*\).*/\1/p' "$WORK/topo.out" | head -1)
+        insp_chain=$("$INSPECT" --topology "$topo" --hosts "$(cat "$WORK/hosts")" --root 0 \
+            --algorithm kbinomial --bytes 65536 |
+            awk '/^== ordering/ {f = 1; next} /^==/ {f = 0} f && /^ *[0-9]+: [0-9]+:/ {split($2, a, ":"); printf "%s%s", s, a[1]; s = ","}')
+        if [ -n "$ours_chain" ] && [ "$ours_chain" = "$insp_chain" ] && [ "$ours_ord" = poc ]; then
+            ok "topology file: component chain $ours_chain (ordering=$ours_ord) equals mcast-inspect's"
+        else
+            bad "topology file: component chain '$ours_chain' (ordering=$ours_ord) vs mcast-inspect '$insp_chain'"
+            grep -m5 "coll:" "$WORK/topo.out"
+        fi
+    else
+        bad "topology file: bcast_once failed"; tail -20 "$WORK/topo.out"
+    fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,7 +2,8 @@
 # An unmodified prebuilt MPI application from Debian (hpcc, the HPC Challenge
 # benchmark, which broadcasts its parameters and HPL panels with MPI_Bcast) runs with
 # our component serving MPI_Bcast, and its deterministic output (problem sizes,
-# residuals, error counts, pass/fail lines) equals a run on stock Open MPI.
+# HPL residual, error counts, pass/fail lines) equals a run on stock Open MPI.
+# ("Scaled residual" of the single-process runs varies from run to run, stock too.)
 # Exit 0 pass, 1 fail, 77 skip (hpcc not installed).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +31,7 @@ run() { # dir, extra args...
         --mca pml ob1 --mca btl self,vader "$@" "$HPCC" >stdout.txt 2>stderr.txt)
 }
 deterministic() {
-    grep -E '^(HPL_N|DGEMM_N|PTRANS_residual|PTRANS_n|MPIRandomAccess(_LCG)?_(N|Errors|ErrorsFraction)|RandomAccess(_LCG)?_N|FFT_N|MPIFFT_N)=|\|\|Ax-b\|\||Scaled residual|tests completed and' \
+    grep -E '^(HPL_N|DGEMM_N|PTRANS_residual|PTRANS_n|MPIRandomAccess(_LCG)?_(N|Errors|ErrorsFraction)|RandomAccess(_LCG)?_N|FFT_N|MPIFFT_N)=|\|\|Ax-b\|\||tests completed and' \
         "$1/hpccoutf.txt"
 }
 

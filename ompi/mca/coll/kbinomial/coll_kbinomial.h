@@ -48,6 +48,7 @@ typedef struct mca_coll_kbinomial_component_t {
     double shm_alpha_us;        /* model on communicators inside one node */
     double shm_beta_ns_per_byte;
     size_t shm_single_copy_bytes;
+    char *topology_file;        /* network topology naming the hosts (pathmc core parsers) */
 } mca_coll_kbinomial_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;

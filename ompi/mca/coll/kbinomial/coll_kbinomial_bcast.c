@@ -17,6 +17,7 @@
 #include "ompi_config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "coll_kbinomial.h"
 #include "kbinomial.h"
@@ -99,7 +100,7 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
                                   int algorithm, int root, size_t bytes, mcast_plan_t **out)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
-    const mcast_locality_t *loc = module->comm_state;
+    mcast_locality_t *loc = module->comm_state;
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     const kb_linear_model_t lm = linear_model(loc);
     kb_tree_params_t tp = {.k = 1, .lambda = 1.0};
@@ -112,6 +113,15 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
 
     if (c->window < 1 || c->k < 0) {
         return OMPI_ERR_BAD_PARAM;
+    }
+    if (!loc->discovered) { /* first bcast on this communicator: every rank is here */
+        rc = mcast_locality_discover(loc, comm, "kbinomial", c->topology_file);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        if (c->common.verbose >= 2 && 0 == rank) {
+            mcast_print_chain("kbinomial", comm, loc);
+        }
     }
     mcast_plan_t *plan = mcast_plan_new(root, algorithm, bytes);
     if (NULL == plan) {
@@ -173,7 +183,15 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
     if (0 == seg) {
         seg = 1;
     }
-    rc = kb_tree_build(shape, size, root, loc->ordering, &tp, &plan->tree);
+    plan->chain = malloc(sizeof(int) * (size_t) size);
+    if (NULL == plan->chain) {
+        rc = KB_ERR_NOMEM;
+        goto fail;
+    }
+    if (OMPI_SUCCESS != mcast_locality_chain(loc, root, plan->chain)) {
+        goto fail;
+    }
+    rc = kb_tree_build(shape, size, root, plan->chain, &tp, &plan->tree);
     if (KB_OK != rc) {
         goto fail;
     }

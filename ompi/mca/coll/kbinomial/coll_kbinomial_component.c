@@ -116,6 +116,12 @@ static int kbinomial_register(void)
                                  "overhead (Open MPI's btl_vader_eager_limit)",
         MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_single_copy_bytes, OPAL_INFO_LVL_6,
         MCA_BASE_VAR_SCOPE_ALL_EQ);
+    c->topology_file = NULL;
+    REG("topology_file", "Network topology (ibnetdiscover output, Slurm topology.conf or the "
+                         "native torus/graph format) naming the hosts of the ranks: the trees "
+                         "are then built on its contention-free chain (DOR on tori, fat-tree "
+                         "labels, POC on up*/down*) instead of the node hierarchy",
+        MCA_BASE_VAR_TYPE_STRING, &c->topology_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ);
     return OPAL_SUCCESS;
 }
 

@@ -28,8 +28,7 @@ mca_coll_base_module_t *mca_coll_kbinomial_comm_query(struct ompi_communicator_t
     if (NULL == m) {
         return NULL;
     }
-    /* Once per communicator: node locality and the node-major chain. */
-    m->comm_state = mcast_locality_discover(comm);
+    m->comm_state = mcast_locality_new(comm); /* discovery proper: at the first bcast */
     m->comm_state_free = mcast_locality_free;
     if (NULL == m->comm_state) {
         OBJ_RELEASE(m);

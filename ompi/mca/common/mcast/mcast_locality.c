@@ -1,25 +1,30 @@
-/* Node locality from the runtime's process table: see mcast_locality.h. */
+/* Where the ranks are: see mcast_locality.h. */
 #include "mcast_locality.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "mpi.h"
+#include "ompi/datatype/ompi_datatype.h"
 #include "ompi/proc/proc.h"
 #include "opal/mca/hwloc/base/base.h"
+#include "opal/mca/pmix/pmix.h"
+#include "pathmc.h"
 
-static const char *peer_hostname(struct ompi_communicator_t *comm, int r)
-{
-    ompi_proc_t *p = ompi_comm_peer_lookup(comm, r);
-    return (NULL != p) ? p->super.proc_hostname : NULL;
-}
+/* What each rank contributes to the one allgather. */
+typedef struct mcast_locality_record {
+    char host[MCAST_HOST_NAME_LEN];
+    int32_t package_id, numa_id, core_id; /* -1: unknown (unbound) */
+    int32_t pad;
+} mcast_locality_record_t;
 
-mcast_locality_t *mcast_locality_discover(struct ompi_communicator_t *comm)
+mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
 {
     const int n = ompi_comm_size(comm);
     mcast_locality_t *loc = calloc(1, sizeof(*loc));
-    int *node_of = malloc(sizeof(int) * (size_t) n);
-    if (NULL == loc || NULL == node_of || NULL == (loc->ordering = malloc(sizeof(int) * (size_t) n))) {
-        free(node_of);
+    if (NULL == loc || NULL == (loc->ordering = malloc(sizeof(int) * (size_t) n))) {
         mcast_locality_free(loc);
         return NULL;
     }
@@ -30,19 +35,118 @@ mcast_locality_t *mcast_locality_discover(struct ompi_communicator_t *comm)
         if (NULL == p || !OPAL_PROC_ON_LOCAL_NODE(p->super.proc_flags)) {
             loc->all_local = false;
         }
+        loc->ordering[r] = r;
     }
-    /* Node ids from host names, numbered by first appearance in rank order. */
-    bool named = true;
-    loc->nnodes = 0;
-    for (int r = 0; r < n && named; r++) {
-        const char *h = peer_hostname(comm, r);
-        if (NULL == h) {
-            named = false;
-            break;
+    loc->nnodes = loc->all_local ? 1 : -1;
+    loc->ordering_name = "identity";
+    return loc;
+}
+
+void mcast_locality_free(void *locality)
+{
+    mcast_locality_t *loc = locality;
+    if (NULL != loc) {
+        pm_topology_free(loc->topo);
+        free((void *) loc->hosts);
+        free(loc->host_names);
+        free(loc->ordering);
+        free(loc);
+    }
+}
+
+/* This process's package, NUMA node and core from its PMIx locality string
+ * ("SK0:L30:L20:L10:CR3:HWT3", NUMA as "NM0"); -1 where unknown. */
+static void own_place(mcast_locality_record_t *rec)
+{
+    char *str = NULL;
+    int rc;
+    rec->package_id = rec->numa_id = rec->core_id = -1;
+    OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, OPAL_PMIX_LOCALITY_STRING, &OPAL_PROC_MY_NAME, &str,
+                                   OPAL_STRING);
+    if (OPAL_SUCCESS != rc || NULL == str) {
+        return;
+    }
+    for (char *tok = str; NULL != tok && '\0' != *tok;) {
+        int v;
+        if (1 == sscanf(tok, "SK%d", &v)) {
+            rec->package_id = v;
+        } else if (1 == sscanf(tok, "NM%d", &v)) {
+            rec->numa_id = v;
+        } else if (1 == sscanf(tok, "CR%d", &v)) {
+            rec->core_id = v;
         }
+        tok = strchr(tok, ':');
+        tok = (NULL != tok) ? tok + 1 : NULL;
+    }
+    free(str);
+}
+
+/* Chain from a topology file naming every host; false (rank 0 says why) if unusable. */
+static bool topology_ordering(struct ompi_communicator_t *comm, const char *component,
+                              const char *path, mcast_locality_t *loc)
+{
+    char err[256] = "";
+    pm_topology_t *topo = NULL;
+    if (PM_OK != pm_topology_load(path, &topo, err, sizeof(err)) ||
+        PM_OK != pm_order_hosts(topo, PM_ORDER_AUTO, loc->n, loc->hosts, -1, loc->ordering, err,
+                                sizeof(err))) {
+        if (0 == ompi_comm_rank(comm)) {
+            fprintf(stderr, "coll:%s: comm=%u: topology file %s not used: %s\n", component,
+                    ompi_comm_get_cid(comm), path, err);
+        }
+        pm_topology_free(topo);
+        return false;
+    }
+    switch (pm_topology_kind(topo)) {
+    case PM_TOPO_TORUS:
+        loc->ordering_name = "dor";
+        break;
+    case PM_TOPO_FATTREE:
+        loc->ordering_name = "fattree";
+        break;
+    default:
+        loc->ordering_name = "poc";
+        break;
+    }
+    loc->topo = topo;
+    return true;
+}
+
+int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *comm,
+                            const char *component, const char *topology_file)
+{
+    const double t0 = MPI_Wtime();
+    const int n = loc->n;
+    mcast_locality_record_t self;
+    mcast_locality_record_t *all = malloc(sizeof(*all) * (size_t) n);
+    int *node_of = malloc(sizeof(int) * (size_t) n);
+    pm_locality_t *places = malloc(sizeof(*places) * (size_t) n);
+    loc->host_names = malloc((size_t) n * MCAST_HOST_NAME_LEN);
+    loc->hosts = malloc(sizeof(char *) * (size_t) n);
+    int rc = OMPI_ERR_OUT_OF_RESOURCE;
+    if (NULL == all || NULL == node_of || NULL == places || NULL == loc->host_names ||
+        NULL == loc->hosts) {
+        goto out;
+    }
+    memset(&self, 0, sizeof(self));
+    gethostname(self.host, sizeof(self.host) - 1);
+    own_place(&self);
+    rc = comm->c_coll->coll_allgather(&self, (int) sizeof(self), MPI_BYTE, all, (int) sizeof(self),
+                                      MPI_BYTE, comm, comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS != rc) {
+        goto out;
+    }
+
+    /* Host ids by first appearance in rank order; places where every rank has one. */
+    bool placed = true;
+    loc->nnodes = 0;
+    for (int r = 0; r < n; r++) {
+        memcpy(loc->host_names + (size_t) r * MCAST_HOST_NAME_LEN, all[r].host, MCAST_HOST_NAME_LEN);
+        loc->host_names[(size_t) r * MCAST_HOST_NAME_LEN + MCAST_HOST_NAME_LEN - 1] = '\0';
+        loc->hosts[r] = loc->host_names + (size_t) r * MCAST_HOST_NAME_LEN;
         node_of[r] = -1;
         for (int q = 0; q < r; q++) {
-            if (0 == strcmp(h, peer_hostname(comm, q))) {
+            if (0 == strcmp(loc->hosts[r], loc->hosts[q])) {
                 node_of[r] = node_of[q];
                 break;
             }
@@ -50,11 +154,16 @@ mcast_locality_t *mcast_locality_discover(struct ompi_communicator_t *comm)
         if (node_of[r] < 0) {
             node_of[r] = loc->nnodes++;
         }
+        places[r] = (pm_locality_t){node_of[r], all[r].package_id, all[r].numa_id, all[r].core_id};
+        placed = placed && all[r].package_id >= 0 && all[r].core_id >= 0;
     }
-    if (!named) {
-        loc->nnodes = loc->all_local ? 1 : -1;
-    }
-    if (named && loc->nnodes > 1 && loc->nnodes < n) {
+
+    if (NULL != topology_file && '\0' != topology_file[0] &&
+        topology_ordering(comm, component, topology_file, loc)) {
+        /* ordering and its name come from the network topology */
+    } else if (placed && n > 1 && PM_OK == pm_order_hierarchical(n, places, loc->ordering)) {
+        loc->ordering_name = "hierarchy";
+    } else if (loc->nnodes > 1 && loc->nnodes < n) {
         int pos = 0;
         for (int node = 0; node < loc->nnodes; node++) {
             for (int r = 0; r < n; r++) {
@@ -64,21 +173,47 @@ mcast_locality_t *mcast_locality_discover(struct ompi_communicator_t *comm)
             }
         }
         loc->ordering_name = "node-major";
-    } else {
-        for (int r = 0; r < n; r++) {
-            loc->ordering[r] = r;
-        }
-        loc->ordering_name = "identity";
     }
+    loc->discovered = true;
+    rc = OMPI_SUCCESS;
+out:
+    free(all);
     free(node_of);
-    return loc;
+    free(places);
+    loc->discovery_us = (MPI_Wtime() - t0) * 1e6;
+    return rc;
 }
 
-void mcast_locality_free(void *locality)
+int mcast_locality_chain(const mcast_locality_t *loc, int root, int *chain)
 {
-    mcast_locality_t *loc = locality;
-    if (NULL != loc) {
-        free(loc->ordering);
-        free(loc);
+    if (NULL != loc->topo) {
+        char err[8];
+        return PM_OK == pm_order_hosts(loc->topo, PM_ORDER_AUTO, loc->n, loc->hosts, root, chain,
+                                       err, sizeof(err))
+                   ? OMPI_SUCCESS
+                   : OMPI_ERROR;
     }
+    int at = 0;
+    while (at < loc->n && loc->ordering[at] != root) {
+        at++;
+    }
+    if (at == loc->n) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    for (int i = 0; i < loc->n; i++) {
+        chain[i] = loc->ordering[(at + i) % loc->n];
+    }
+    return OMPI_SUCCESS;
+}
+
+void mcast_print_chain(const char *component, struct ompi_communicator_t *comm,
+                       const mcast_locality_t *loc)
+{
+    fprintf(stderr, "coll:%s: comm=%u size=%d nodes=%d ordering=%s chain=", component,
+            ompi_comm_get_cid(comm), loc->n, loc->nnodes, loc->ordering_name);
+    for (int i = 0; i < loc->n; i++) {
+        fprintf(stderr, "%s%d", i ? "," : "", loc->ordering[i]);
+    }
+    fprintf(stderr, " discovery_us=%.1f\n", loc->discovery_us);
+    fflush(stderr);
 }

@@ -1,8 +1,17 @@
 /*
- * Node locality of a communicator, from what the runtime already gave every process
- * (no communication): which ranks share a node, whether all of them do, and the
- * node-major ordering (ranks grouped by node, nodes in order of their lowest rank)
- * that the tree builders take as their chain.  Every rank computes the same result.
+ * Where the ranks of a communicator are, and the chain the tree builders take.
+ *
+ * At communicator creation (no communication): whether every rank is on this node
+ * (Open MPI's locality flags, symmetric, so every rank agrees).
+ * At the first broadcast (all ranks are in that call): one allgather of a small
+ * record per rank -- its own host name (gethostname) and its package/NUMA/core from
+ * its PMIx locality string -- so that every rank derives the chain from identical
+ * data.  In order of preference:
+ *   topology file    DOR on tori, fat-tree labels, POC on up*-down* (pathmc core),
+ *                    relative to each broadcast's root
+ *   hierarchy        node-major, then package (socket), NUMA node, core
+ *   node-major       ranks grouped by host
+ *   identity
  */
 #ifndef MCAST_LOCALITY_H
 #define MCAST_LOCALITY_H
@@ -11,16 +20,37 @@
 #include <stdbool.h>
 #include "ompi/communicator/communicator.h"
 
+#define MCAST_HOST_NAME_LEN 64
+
 typedef struct mcast_locality {
     int n;
-    int nnodes;          /* distinct nodes, -1 if host names are unknown */
     bool all_local;      /* every rank on this node (shared memory only) */
-    int *ordering;       /* [n] chain: node-major, or identity when nnodes < 2 */
-    const char *ordering_name; /* "node-major" or "identity" */
+    bool discovered;     /* the allgather below has run */
+    int nnodes;          /* distinct hosts (after discovery) */
+    int *ordering;       /* [n] absolute chain (identity before discovery) */
+    const char *ordering_name; /* "dor", "poc", "fattree", "hierarchy", "node-major", "identity" */
+    double discovery_us; /* what discovery cost this process (allgather included) */
+    struct pm_topology *topo;  /* the network topology when a file named every host */
+    char *host_names;          /* [n * MCAST_HOST_NAME_LEN] */
+    const char **hosts;        /* [n] pointers into host_names */
 } mcast_locality_t;
 
-/* NULL on allocation failure. */
-mcast_locality_t *mcast_locality_discover(struct ompi_communicator_t *comm);
+/* At comm_query: locality flags only.  NULL on allocation failure. */
+mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm);
 void mcast_locality_free(void *locality);
+
+/* At the first broadcast, collectively: exchange the records and build the chain.
+ * topology_file may be NULL or "".  A topology that cannot be used (bad file, a host
+ * it does not name) is reported once (rank 0) and the hierarchy is used instead;
+ * every rank takes the same decision because every rank sees the same data. */
+int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *comm,
+                            const char *component, const char *topology_file);
+
+/* The chain for a broadcast from `root` (root first) into chain[n]. */
+int mcast_locality_chain(const mcast_locality_t *loc, int root, int *chain);
+
+/* "coll:<comp>: comm=<cid> size=<n> nodes=<k> ordering=<name> chain=<r0>,... discovery_us=<t>" */
+void mcast_print_chain(const char *component, struct ompi_communicator_t *comm,
+                       const mcast_locality_t *loc);
 
 #endif /* MCAST_LOCALITY_H */

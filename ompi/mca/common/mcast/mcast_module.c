@@ -4,6 +4,8 @@
 #include "ompi/communicator/communicator.h"
 #include "mcast_exec.h"
 
+#include <stdio.h>
+
 static void mcast_module_construct(mcast_module_t *m)
 {
     m->ops = NULL;
@@ -83,6 +85,14 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
         mcast_plan_cache_insert(&m->plans, plan);
         if (ops->params->verbose >= 1 && ompi_comm_rank(comm) == root) {
             mcast_print_plan(ops->name, comm, root, bytes, plan->name, plan->desc);
+            if (ops->params->verbose >= 2 && NULL != plan->chain) {
+                fprintf(stderr, "coll:%s: comm=%u root=%d chain=", ops->name,
+                        ompi_comm_get_cid(comm), root);
+                for (int i = 0; i < ompi_comm_size(comm); i++) {
+                    fprintf(stderr, "%s%d", i ? "," : "", plan->chain[i]);
+                }
+                fprintf(stderr, "\n");
+            }
         }
     }
     return mcast_exec_bcast(buf, count, dtype, &plan->local, comm);

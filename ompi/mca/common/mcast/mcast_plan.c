@@ -47,6 +47,7 @@ void mcast_plan_free(mcast_plan_t *plan)
 {
     if (NULL != plan) {
         kb_tree_free(plan->tree);
+        free(plan->chain);
         free(plan);
     }
 }

@@ -23,6 +23,7 @@ typedef struct mcast_plan {
     size_t bytes;             /* signature bytes it was built for */
     const char *name;         /* algorithm that runs (auto resolves to one) */
     kb_tree_t *tree;          /* over communicator ranks */
+    int *chain;               /* [n] the ordering the tree was built on (root first), or NULL */
     mcast_local_plan_t local; /* this rank's part */
     char desc[MCAST_PLAN_DESC_LEN]; /* "k=4 segment_bytes=8192 ..." for the verbose line */
 } mcast_plan_t;
