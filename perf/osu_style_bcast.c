@@ -40,7 +40,8 @@ static void usage(const char *prog)
     if (rank == 0) {
         fprintf(stderr,
                 "usage: %s [-m [min:]max] [-i iters] [-I large_iters] [-x warmup] [-X large_warmup]\n"
-                "          [-r root|rotate] [-c] [-h]\n",
+                "          [-r root|rotate] [-c] [-t] [-h]\n"
+                "  -t  broadcast on a periodic 2-D Cartesian communicator (MPI_Dims_create)\n",
                 prog);
     }
 }
@@ -88,14 +89,15 @@ int main(int argc, char **argv)
 {
     size_t min_size = 1, max_size = 4194304;
     long iters = 1000, iters_large = -1, warmup = 200, warmup_large = -1;
-    int root = 0, rotate = 0, validate = 0;
+    int root = 0, rotate = 0, validate = 0, torus = 0;
+    MPI_Comm comm = MPI_COMM_WORLD;
     int opt, bad = 0;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
-    while ((opt = getopt(argc, argv, "m:i:I:x:X:r:ch")) != -1) {
+    while ((opt = getopt(argc, argv, "m:i:I:x:X:r:cth")) != -1) {
         switch (opt) {
         case 'm': {
             char spec[64];
@@ -118,6 +120,7 @@ int main(int argc, char **argv)
             else root = atoi(optarg);
             break;
         case 'c': validate = 1; break;
+        case 't': torus = 1; break;
         case 'h': usage(argv[0]); MPI_Finalize(); return 0;
         default: bad = 1;
         }
@@ -152,6 +155,14 @@ int main(int argc, char **argv)
     }
 
     size_t first = min_size;
+    if (torus) {
+        int dims[2] = {0, 0}, periods[2] = {1, 1};
+        MPI_Dims_create(nprocs, 2, dims);
+        MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &comm);
+        if (rank == 0) {
+            printf("# periodic Cartesian communicator %dx%d\n", dims[0], dims[1]);
+        }
+    }
     /* sizes: min (may be 0), then powers of two up to max */
     for (size_t size = first; size <= max_size; size = (size == 0 ? 1 : size * 2)) {
         long n_iter = size > LARGE_MESSAGE_SIZE ? iters_large : iters;
@@ -159,7 +170,7 @@ int main(int argc, char **argv)
         double timer = 0.0;
         int count = (int)size;
 
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(comm);
         for (long it = 0; it < n_iter + n_warm; it++) {
             int r = rotate ? (int)(it % nprocs) : root;
             if (validate) {
@@ -167,17 +178,17 @@ int main(int argc, char **argv)
                 else memset(buf, 0xA5 ^ (int)(it & 0xff), size);
             }
             double t0 = MPI_Wtime();
-            MPI_Bcast(buf, count, MPI_BYTE, r, MPI_COMM_WORLD);
+            MPI_Bcast(buf, count, MPI_BYTE, r, comm);
             double t1 = MPI_Wtime();
             if (it >= n_warm) timer += t1 - t0;
             if (validate && rank != r) check(buf, size, it, r);
-            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(comm);
         }
 
         double lat = timer * 1e6 / (double)n_iter, lat_min = 0, lat_max = 0, lat_sum = 0;
-        MPI_Reduce(&lat, &lat_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&lat, &lat_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&lat, &lat_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&lat, &lat_min, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+        MPI_Reduce(&lat, &lat_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        MPI_Reduce(&lat, &lat_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
         if (rank == 0) {
             printf("%-12zu %18.2f %18.2f %18.2f %12ld\n", size, lat_sum / nprocs, lat_min, lat_max,
                    n_iter);
@@ -186,6 +197,9 @@ int main(int argc, char **argv)
         if (size >= max_size) break;
     }
 
+    if (torus) {
+        MPI_Comm_free(&comm);
+    }
     free(buf);
     MPI_Finalize();
     return 0;

@@ -21,7 +21,7 @@ fail=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 BASE=(--oversubscribe --bind-to none
       --mca mca_base_component_path "$OMPI_PKGLIBDIR:$COMPONENT_DIR"
-      --mca mca_base_component_show_load_errors all
+      --mca mca_base_component_show_load_errors 1
       --mca btl_vader_single_copy_mechanism none
       --mca coll_kbinomial_fallback error --mca coll_kbinomial_verbose 1
       --mca coll_pathmc_fallback error --mca coll_pathmc_verbose 1)
@@ -143,6 +143,16 @@ for r in 1 2 3 9; do
 done
 row "pathmc ucx np=6 alg=mdtorus" "pathmc:mdtorus" 6 PML_UCX \
     --mca coll_pathmc_algorithm mdtorus "$CHECK" -c -l 20000
+# coordinates file: every rank's host is on the torus, so pathmc serves
+# MPI_COMM_WORLD and its permuted/split communicators too (all ranks share a router).
+coords=$(mktemp)
+printf 'torus 2x2\nhost %s 1 0\n' "$(hostname)" >"$coords"
+for alg in auto separate mdtorus mutorus; do
+    row "pathmc coords_file np=5 alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z]*' || echo $alg)" \
+        5 PML_OB1 --mca coll_pathmc_algorithm "$alg" --mca coll_pathmc_coords_file "$coords" \
+        "$CHECK" -l 20000
+done
+rm -f "$coords"
 # 6. bad input
 for np in 2 4; do
     for alg in $ALGS; do

@@ -2,7 +2,7 @@
  * coll/pathmc: topology-aware broadcast: torus multicast (separate addressing,
  * U-torus, S-torus, Md-torus, Mu-torus; Oral & George) on communicators that live on
  * a torus (periodic Cartesian communicators or a coordinates file).  Elsewhere it
- * declines and coll/kbinomial (or Open MPI's own) serves the bcast.
+ * passes every bcast to the module below it: coll/kbinomial, or Open MPI's own.
  */
 #ifndef MCA_COLL_PATHMC_H
 #define MCA_COLL_PATHMC_H
@@ -12,6 +12,8 @@
 #include "ompi/mca/common/mcast/mcast_compat.h"
 #include "ompi/mca/common/mcast/mcast_glue.h"
 #include "ompi/mca/common/mcast/mcast_module.h"
+#include "ompi/mca/common/mcast/mcast_locality.h"
+#include "pathmc.h"
 
 BEGIN_C_DECLS
 
@@ -33,9 +35,21 @@ typedef struct mca_coll_pathmc_component_t {
     int mu_r;               /* Mu-torus partition length, 0 = model */
     size_t segment_bytes;   /* 0 = unsegmented */
     int window;
+    double o_us;            /* torus model (seed 002 eqs. 8-12): send/receive overhead */
+    char *t_process_us;     /* per-algorithm processing time, in registry order */
+    double beta_ns_per_byte;/* bandwidth term per serialised send */
 } mca_coll_pathmc_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_pathmc_component_t mca_coll_pathmc_component;
+
+/* Per communicator: whether a torus applies (-1 not yet known) and its geometry. */
+typedef struct mca_coll_pathmc_state {
+    int applies;
+    const char *source;         /* "cart" or "coords_file" */
+    pm_torus_shape_t shape;
+    int *coords;                /* [n * ndims] router coordinates of each rank */
+    mcast_locality_t *locality; /* host names, for the coordinates file */
+} mca_coll_pathmc_state_t;
 
 int mca_coll_pathmc_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *comm,

@@ -7,11 +7,13 @@
 #include "ompi_config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "coll_pathmc.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/topo/base/base.h"
 #include "pathmc.h"
+#include "ompi/mca/topo/base/base.h"
 
 mcast_alg_info_t mca_coll_pathmc_registry[PMC_ALG_MAX];
 int mca_coll_pathmc_nalgorithms = 0;
@@ -35,33 +37,87 @@ int mca_coll_pathmc_registry_init(void)
     return OPAL_SUCCESS;
 }
 
-/* Torus shape and every rank's coordinates of a periodic Cartesian communicator. */
-static int cart_coords(struct ompi_communicator_t *comm, pm_torus_shape_t *shape, int **coords)
+/* Torus shape and every rank's coordinates of a periodic Cartesian communicator
+ * (Cartesian ranks are row-major by the MPI standard). */
+static bool cart_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st)
 {
+    if (!OMPI_COMM_IS_CART(comm) || NULL == comm->c_topo || NULL == comm->c_topo->mtc.cart) {
+        return false;
+    }
     const mca_topo_base_comm_cart_2_2_0_t *cart = comm->c_topo->mtc.cart;
     const int n = ompi_comm_size(comm);
     if (cart->ndims < 1 || cart->ndims > PM_MAX_DIMS) {
-        return OMPI_ERR_NOT_SUPPORTED;
+        return false;
     }
-    shape->ndims = cart->ndims;
-    shape->wrap = 1;
-    shape->bidir = 1;
     for (int d = 0; d < cart->ndims; d++) {
-        shape->dims[d] = cart->dims[d];
+        if (!cart->periods[d] || cart->dims[d] < 2) {
+            return false;
+        }
+        st->shape.dims[d] = cart->dims[d];
     }
-    int *c = malloc(sizeof(int) * (size_t) n * (size_t) cart->ndims);
-    if (NULL == c) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    st->shape.ndims = cart->ndims;
+    st->shape.wrap = 1;
+    st->shape.bidir = 1;
+    st->coords = malloc(sizeof(int) * (size_t) n * (size_t) cart->ndims);
+    if (NULL == st->coords) {
+        return false;
     }
     for (int r = 0; r < n; r++) {
         int rest = r;
         for (int d = cart->ndims - 1; d >= 0; d--) {
-            c[r * cart->ndims + d] = rest % cart->dims[d];
+            st->coords[r * cart->ndims + d] = rest % cart->dims[d];
             rest /= cart->dims[d];
         }
     }
-    *coords = c;
-    return OMPI_SUCCESS;
+    st->source = "cart";
+    return true;
+}
+
+/* Every rank's host found in the coordinates file (a native torus file).  The host
+ * names come from the discovery allgather, so every rank decides alike. */
+static bool coords_file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st,
+                              const char *path)
+{
+    const int n = ompi_comm_size(comm);
+    char err[256] = "";
+    pm_topology_t *topo = NULL;
+    bool ok = false;
+    if (OMPI_SUCCESS != mcast_locality_discover(st->locality, comm, "pathmc", NULL)) {
+        return false;
+    }
+    if (PM_OK != pm_topology_load(path, &topo, err, sizeof(err)) ||
+        PM_TOPO_TORUS != pm_topology_kind(topo) ||
+        PM_OK != pm_topology_torus_shape(topo, &st->shape.ndims, st->shape.dims, PM_MAX_DIMS,
+                                         &st->shape.wrap, &st->shape.bidir)) {
+        if ('\0' == err[0]) {
+            snprintf(err, sizeof(err), "not a torus file");
+        }
+        goto out;
+    }
+    st->coords = malloc(sizeof(int) * (size_t) n * (size_t) st->shape.ndims);
+    if (NULL == st->coords) {
+        goto out;
+    }
+    for (int r = 0; r < n; r++) {
+        if (PM_OK != pm_topology_host_coords(topo, st->locality->hosts[r],
+                                             st->coords + r * st->shape.ndims, st->shape.ndims)) {
+            snprintf(err, sizeof(err), "host %s (rank %d) not in the file", st->locality->hosts[r], r);
+            goto out;
+        }
+    }
+    st->source = "coords_file";
+    ok = true;
+out:
+    if (!ok && 0 == ompi_comm_rank(comm) && mca_coll_pathmc_component.common.verbose >= 1) {
+        fprintf(stderr, "coll:pathmc: comm=%u: coordinates file %s not used: %s\n",
+                ompi_comm_get_cid(comm), path, err);
+    }
+    if (!ok) {
+        free(st->coords);
+        st->coords = NULL;
+    }
+    pm_topology_free(topo);
+    return ok;
 }
 
 int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_t *comm,
@@ -72,22 +128,41 @@ int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_
     pm_torus_shape_t shape;
     pm_torus_stats_t stats;
     pm_torus_model_t model;
-    int *coords = NULL;
-    (void) module;
+    mca_coll_pathmc_state_t *st = module->comm_state;
 
     if (c->window < 1 || c->mu_r < 0 || algorithm < 0 || algorithm >= mca_coll_pathmc_nalgorithms) {
         return OMPI_ERR_BAD_PARAM;
     }
-    int rc = cart_coords(comm, &shape, &coords);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    if (st->applies < 0) { /* first bcast: every rank is here */
+        st->applies = cart_torus(comm, st) ||
+                      (NULL != c->coords_file && '\0' != c->coords_file[0] &&
+                       coords_file_torus(comm, st, c->coords_file));
     }
+    if (!st->applies) {
+        return OMPI_ERR_NOT_AVAILABLE; /* no torus here: the module below serves */
+    }
+    shape = st->shape;
+    const int *coords = st->coords;
+    int rc;
     mcast_plan_t *plan = mcast_plan_new(root, algorithm, bytes);
     if (NULL == plan) {
-        free(coords);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     pm_torus_model_default(&model);
+    model.o_us = c->o_us;
+    model.beta_us_per_byte = c->beta_ns_per_byte * 1e-3;
+    if (NULL != c->t_process_us) { /* "a,b,c,d,e" in registry order; missing values keep the default */
+        const char *p = c->t_process_us;
+        for (int i = 0; i < PM_TORUS_NALGS && NULL != p && '\0' != *p; i++) {
+            char *end = NULL;
+            double v = strtod(p, &end);
+            if (end == p || v < 0.0) {
+                break;
+            }
+            model.t_process_us[i] = v;
+            p = (',' == *end) ? end + 1 : NULL;
+        }
+    }
     pm_torus_alg_t alg;
     double predicted = -1.0;
     if (PMC_ALG_AUTO == algorithm) {
@@ -99,7 +174,6 @@ int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_
     if (PM_OK == rc) {
         rc = pm_torus_build(alg, &shape, n, coords, root, c->mu_r, &plan->tree, &stats);
     }
-    free(coords);
     if (PM_OK != rc) {
         mcast_plan_free(plan);
         return (PM_ERR_NOMEM == rc) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
@@ -126,9 +200,9 @@ int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_
                          shape.dims[d]);
     }
     snprintf(plan->desc, sizeof(plan->desc),
-             "torus=%s r=%d phases=%d depth=%d segment_bytes=%zu window=%d ordering=dor "
-             "predicted_us=%.1f%s",
-             dims, PM_TORUS_MUTORUS == alg ? r_eff : 0, stats.phases, stats.depth, seg,
+             "torus=%s source=%s r=%d phases=%d depth=%d segment_bytes=%zu window=%d "
+             "ordering=dor predicted_us=%.1f%s",
+             dims, st->source, PM_TORUS_MUTORUS == alg ? r_eff : 0, stats.phases, stats.depth, seg,
              c->window, predicted, PMC_ALG_AUTO == algorithm ? " selected_by=auto" : "");
     mcast_plan_set_local(plan, ompi_comm_rank(comm), seg, c->window, MCAST_DISC_FPFS);
     *out = plan;

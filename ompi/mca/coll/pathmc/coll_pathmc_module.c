@@ -3,7 +3,7 @@
 
 #include "coll_pathmc.h"
 #include "ompi/communicator/communicator.h"
-#include "ompi/mca/topo/base/base.h"
+#include <stdlib.h>
 
 static const mcast_component_ops_t pathmc_ops = {
     .name = "pathmc",
@@ -18,35 +18,43 @@ int mca_coll_pathmc_init_query(bool enable_progress_threads, bool enable_mpi_thr
     return OMPI_SUCCESS;
 }
 
-/* A periodic Cartesian communicator: every dimension wraps around. */
-static bool comm_is_torus(struct ompi_communicator_t *comm)
+static void pathmc_state_free(void *state)
 {
-    if (!OMPI_COMM_IS_CART(comm) || NULL == comm->c_topo || NULL == comm->c_topo->mtc.cart) {
-        return false;
+    mca_coll_pathmc_state_t *st = state;
+    if (NULL != st) {
+        mcast_locality_free(st->locality);
+        free(st->coords);
+        free(st);
     }
-    const mca_topo_base_comm_cart_2_2_0_t *cart = comm->c_topo->mtc.cart;
-    if (cart->ndims < 1) {
-        return false;
-    }
-    for (int d = 0; d < cart->ndims; d++) {
-        if (!cart->periods[d]) {
-            return false;
-        }
-    }
-    return true;
 }
 
+/*
+ * Open MPI 4.1 attaches a Cartesian topology to a new communicator only after the
+ * coll selection (topo_base_cart_create enables the communicator first), so whether
+ * a torus applies cannot be known here.  pathmc therefore stands on every
+ * intra-communicator and decides at the first bcast (mca_coll_pathmc_plan_build):
+ * where no torus applies it hands every call to the module below it (kbinomial),
+ * which costs one indirect call.
+ */
 mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *comm, int *priority)
 {
     const mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
-    if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2 || c->common.priority < 0 ||
-        !comm_is_torus(comm)) {
+    if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2 || c->common.priority < 0) {
         return NULL;
     }
     mcast_module_t *m = mcast_module_new(&pathmc_ops, mcast_module_bcast);
     if (NULL == m) {
         return NULL;
     }
+    mca_coll_pathmc_state_t *st = calloc(1, sizeof(*st));
+    if (NULL == st || NULL == (st->locality = mcast_locality_new(comm))) {
+        free(st);
+        OBJ_RELEASE(m);
+        return NULL;
+    }
+    st->applies = -1;
+    m->comm_state = st;
+    m->comm_state_free = pathmc_state_free;
     *priority = c->common.priority;
     return &m->super;
 }

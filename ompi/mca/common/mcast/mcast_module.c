@@ -73,6 +73,9 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     mcast_plan_t *plan = mcast_plan_cache_find(&m->plans, root, algorithm, bytes);
     if (NULL == plan) {
         int rc = ops->build(m, comm, algorithm, root, bytes, &plan);
+        if (OMPI_ERR_NOT_AVAILABLE == rc) { /* the component does not apply here */
+            return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
+        }
         if (OMPI_SUCCESS != rc) {
             if (!mcast_fallback_allowed(ops->name, ops->params->fallback, comm,
                                         OMPI_ERR_NOT_SUPPORTED == rc

@@ -16,8 +16,10 @@
 struct mcast_module;
 
 /* Build the plan of `algorithm` for (root, bytes) as seen by this rank; the module
- * is passed for per-communicator state (topology, ordering).  OMPI_SUCCESS or error:
- * an error declines the call (fallback policy). */
+ * is passed for per-communicator state (topology, ordering).  OMPI_SUCCESS;
+ * OMPI_ERR_NOT_AVAILABLE when the component does not apply to this communicator at
+ * all (the module below serves, no fallback message); any other error declines
+ * the call under the fallback policy. */
 typedef int (*mcast_plan_build_fn_t)(struct mcast_module *module, struct ompi_communicator_t *comm,
                                      int algorithm, int root, size_t bytes, mcast_plan_t **out);
 
