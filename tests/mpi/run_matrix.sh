@@ -161,6 +161,31 @@ for np in 2 4; do
     done
 done
 
+# 7. fallback policy: an invalid window makes every plan fail.  silent/warn: the
+#    previous module (tuned) serves, data correct, no plan line; error: the call fails.
+for policy in silent warn; do
+    out=$(mktemp) err=$(mktemp)
+    if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" --mca coll_kbinomial_window 0 \
+        --mca coll_kbinomial_fallback "$policy" "$CHECK" -l 4096 >"$out" 2>"$err" &&
+        ! grep -q '^coll:kbinomial: comm=.* algorithm=' "$err" &&
+        { [ "$policy" = silent ] || grep -q 'declined' "$err"; }; then
+        pass=$((pass + 1)); echo "PASS fallback=$policy: previous bcast served, data correct"
+    else
+        fail=$((fail + 1)); echo "FAIL fallback=$policy"; tail -n 5 "$out" "$err" | sed 's/^/    /'
+    fi
+    rm -f "$out" "$err"
+done
+out=$(mktemp)
+if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" --mca coll_kbinomial_window 0 \
+    "$CHECK" -l 4096 >"$out" 2>&1; then
+    fail=$((fail + 1)); echo "FAIL fallback=error: the bcast succeeded although no plan exists"
+elif grep -q 'declined (no plan for these parameters) and coll_kbinomial_fallback=error' "$out"; then
+    pass=$((pass + 1)); echo "PASS fallback=error: the call fails with an MPI error, no hang"
+else
+    fail=$((fail + 1)); echo "FAIL fallback=error: unexpected output"; tail -n 5 "$out" | sed 's/^/    /'
+fi
+rm -f "$out"
+
 echo "run_matrix: details in $LOG"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -150,16 +150,17 @@ void mcast_print_plan(const char *component, struct ompi_communicator_t *comm, i
 }
 
 bool mcast_fallback_allowed(const char *component, int policy, struct ompi_communicator_t *comm,
-                            const char *why)
+                            const char *why, bool *warned)
 {
     if (MCAST_FALLBACK_ERROR == policy) {
         fprintf(stderr, "coll:%s: comm=%u: declined (%s) and coll_%s_fallback=error\n", component,
                 ompi_comm_get_cid(comm), why, component);
         return false;
     }
-    if (MCAST_FALLBACK_WARN == policy) {
-        fprintf(stderr, "coll:%s: comm=%u: declined (%s); using the previous bcast\n", component,
-                ompi_comm_get_cid(comm), why);
+    if (MCAST_FALLBACK_WARN == policy && !*warned && 0 == ompi_comm_rank(comm)) {
+        fprintf(stderr, "coll:%s: comm=%u: declined (%s); using the previous bcast (said once "
+                        "per communicator)\n", component, ompi_comm_get_cid(comm), why);
+        *warned = true;
     }
     return true;
 }

@@ -56,8 +56,9 @@ void mcast_print_plan(const char *component, struct ompi_communicator_t *comm, i
                       size_t bytes, const char *algorithm, const char *desc);
 
 /* Apply the fallback policy for a declined call; returns true when the previous
- * module should serve it, false when the call must fail (policy "error"). */
+ * module should serve it, false when the call must fail (policy "error").  "warn"
+ * prints once per communicator (*warned). */
 bool mcast_fallback_allowed(const char *component, int policy, struct ompi_communicator_t *comm,
-                            const char *why);
+                            const char *why, bool *warned);
 
 #endif /* MCAST_GLUE_H */

@@ -15,6 +15,7 @@ static void mcast_module_construct(mcast_module_t *m)
     m->plans.count = 0;
     m->comm_state = NULL;
     m->comm_state_free = NULL;
+    m->fallback_warned = false;
 }
 
 static void mcast_module_destruct(mcast_module_t *m)
@@ -80,7 +81,8 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
             if (!mcast_fallback_allowed(ops->name, ops->params->fallback, comm,
                                         OMPI_ERR_NOT_SUPPORTED == rc
                                             ? "algorithm does not apply to this communicator"
-                                            : "no plan for these parameters")) {
+                                            : "no plan for these parameters",
+                                        &m->fallback_warned)) {
                 return MPI_ERR_UNSUPPORTED_OPERATION;
             }
             return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);

@@ -37,6 +37,7 @@ typedef struct mcast_module {
     mcast_plan_cache_t plans;
     void *comm_state;                 /* component-owned per-communicator data */
     void (*comm_state_free)(void *);
+    bool fallback_warned;
 } mcast_module_t;
 OBJ_CLASS_DECLARATION(mcast_module_t);
 
