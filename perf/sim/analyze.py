@@ -100,7 +100,8 @@ def main():
             if c not in conts:
                 conts.append(c)
 
-        details += [f"## {p} (p = {n}, alpha = {alpha} us, {env.get('GEN', '')} {env.get('ROUTES', '')})", "",
+        extra = "; ".join(x for x in (env.get("GEN", ""), env.get("ROUTES", "")) if x)
+        details += [f"## {p} (p = {n}, alpha = {alpha} us" + (f"; {extra}" if extra else "") + ")", "",
                     "ratio to LB per contender (time us in parentheses); **bold** = best of the size", "",
                     "| contender | " + " | ".join(fmt_size(s) for s in sizes) + " |",
                     "|---|" + "---|" * len(sizes),

@@ -102,6 +102,7 @@ run_job() {  # platform sizes ours peers [extra sim_bcast args...]
 for p in torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16; do
     if [ -n "$ONLY" ] && [[ ",$ONLY," != *",$p,"* ]]; then continue; fi
     raw="$OUT/$p.raw.csv"
+    printf '%s\n' "${jobs[@]}" | grep -q "^$p|" || continue
     : > "$raw"
     for j in "${jobs[@]}"; do
         IFS='|' read -r jp sizes ours peers <<< "$j"
@@ -132,7 +133,7 @@ fi
     echo "git status (perf/sim): $(git -C "$TOP" status --porcelain perf/sim 2>/dev/null | tr '\n' ' ')"
     echo "loadavg at end: $(cat /proc/loadavg)"
     echo "simgrid: $(smpirun --version 2>&1 | head -1) ($(dpkg-query -W -f '${Version}' libsimgrid-dev 2>/dev/null))"
-    echo "compiler: $(smpicxx --compiler-version 2>/dev/null | head -1)"
+    echo "compiler: $(cd "$BUILD" && smpicxx --compiler-version 2>/dev/null | head -1)"
     echo "host: $(uname -srm), $(nproc) cores"
     echo "smpirun cfg: ${CFG[*]}"
     echo "sim_bcast defaults: window=4 send=isend fifo=on seg=[1024,1048576] root=0 reps=1 (+1 warm-up)"
