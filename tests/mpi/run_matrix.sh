@@ -119,6 +119,11 @@ for w in 1 2 8; do
             "$CHECK" -l 65536
     done
 done
+for ms in 1 2; do
+    row "kbinomial np=7 max_sends=$ms seg=1000" kbinomial 7 PML_OB1 \
+        --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_max_sends "$ms" \
+        --mca coll_kbinomial_segment_bytes 1000 "$CHECK" -l 20000
+done
 # 4. postal: several lambda, pipelining on and off
 for lambda in 1 1.5 2 3.5 8; do
     for pipe in true false; do

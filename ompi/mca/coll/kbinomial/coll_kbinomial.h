@@ -37,6 +37,7 @@ typedef struct mca_coll_kbinomial_component_t {
     size_t segment_min_bytes;   /* model search bounds */
     size_t segment_max_bytes;
     int window;
+    int max_sends;              /* -1 auto, 0 window*children, >= 1 */
     int discipline;             /* mcast_discipline_t */
     double alpha_us;
     double beta_ns_per_byte;

@@ -200,12 +200,14 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
     if (predicted >= 0.0) {
         snprintf(pred, sizeof(pred), " predicted_us=%.1f", predicted);
     }
+    const int max_sends = (c->max_sends >= 0) ? c->max_sends : (loc->all_local ? 0 : 1);
     snprintf(plan->desc, sizeof(plan->desc),
-             "%s%ssegment_bytes=%zu window=%d discipline=%s ordering=%s nodes=%d%s%s", head,
-             '\0' != head[0] ? " " : "", seg, c->window,
+             "%s%ssegment_bytes=%zu window=%d max_sends=%d discipline=%s ordering=%s nodes=%d%s%s",
+             head, '\0' != head[0] ? " " : "", seg, c->window, max_sends,
              MCAST_DISC_FCFS == c->discipline ? "fcfs" : "fpfs", loc->ordering_name, loc->nnodes,
              pred, KBC_ALG_AUTO == algorithm ? " selected_by=auto" : "");
-    mcast_plan_set_local(plan, rank, seg, c->window, (mcast_discipline_t) c->discipline);
+    mcast_plan_set_local(plan, rank, seg, c->window, max_sends,
+                         (mcast_discipline_t) c->discipline);
     *out = plan;
     return OMPI_SUCCESS;
 

@@ -66,6 +66,12 @@ static int kbinomial_register(void)
     REG("window", "Segments a rank keeps receives posted for ahead (and rounds of sends "
                   "outstanding); >= 1",
         MCA_BASE_VAR_TYPE_INT, &c->window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL);
+    c->max_sends = -1;
+    REG("max_sends", "Sends a rank keeps in flight: 1 sends the copies of a segment one after "
+                     "the other (the FPFS model; a network link serialises them anyway), 0 "
+                     "posts window*children at once (receivers that pull the data in shared "
+                     "memory copy in parallel), -1 = auto (1 across nodes, 0 inside one node)",
+        MCA_BASE_VAR_TYPE_INT, &c->max_sends, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL);
     c->discipline = MCAST_DISC_FPFS;
     rc = mcast_register_enum_param(&c->super.collm_version, "discipline",
                                    "Forwarding discipline: fpfs (each segment to all children, then "

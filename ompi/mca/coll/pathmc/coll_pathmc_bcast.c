@@ -204,7 +204,7 @@ int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_
              "ordering=dor predicted_us=%.1f%s",
              dims, st->source, PM_TORUS_MUTORUS == alg ? r_eff : 0, stats.phases, stats.depth, seg,
              c->window, predicted, PMC_ALG_AUTO == algorithm ? " selected_by=auto" : "");
-    mcast_plan_set_local(plan, ompi_comm_rank(comm), seg, c->window, MCAST_DISC_FPFS);
+    mcast_plan_set_local(plan, ompi_comm_rank(comm), seg, c->window, 0, MCAST_DISC_FPFS);
     *out = plan;
     return OMPI_SUCCESS;
 }

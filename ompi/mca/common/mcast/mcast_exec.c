@@ -7,9 +7,9 @@
  *   interior  wait recv j -> post recv j+W -> isend j to children -> unpack j
  *   leaf      wait recv j -> post recv j+W -> unpack j
  *
- * Sends live in a ring of W*children requests: only when the ring is full does a
- * rank wait, and then only for its oldest send, never for "all children of
- * segment j" (the lock-step of Open MPI's generic engine).
+ * Sends live in a ring of max_sends requests (W*children by default): only when the
+ * ring is full does a rank wait, and then only for its oldest send, never for "all
+ * children of segment j" (the lock-step of Open MPI's generic engine).
  */
 #include "mcast_exec.h"
 
@@ -208,7 +208,9 @@ int mcast_exec_bcast(void *buf, int count, struct ompi_datatype_t *dtype,
         }
     }
 
-    sends.cap = window * (size_t) (plan->nchildren > 0 ? plan->nchildren : 1);
+    sends.cap = (plan->max_sends > 0)
+                    ? (size_t) plan->max_sends
+                    : window * (size_t) (plan->nchildren > 0 ? plan->nchildren : 1);
     if (sends.cap > MCAST_RING_ON_STACK) {
         sring = malloc(sends.cap * sizeof(*sring));
     }

@@ -7,7 +7,8 @@
  *   FPFS  every node forwards segment j to all its children (in child order) as soon
  *         as it has it, then segment j+1; receives are posted `window` segments ahead
  *         and sends of segment j need not complete before j+1 is forwarded (at most
- *         window*children sends outstanding).  Kesavan & Panda's First-Packet-First-Served.
+ *         max_sends outstanding, window*children by default).  Kesavan & Panda's
+ *         First-Packet-First-Served.
  *   FCFS  a node sends every segment to child 1 (as the segments arrive), then all of
  *         them to child 2, ...  (First-Child-First-Served, for comparison).
  *
@@ -32,7 +33,10 @@ typedef struct mcast_local_plan {
     int nchildren;
     const int *children;    /* comm ranks, in send order */
     size_t seg_bytes;       /* >= 1 */
-    int window;             /* >= 1: receives posted ahead / send rounds outstanding */
+    int window;             /* >= 1: receives posted ahead */
+    int max_sends;          /* sends in flight at once; 0 = window * children.  1 sends the
+                               copies of a segment one after the other, as the FPFS model
+                               (and a network card) does: the first child can forward sooner */
     mcast_discipline_t discipline;
 } mcast_local_plan_t;
 

@@ -32,7 +32,7 @@ mcast_plan_t *mcast_plan_new(int root, int algorithm, size_t bytes)
 }
 
 void mcast_plan_set_local(mcast_plan_t *plan, int rank, size_t seg_bytes, int window,
-                          mcast_discipline_t discipline)
+                          int max_sends, mcast_discipline_t discipline)
 {
     const kb_tree_t *t = plan->tree;
     plan->local.parent = t->parent[rank];
@@ -40,6 +40,7 @@ void mcast_plan_set_local(mcast_plan_t *plan, int rank, size_t seg_bytes, int wi
     plan->local.children = (NULL != t->children) ? t->children + t->child_off[rank] : NULL;
     plan->local.seg_bytes = seg_bytes;
     plan->local.window = window;
+    plan->local.max_sends = max_sends;
     plan->local.discipline = discipline;
 }
 

@@ -40,7 +40,7 @@ mcast_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int root, int alg
 mcast_plan_t *mcast_plan_new(int root, int algorithm, size_t bytes);
 /* Fill plan->local for `rank` from plan->tree (tree positions are comm ranks). */
 void mcast_plan_set_local(mcast_plan_t *plan, int rank, size_t seg_bytes, int window,
-                          mcast_discipline_t discipline);
+                          int max_sends, mcast_discipline_t discipline);
 /* Insert at the front, evicting the least recently used plan beyond the cap. */
 void mcast_plan_cache_insert(mcast_plan_cache_t *cache, mcast_plan_t *plan);
 void mcast_plan_free(mcast_plan_t *plan);
