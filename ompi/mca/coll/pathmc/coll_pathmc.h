@@ -31,7 +31,6 @@ typedef struct mca_coll_pathmc_component_t {
     mcast_coll_component_t super;
     mcast_common_params_t common;
     char *coords_file;      /* torus coordinates per host */
-    char *topology_file;    /* ibnetdiscover / topology.conf / native */
     int mu_r;               /* Mu-torus partition length, 0 = model */
     size_t segment_bytes;   /* 0 = unsegmented */
     int window;

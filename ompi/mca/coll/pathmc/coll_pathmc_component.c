@@ -39,78 +39,40 @@ static int pathmc_register(void)
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
+    /* Defaults, then the table that documents and registers them.  The model's
+     * defaults are of the order perf/fit-torus-model finds on a shared-memory node;
+     * the seed's SCI values are o = 1.994, t_process = 7,629,265,206,201. */
     c->coords_file = NULL;
-    rc = mca_base_component_var_register(v, "coords_file",
-                                         "Torus coordinates file (native format: 'torus 4x4' then "
-                                         "'host NAME x y ...' lines); ranks on listed hosts use "
-                                         "the torus algorithms",
-                                         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->coords_file);
-    if (rc < 0) {
-        return rc;
-    }
-    c->topology_file = NULL;
-    rc = mca_base_component_var_register(v, "topology_file",
-                                         "Network topology file (ibnetdiscover output, Slurm "
-                                         "topology.conf or the native format); hosts matched by "
-                                         "name",
-                                         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5,
-                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->topology_file);
-    if (rc < 0) {
-        return rc;
-    }
     c->mu_r = 0;
-    rc = mca_base_component_var_register(v, "mu_r",
-                                         "Mu-torus partition length r >= 1; 0 = from the model",
-                                         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->mu_r);
-    if (rc < 0) {
-        return rc;
-    }
     c->segment_bytes = 0;
-    rc = mca_base_component_var_register(v, "segment_bytes",
-                                         "Segment size in bytes of the packed signature for the "
-                                         "torus schedules; 0 = unsegmented",
-                                         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5,
-                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->segment_bytes);
-    if (rc < 0) {
-        return rc;
-    }
     c->window = 4;
-    rc = mca_base_component_var_register(v, "window", "Segments received ahead; >= 1",
-                                         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
-                                         MCA_BASE_VAR_SCOPE_LOCAL, &c->window);
-    if (rc < 0) {
-        return rc;
-    }
-    /* Defaults: fitted by perf/fit-torus-model on this project's
-     * test machine); the seed's SCI values are o = 1.994, t_process = 7,629,265,206,201. */
     c->o_us = 2.0;
-    rc = mca_base_component_var_register(v, "o_us",
-                                         "Torus model (Oral & George eqs. 8-12): per-message "
-                                         "send/receive overhead o in microseconds",
-                                         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6,
-                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->o_us);
-    if (rc < 0) {
-        return rc;
-    }
     c->t_process_us = "5,5,5,5,5";
-    rc = mca_base_component_var_register(v, "t_process_us",
-                                         "Torus model: processing time per relay in microseconds, "
-                                         "one value per algorithm in the order separate, utorus, "
-                                         "storus, mdtorus, mutorus (fit with perf/fit-torus-model)",
-                                         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_6,
-                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->t_process_us);
-    if (rc < 0) {
-        return rc;
-    }
     c->beta_ns_per_byte = 0.1;
-    rc = mca_base_component_var_register(v, "beta_ns_per_byte",
-                                         "Torus model: time per byte per serialised send "
-                                         "(nanoseconds), the bandwidth term for large messages",
-                                         MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_6,
-                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->beta_ns_per_byte);
-    return rc < 0 ? rc : OPAL_SUCCESS;
+    const mcast_var_t vars[] = {
+        {"coords_file", "Torus coordinates file (native format: 'torus 4x4' then 'host NAME x y "
+         "...' lines); ranks on listed hosts use the torus algorithms",
+         MCA_BASE_VAR_TYPE_STRING, &c->coords_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"mu_r", "Mu-torus partition length r >= 1; 0 = the largest torus dimension",
+         MCA_BASE_VAR_TYPE_INT, &c->mu_r, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"segment_bytes", "Segment size in bytes of the packed signature for the torus "
+         "schedules; 0 = unsegmented",
+         MCA_BASE_VAR_TYPE_SIZE_T, &c->segment_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"window", "Segments received ahead; >= 1",
+         MCA_BASE_VAR_TYPE_INT, &c->window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL},
+        {"o_us", "Torus model (Oral & George eqs. 8-12): per-message send/receive overhead o "
+         "in microseconds",
+         MCA_BASE_VAR_TYPE_DOUBLE, &c->o_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"t_process_us", "Torus model: processing time per relay in microseconds, one value per "
+         "algorithm in the order separate, utorus, storus, mdtorus, mutorus (fit with "
+         "perf/fit-torus-model)",
+         MCA_BASE_VAR_TYPE_STRING, &c->t_process_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"beta_ns_per_byte", "Torus model: time per byte per serialised send (nanoseconds), the "
+         "bandwidth term for large messages",
+         MCA_BASE_VAR_TYPE_DOUBLE, &c->beta_ns_per_byte, OPAL_INFO_LVL_6,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
+    };
+    return mcast_register_vars(v, vars, sizeof(vars) / sizeof(vars[0]));
 }
 
 static int pathmc_open(void)

@@ -43,6 +43,19 @@ int mcast_register_enum_param(const mca_base_component_t *comp, const char *name
     return rc;
 }
 
+int mcast_register_vars(const mca_base_component_t *comp, const mcast_var_t *vars, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = mca_base_component_var_register(comp, vars[i].name, vars[i].help, vars[i].type,
+                                                 NULL, 0, 0, vars[i].level, vars[i].scope,
+                                                 vars[i].storage);
+        if (rc < 0) {
+            return rc;
+        }
+    }
+    return OPAL_SUCCESS;
+}
+
 int mcast_register_common_params(const mca_base_component_t *comp, const mcast_alg_info_t *registry,
                                  int n, int default_priority, mcast_common_params_t *out)
 {

@@ -39,6 +39,19 @@ typedef struct mcast_common_params {
 int mcast_register_common_params(const mca_base_component_t *comp, const mcast_alg_info_t *registry,
                                  int n, int default_priority, mcast_common_params_t *out);
 
+/* One MCA parameter of a component's table (the storage holds its default). */
+typedef struct mcast_var {
+    const char *name;
+    const char *help;
+    mca_base_var_type_t type;
+    void *storage;
+    mca_base_var_info_lvl_t level;
+    mca_base_var_scope_t scope;
+} mcast_var_t;
+
+/* Register a table of parameters; OPAL_SUCCESS or the first error. */
+int mcast_register_vars(const mca_base_component_t *comp, const mcast_var_t *vars, size_t n);
+
 /* Register an enum-valued parameter from a NULL-terminated list of names (value = index). */
 int mcast_register_enum_param(const mca_base_component_t *comp, const char *name,
                               const char *help, const char *const *names, int *storage,
