@@ -23,8 +23,8 @@ BASE=(--oversubscribe --bind-to none
       --mca mca_base_component_path "$OMPI_PKGLIBDIR:$COMPONENT_DIR"
       --mca mca_base_component_show_load_errors 1
       --mca btl_vader_single_copy_mechanism none
-      --mca coll_kbinomial_fallback error --mca coll_kbinomial_verbose 1
-      --mca coll_pathmc_fallback error --mca coll_pathmc_verbose 1)
+      --mca coll_kbinomial_verbose 1 --mca coll_pathmc_verbose 1)
+FALLBACK_ERROR=(--mca coll_kbinomial_fallback error --mca coll_pathmc_fallback error)
 PML_OB1=(--mca pml ob1 --mca btl self,vader)
 PML_UCX=(--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any --mca osc ^ucx)
 
@@ -38,7 +38,8 @@ row() {
     case $expect in *:*) comp=${expect%%:*}; alg=${expect#*:} ;; esac
     out=$(mktemp) err=$(mktemp)
     local t0=$SECONDS
-    timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${pmlargs[@]}" "$@" >"$out" 2>"$err"
+    timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${pmlargs[@]}" "$@" \
+        >"$out" 2>"$err"
     rc=$?
     local why=""
     if [ $rc -eq 124 ]; then
@@ -181,8 +182,8 @@ for policy in silent warn; do
     rm -f "$out" "$err"
 done
 out=$(mktemp)
-if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" --mca coll_kbinomial_window 0 \
-    "$CHECK" -l 4096 >"$out" 2>&1; then
+if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+    --mca coll_kbinomial_window 0 "$CHECK" -l 4096 >"$out" 2>&1; then
     fail=$((fail + 1)); echo "FAIL fallback=error: the bcast succeeded although no plan exists"
 elif grep -q 'declined (no plan for these parameters) and coll_kbinomial_fallback=error' "$out"; then
     pass=$((pass + 1)); echo "PASS fallback=error: the call fails with an MPI error, no hang"
