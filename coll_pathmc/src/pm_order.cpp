@@ -5,7 +5,14 @@
  *     dimension routed first (0) most significant.  On a torus, with a root,
  *     coordinates are ring offsets from the root's, so the chain starts at the
  *     root and every message of a step spans a disjoint chain interval, whose
- *     dimension-ordered routes share no directed link.
+ *     dimension-ordered routes share no directed link.  On bidirectional rings
+ *     the offsets run in the - direction: shortest routes break the tie at
+ *     distance k/2 towards +, and an offset chain running the same way as that
+ *     tie lets a tied route leave its interval (8x8: 2 conflicts per root at
+ *     k = 3; matched: 0 on 4x4, 8x8, 4x8, 4x4x4 for every k).  Larger tori
+ *     (8x8x8, 10x10, 16x16, 6x6x6) keep a few conflicts under shortest-path
+ *     routing whichever way the chain runs: a strictly shorter wrap-around
+ *     route can cross a neighbouring interval (test_pm_check prints them).
  *   Snake (S-torus Hamiltonian ranking): reflected mixed-radix Gray order,
  *     4x4:   0  1  2  3          digit d runs backwards when the rank of the
  *            7  6  5  4          prefix (digits 0..d-1) is odd; rotated so the
@@ -93,7 +100,10 @@ std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind, const std:
             if (relative)
                 for (size_t d = 0; d < t.dims.size(); ++d) {
                     int k = t.dims[d];
-                    key[r][d] = ((key[r][d] - t.nodes[host_of[root]].coord[d]) % k + k) % k;
+                    int off = key[r][d] - t.nodes[host_of[root]].coord[d];
+                    /* bidirectional rings: walk against the routing's tie
+                     * direction (ties at k/2 go +, so the chain goes -) */
+                    key[r][d] = ((t.bidir ? -off : off) % k + k) % k;
                 }
             break;
         case PM_ORDER_SNAKE: key[r] = snake_rank_key(t.nodes[h].coord, t.dims); break;
