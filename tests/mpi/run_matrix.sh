@@ -158,6 +158,9 @@ for alg in auto separate mdtorus mutorus; do
         5 PML_OB1 --mca coll_pathmc_algorithm "$alg" --mca coll_pathmc_coords_file "$coords" \
         "$CHECK" -l 20000
 done
+# the same file as coll_pathmc_topology_file (which comes before the Cartesian topology)
+row "pathmc topology_file np=4 alg=auto" "pathmc:[a-z]*.*source=topology_file" \
+    4 PML_OB1 --mca coll_pathmc_topology_file "$coords" "$CHECK" -l 20000
 rm -f "$coords"
 # 6. bad input
 for np in 2 4; do

@@ -30,6 +30,7 @@ int mca_coll_pathmc_registry_init(void);
 typedef struct mca_coll_pathmc_component_t {
     mcast_coll_component_t super;
     mcast_common_params_t common;
+    char *topology_file;    /* network topology (a torus file gives coordinates) */
     char *coords_file;      /* torus coordinates per host */
     int mu_r;               /* Mu-torus partition length, 0 = model */
     size_t segment_bytes;   /* 0 = unsegmented */
@@ -44,7 +45,7 @@ OMPI_MODULE_DECLSPEC extern mca_coll_pathmc_component_t mca_coll_pathmc_componen
 /* Per communicator: whether a torus applies (-1 not yet known) and its geometry. */
 typedef struct mca_coll_pathmc_state {
     int applies;
-    const char *source;         /* "cart" or "coords_file" */
+    const char *source;         /* "topology_file", "cart" or "coords_file" */
     pm_torus_shape_t shape;
     int *coords;                /* [n * ndims] router coordinates of each rank */
     mcast_locality_t *locality; /* host names, for the coordinates file */

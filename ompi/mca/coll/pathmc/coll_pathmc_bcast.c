@@ -13,7 +13,6 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/topo/base/base.h"
 #include "pathmc.h"
-#include "ompi/mca/topo/base/base.h"
 
 mcast_alg_info_t mca_coll_pathmc_registry[PMC_ALG_MAX];
 int mca_coll_pathmc_nalgorithms = 0;
@@ -73,10 +72,10 @@ static bool cart_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
     return true;
 }
 
-/* Every rank's host found in the coordinates file (a native torus file).  The host
- * names come from the discovery allgather, so every rank decides alike. */
-static bool coords_file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st,
-                              const char *path)
+/* Every rank's host found in a torus topology file (`source` names the parameter).
+ * The host names come from the discovery allgather, so every rank decides alike. */
+static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st,
+                       const char *path, const char *source)
 {
     const int n = ompi_comm_size(comm);
     char err[256] = "";
@@ -105,12 +104,12 @@ static bool coords_file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_
             goto out;
         }
     }
-    st->source = "coords_file";
+    st->source = source;
     ok = true;
 out:
     if (!ok && 0 == ompi_comm_rank(comm) && mca_coll_pathmc_component.common.verbose >= 1) {
-        fprintf(stderr, "coll:pathmc: comm=%u: coordinates file %s not used: %s\n",
-                ompi_comm_get_cid(comm), path, err);
+        fprintf(stderr, "coll:pathmc: comm=%u: %s %s not used: %s\n",
+                ompi_comm_get_cid(comm), source, path, err);
     }
     if (!ok) {
         free(st->coords);
@@ -134,9 +133,11 @@ int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_
         return OMPI_ERR_BAD_PARAM;
     }
     if (st->applies < 0) { /* first bcast: every rank is here */
-        st->applies = cart_torus(comm, st) ||
+        st->applies = (NULL != c->topology_file && '\0' != c->topology_file[0] &&
+                       file_torus(comm, st, c->topology_file, "topology_file")) ||
+                      cart_torus(comm, st) ||
                       (NULL != c->coords_file && '\0' != c->coords_file[0] &&
-                       coords_file_torus(comm, st, c->coords_file));
+                       file_torus(comm, st, c->coords_file, "coords_file"));
     }
     if (!st->applies) {
         return OMPI_ERR_NOT_AVAILABLE; /* no torus here: the module below serves */

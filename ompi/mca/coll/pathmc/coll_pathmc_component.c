@@ -42,6 +42,7 @@ static int pathmc_register(void)
     /* Defaults, then the table that documents and registers them.  The model's
      * defaults are of the order perf/fit-torus-model finds on a shared-memory node;
      * the seed's SCI values are o = 1.994, t_process = 7,629,265,206,201. */
+    c->topology_file = NULL;
     c->coords_file = NULL;
     c->mu_r = 0;
     c->segment_bytes = 0;
@@ -50,8 +51,12 @@ static int pathmc_register(void)
     c->t_process_us = "5,5,5,5,5";
     c->beta_ns_per_byte = 0.1;
     const mcast_var_t vars[] = {
+        {"topology_file", "Network topology file (native, ibnetdiscover or Slurm topology.conf); "
+         "when it describes a torus or mesh that names every rank's host, the torus algorithms "
+         "use its coordinates (before a periodic Cartesian communicator's)",
+         MCA_BASE_VAR_TYPE_STRING, &c->topology_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"coords_file", "Torus coordinates file (native format: 'torus 4x4' then 'host NAME x y "
-         "...' lines); ranks on listed hosts use the torus algorithms",
+         "...' lines); used after topology_file and the Cartesian topology",
          MCA_BASE_VAR_TYPE_STRING, &c->coords_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"mu_r", "Mu-torus partition length r >= 1; 0 = the largest torus dimension",
          MCA_BASE_VAR_TYPE_INT, &c->mu_r, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},

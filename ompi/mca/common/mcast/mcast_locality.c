@@ -115,6 +115,9 @@ static bool topology_ordering(struct ompi_communicator_t *comm, const char *comp
 int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *comm,
                             const char *component, const char *topology_file)
 {
+    if (loc->discovered) { /* once per communicator */
+        return OMPI_SUCCESS;
+    }
     const double t0 = MPI_Wtime();
     const int n = loc->n;
     mcast_locality_record_t self;
