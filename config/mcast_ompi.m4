@@ -94,6 +94,7 @@ AC_DEFUN([MCAST_CHECK_OPTIONAL], [
   PKG_CHECK_MODULES([PMIX], [pmix], [mcast_have_pmix=yes], [mcast_have_pmix="no (apt-get install libpmix-dev)"])
   AS_IF([test "$mcast_have_pmix" = yes], [MCAST_HAVE_PMIX=1], [MCAST_HAVE_PMIX=0])
   AC_SUBST([MCAST_HAVE_PMIX])
+  AM_CONDITIONAL([MCAST_HAVE_PMIX_AM], [test "$mcast_have_pmix" = yes])
   PKG_CHECK_MODULES([UCX], [ucx], [mcast_have_ucx=yes], [mcast_have_ucx="no (apt-get install libucx-dev)"])
 ])
 

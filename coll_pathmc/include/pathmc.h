@@ -105,6 +105,13 @@ int pm_topology_load_fmt(const char *path, pm_format_t fmt, pm_topology_t **topo
 int pm_topology_parse_string(const char *text, pm_format_t fmt, const char *name,
                              pm_topology_t **topo, char *errbuf, size_t errlen);
 void pm_topology_free(pm_topology_t *topo);
+/* A torus from per-rank node coordinates (e.g. PMIx fabric coordinates): rank r
+ * is on host hosts[r] at coords[r*ndims .. r*ndims+ndims-1].  shape (ndims sizes,
+ * each >= 2 and above every coordinate) gives a bidirectional torus; shape NULL gives
+ * the smallest mesh holding every coordinate.  Ranks of one host must agree
+ * (PM_ERR_ARG with the two ranks named otherwise). */
+int pm_topology_from_coords(int n, const char *const *hosts, int ndims, const int *coords,
+                            const int *shape, pm_topology_t **topo, char *errbuf, size_t errlen);
 
 pm_topo_kind_t pm_topology_kind(const pm_topology_t *topo);
 int pm_topology_nhosts(const pm_topology_t *topo);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <new>
 #include <sstream>
 
@@ -107,6 +108,51 @@ int pm_topology_load_fmt(const char *path, pm_format_t fmt, pm_topology_t **topo
 int pm_topology_load(const char *path, pm_topology_t **topo, char *errbuf, size_t errlen)
 {
     return pm_topology_load_fmt(path, PM_FMT_AUTO, topo, errbuf, errlen);
+}
+
+int pm_topology_from_coords(int n, const char *const *hosts, int ndims, const int *coords, const int *shape,
+                            pm_topology_t **topo, char *errbuf, size_t errlen)
+{
+    if (!topo) return PM_ERR_ARG;
+    *topo = nullptr;
+    if (n < 1 || !hosts || !coords || ndims < 1 || ndims > PM_MAX_DIMS) {
+        set_err(errbuf, errlen, "fabric coordinates: bad arguments");
+        return PM_ERR_ARG;
+    }
+    PM_GUARD(errbuf, errlen, {
+        std::vector<int> dims(ndims, 2);
+        for (int r = 0; r < n; ++r) {
+            if (!hosts[r] || !hosts[r][0] || std::strpbrk(hosts[r], " \t\r\n#"))
+                throw ArgError(PM_ERR_ARG, "fabric coordinates: rank " + std::to_string(r) + ": bad host name");
+            for (int d = 0; d < ndims; ++d) {
+                int c = coords[r * ndims + d];
+                if (c < 0 || (shape && c >= shape[d]))
+                    throw ArgError(PM_ERR_ARG, "fabric coordinates: rank " + std::to_string(r) + " coordinate " +
+                                                   std::to_string(c) + " outside dimension " + std::to_string(d));
+                dims[d] = std::max(dims[d], shape ? shape[d] : c + 1);
+            }
+        }
+        std::ostringstream text;
+        text << "torus ";
+        for (int d = 0; d < ndims; ++d) text << (d ? "x" : "") << dims[d];
+        text << (shape ? "\n" : " mesh\n");
+        std::map<std::string, int> first;
+        for (int r = 0; r < n; ++r) {
+            auto it = first.find(hosts[r]);
+            if (it != first.end()) {
+                if (!std::equal(coords + r * ndims, coords + (r + 1) * ndims, coords + it->second * ndims))
+                    throw ArgError(PM_ERR_ARG, "fabric coordinates: ranks " + std::to_string(it->second) + " and " +
+                                                   std::to_string(r) + " on host " + hosts[r] + " differ");
+                continue;
+            }
+            first.emplace(hosts[r], r);
+            text << "host " << hosts[r];
+            for (int d = 0; d < ndims; ++d) text << ' ' << coords[r * ndims + d];
+            text << '\n';
+        }
+        return pm_topology_parse_string(text.str().c_str(), PM_FMT_NATIVE, "fabric coordinates", topo, errbuf,
+                                        errlen);
+    })
 }
 
 void pm_topology_free(pm_topology_t *topo) { delete topo; }

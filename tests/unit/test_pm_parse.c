@@ -226,13 +226,64 @@ static void test_bad_args(void **state)
     assert_int_equal(pm_topology_parse_string("torus 4x", PM_FMT_NATIVE, "x", &t, NULL, 0), PM_ERR_PARSE);
 }
 
+/* Torus/mesh from per-rank node coordinates (the PMIx fabric path of the glue). */
+static void test_from_coords(void **state)
+{
+    (void)state;
+    const char *hosts[5] = {"a", "b", "a", "c", "d"};
+    int coords[10] = {0, 0, 1, 3, 0, 0, 2, 1, 3, 3};
+    int shape[2] = {4, 4};
+    pm_topology_t *t;
+    char err[256];
+    int nd, dims[2], wrap, bidir, c[2];
+    assert_int_equal(pm_topology_from_coords(5, hosts, 2, coords, shape, &t, err, sizeof err), PM_OK);
+    assert_int_equal(pm_topology_kind(t), PM_TOPO_TORUS);
+    assert_int_equal(pm_topology_nhosts(t), 4);
+    assert_int_equal(pm_topology_torus_shape(t, &nd, dims, 2, &wrap, &bidir), PM_OK);
+    assert_int_equal(nd, 2);
+    assert_int_equal(dims[0], 4);
+    assert_int_equal(dims[1], 4);
+    assert_int_equal(wrap, 1);
+    assert_int_equal(bidir, 1);
+    assert_int_equal(pm_topology_host_coords(t, "b", c, 2), PM_OK);
+    assert_int_equal(c[0], 1);
+    assert_int_equal(c[1], 3);
+    int ord[5];
+    assert_int_equal(pm_order_hosts(t, PM_ORDER_AUTO, 5, hosts, 0, ord, err, sizeof err), PM_OK);
+    assert_int_equal(ord[0], 0);
+    assert_int_equal(ord[1], 2);   /* same host as the root: next */
+    pm_topology_free(t);
+    /* no shape: the smallest mesh holding every coordinate */
+    assert_int_equal(pm_topology_from_coords(5, hosts, 2, coords, NULL, &t, err, sizeof err), PM_OK);
+    assert_int_equal(pm_topology_torus_shape(t, &nd, dims, 2, &wrap, &bidir), PM_OK);
+    assert_int_equal(dims[0], 4);
+    assert_int_equal(dims[1], 4);
+    assert_int_equal(wrap, 0);
+    pm_topology_free(t);
+    /* two ranks of host a disagree */
+    coords[5] = 1;
+    assert_int_equal(pm_topology_from_coords(5, hosts, 2, coords, shape, &t, err, sizeof err), PM_ERR_ARG);
+    assert_non_null(strstr(err, "ranks 0 and 2"));
+    assert_null(t);
+    coords[5] = 0;
+    /* a coordinate outside the shape */
+    shape[1] = 3;
+    assert_int_equal(pm_topology_from_coords(5, hosts, 2, coords, shape, &t, err, sizeof err), PM_ERR_ARG);
+    assert_non_null(strstr(err, "outside"));
+    shape[1] = 4;
+    const char *badh[5] = {"a", "b c", "a", "c", "d"};
+    assert_int_equal(pm_topology_from_coords(5, badh, 2, coords, shape, &t, err, sizeof err), PM_ERR_ARG);
+    assert_int_equal(pm_topology_from_coords(0, hosts, 2, coords, shape, &t, err, sizeof err), PM_ERR_ARG);
+    assert_int_equal(pm_topology_from_coords(5, hosts, 0, coords, shape, &t, err, sizeof err), PM_ERR_ARG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_native_torus),     cmocka_unit_test(test_native_graph_fattree),
         cmocka_unit_test(test_native_malformed), cmocka_unit_test(test_empty),
         cmocka_unit_test(test_ibnet),            cmocka_unit_test(test_slurm),
-        cmocka_unit_test(test_bad_args),
+        cmocka_unit_test(test_bad_args),        cmocka_unit_test(test_from_coords),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll_pathmc.h"
 #include "ompi/communicator/communicator.h"
@@ -72,51 +73,70 @@ static bool cart_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
     return true;
 }
 
-/* Every rank's host found in a torus topology file (`source` names the parameter).
- * The host names come from the discovery allgather, so every rank decides alike. */
-static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st,
-                       const char *path, const char *source)
+/* Every rank's coordinates from a torus topology that names its host; err says why not. */
+static bool topo_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st,
+                       const pm_topology_t *topo, char *err, size_t errlen)
 {
     const int n = ompi_comm_size(comm);
-    char err[256] = "";
-    pm_topology_t *topo = NULL;
-    bool ok = false;
-    if (OMPI_SUCCESS != mcast_locality_discover(st->locality, comm, "pathmc", NULL)) {
-        return false;
-    }
-    if (PM_OK != pm_topology_load(path, &topo, err, sizeof(err)) ||
-        PM_TOPO_TORUS != pm_topology_kind(topo) ||
+    if (PM_TOPO_TORUS != pm_topology_kind(topo) ||
         PM_OK != pm_topology_torus_shape(topo, &st->shape.ndims, st->shape.dims, PM_MAX_DIMS,
                                          &st->shape.wrap, &st->shape.bidir)) {
-        if ('\0' == err[0]) {
-            snprintf(err, sizeof(err), "not a torus file");
-        }
-        goto out;
+        snprintf(err, errlen, "not a torus or mesh");
+        return false;
     }
     st->coords = malloc(sizeof(int) * (size_t) n * (size_t) st->shape.ndims);
     if (NULL == st->coords) {
-        goto out;
+        snprintf(err, errlen, "out of memory");
+        return false;
     }
     for (int r = 0; r < n; r++) {
         if (PM_OK != pm_topology_host_coords(topo, st->locality->hosts[r],
                                              st->coords + r * st->shape.ndims, st->shape.ndims)) {
-            snprintf(err, sizeof(err), "host %s (rank %d) not in the file", st->locality->hosts[r], r);
-            goto out;
+            snprintf(err, errlen, "host %s (rank %d) not in it", st->locality->hosts[r], r);
+            free(st->coords);
+            st->coords = NULL;
+            return false;
         }
     }
-    st->source = source;
-    ok = true;
-out:
-    if (!ok && 0 == ompi_comm_rank(comm) && mca_coll_pathmc_component.common.verbose >= 1) {
-        fprintf(stderr, "coll:pathmc: comm=%u: %s %s not used: %s\n",
-                ompi_comm_get_cid(comm), source, path, err);
-    }
-    if (!ok) {
-        free(st->coords);
-        st->coords = NULL;
+    return true;
+}
+
+/* A torus topology file (`source` names the parameter).  The host names come from
+ * the discovery allgather, so every rank decides alike. */
+static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st,
+                       const char *path, const char *source)
+{
+    char err[256] = "";
+    pm_topology_t *topo = NULL;
+    bool ok = OMPI_SUCCESS == mcast_locality_discover(st->locality, comm, "pathmc", NULL) &&
+              PM_OK == pm_topology_load(path, &topo, err, sizeof(err)) &&
+              topo_torus(comm, st, topo, err, sizeof(err));
+    if (ok) {
+        st->source = source;
+    } else if (0 == ompi_comm_rank(comm) && mca_coll_pathmc_component.common.verbose >= 1) {
+        fprintf(stderr, "coll:pathmc: comm=%u: %s %s not used: %s\n", ompi_comm_get_cid(comm),
+                source, path, err);
     }
     pm_topology_free(topo);
     return ok;
+}
+
+/* The resource manager's fabric coordinates (PMIx), found by discovery: across nodes
+ * only (every rank knows whether the communicator spans nodes, so no rank pays for a
+ * discovery the others skip). */
+static bool pmix_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st)
+{
+    char err[256] = "";
+    mcast_locality_t *loc = st->locality;
+    if (loc->all_local || OMPI_SUCCESS != mcast_locality_discover(loc, comm, "pathmc", NULL) || NULL == loc->topo ||
+        NULL == loc->network || 0 != strcmp(loc->network, "pmix")) {
+        return false;
+    }
+    if (!topo_torus(comm, st, loc->topo, err, sizeof(err))) {
+        return false;
+    }
+    st->source = "pmix";
+    return true;
 }
 
 int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_t *comm,
@@ -137,7 +157,8 @@ int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_
                        file_torus(comm, st, c->topology_file, "topology_file")) ||
                       cart_torus(comm, st) ||
                       (NULL != c->coords_file && '\0' != c->coords_file[0] &&
-                       file_torus(comm, st, c->coords_file, "coords_file"));
+                       file_torus(comm, st, c->coords_file, "coords_file")) ||
+                      pmix_torus(comm, st);
     }
     if (!st->applies) {
         return OMPI_ERR_NOT_AVAILABLE; /* no torus here: the module below serves */

@@ -12,12 +12,15 @@
 #include "opal/mca/hwloc/base/base.h"
 #include "opal/mca/pmix/pmix.h"
 #include "pathmc.h"
+#include "mcast_fabric.h"
 
 /* What each rank contributes to the one allgather. */
 typedef struct mcast_locality_record {
     char host[MCAST_HOST_NAME_LEN];
     int32_t package_id, numa_id, core_id; /* -1: unknown (unbound) */
-    int32_t pad;
+    int32_t fab_ndims;                    /* PMIx fabric coordinates: 0 = none */
+    int32_t fab_coord[MCAST_FABRIC_MAX_DIMS];
+    int32_t fab_shape[MCAST_FABRIC_MAX_DIMS]; /* 0 = unknown */
 } mcast_locality_record_t;
 
 mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
@@ -81,18 +84,18 @@ static void own_place(mcast_locality_record_t *rec)
     free(str);
 }
 
-/* Chain from a topology file naming every host; false (rank 0 says why) if unusable. */
-static bool topology_ordering(struct ompi_communicator_t *comm, const char *component,
-                              const char *path, mcast_locality_t *loc)
+/* Take a loaded topology as the network when it orders every host; false (rank 0
+ * says why) otherwise.  `what` names the source in messages and in loc->network. */
+static bool use_topology(struct ompi_communicator_t *comm, const char *component, const char *what,
+                         const char *path, pm_topology_t *topo, char *err, size_t errlen,
+                         mcast_locality_t *loc)
 {
-    char err[256] = "";
-    pm_topology_t *topo = NULL;
-    if (PM_OK != pm_topology_load(path, &topo, err, sizeof(err)) ||
+    if (NULL == topo ||
         PM_OK != pm_order_hosts(topo, PM_ORDER_AUTO, loc->n, loc->hosts, -1, loc->ordering, err,
-                                sizeof(err))) {
+                                errlen)) {
         if (0 == ompi_comm_rank(comm)) {
-            fprintf(stderr, "coll:%s: comm=%u: topology file %s not used: %s\n", component,
-                    ompi_comm_get_cid(comm), path, err);
+            fprintf(stderr, "coll:%s: comm=%u: %s%s%s not used: %s\n", component,
+                    ompi_comm_get_cid(comm), what, path ? " " : "", path ? path : "", err);
         }
         pm_topology_free(topo);
         return false;
@@ -109,7 +112,47 @@ static bool topology_ordering(struct ompi_communicator_t *comm, const char *comp
         break;
     }
     loc->topo = topo;
+    loc->network = what;
     return true;
+}
+
+/* The network from every rank's PMIx fabric coordinates (pathmc core): a torus when
+ * every rank got the same shape, else the smallest mesh; NULL (err says why) when
+ * some rank has none or the dimensions differ. */
+static pm_topology_t *fabric_topology(const mcast_locality_record_t *all, const char **hosts,
+                                      int n, char *err, size_t errlen)
+{
+    const int nd = all[0].fab_ndims;
+    int shape[MCAST_FABRIC_MAX_DIMS];
+    bool shaped = true;
+    pm_topology_t *topo = NULL;
+    int *coords = malloc(sizeof(int) * (size_t) n * MCAST_FABRIC_MAX_DIMS);
+    if (NULL == coords) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (int r = 0; r < n; r++) {
+        if (all[r].fab_ndims != nd) {
+            snprintf(err, errlen, "rank %d has %d fabric dimensions, rank 0 %d", r,
+                     (int) all[r].fab_ndims, nd);
+            free(coords);
+            return NULL;
+        }
+        for (int d = 0; d < nd; d++) {
+            coords[r * nd + d] = all[r].fab_coord[d];
+            shaped = shaped && all[r].fab_shape[d] == all[0].fab_shape[d];
+        }
+    }
+    for (int d = 0; d < nd; d++) {
+        shape[d] = all[0].fab_shape[d];
+        shaped = shaped && shape[d] >= 2;
+    }
+    if (PM_OK != pm_topology_from_coords(n, hosts, nd, coords, shaped ? shape : NULL, &topo, err,
+                                         errlen)) {
+        topo = NULL;
+    }
+    free(coords);
+    return topo;
 }
 
 int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *comm,
@@ -134,6 +177,7 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
     memset(&self, 0, sizeof(self));
     gethostname(self.host, sizeof(self.host) - 1);
     own_place(&self);
+    self.fab_ndims = mcast_fabric_own_coords(self.fab_coord, self.fab_shape, MCAST_FABRIC_MAX_DIMS);
     rc = comm->c_coll->coll_allgather(&self, (int) sizeof(self), MPI_BYTE, all, (int) sizeof(self),
                                       MPI_BYTE, comm, comm->c_coll->coll_allgather_module);
     if (OMPI_SUCCESS != rc) {
@@ -161,8 +205,22 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
         placed = placed && all[r].package_id >= 0 && all[r].core_id >= 0;
     }
 
-    if (NULL != topology_file && '\0' != topology_file[0] &&
-        topology_ordering(comm, component, topology_file, loc)) {
+    char err[256] = "";
+    pm_topology_t *topo = NULL;
+    bool networked = false;
+    if (NULL != topology_file && '\0' != topology_file[0]) {
+        if (PM_OK != pm_topology_load(topology_file, &topo, err, sizeof(err))) {
+            topo = NULL;
+        }
+        networked = use_topology(comm, component, "topology_file", topology_file, topo, err,
+                                 sizeof(err), loc);
+    }
+    if (!networked && all[0].fab_ndims > 0) { /* the resource manager's fabric coordinates */
+        err[0] = '\0';
+        topo = fabric_topology(all, loc->hosts, n, err, sizeof(err));
+        networked = use_topology(comm, component, "pmix", NULL, topo, err, sizeof(err), loc);
+    }
+    if (networked) {
         /* ordering and its name come from the network topology */
     } else if (placed && n > 1 && PM_OK == pm_order_hierarchical(n, places, loc->ordering)) {
         loc->ordering_name = "hierarchy";

@@ -9,6 +9,8 @@
  * data.  In order of preference:
  *   topology file    DOR on tori, fat-tree labels, POC on up*-down* (pathmc core),
  *                    relative to each broadcast's root
+ *   PMIx fabric      PMIX_FABRIC_COORDINATES of every rank's node (with
+ *                    PMIX_FABRIC_SHAPE: a torus; without: a mesh), DOR as above
  *   hierarchy        node-major, then package (socket), NUMA node, core
  *   node-major       ranks grouped by host
  *   identity
@@ -30,7 +32,8 @@ typedef struct mcast_locality {
     int *ordering;       /* [n] absolute chain (identity before discovery) */
     const char *ordering_name; /* "dor", "poc", "fattree", "hierarchy", "node-major", "identity" */
     double discovery_us; /* what discovery cost this process (allgather included) */
-    struct pm_topology *topo;  /* the network topology when a file named every host */
+    struct pm_topology *topo;  /* the network topology when one names every host */
+    const char *network;       /* where topo came from: "topology_file", "pmix" (or NULL) */
     char *host_names;          /* [n * MCAST_HOST_NAME_LEN] */
     const char **hosts;        /* [n] pointers into host_names */
 } mcast_locality_t;
