@@ -9,6 +9,7 @@ const char *mca_coll_kbinomial_component_version_string =
 
 static int kbinomial_register(void);
 static int kbinomial_open(void);
+static int kbinomial_close(void);
 
 mca_coll_kbinomial_component_t mca_coll_kbinomial_component = {
     .super = {
@@ -18,6 +19,7 @@ mca_coll_kbinomial_component_t mca_coll_kbinomial_component = {
             MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
                                   OMPI_RELEASE_VERSION),
             .mca_open_component = kbinomial_open,
+            .mca_close_component = kbinomial_close,
             .mca_register_component_params = kbinomial_register,
         },
         .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
@@ -126,4 +128,10 @@ static int kbinomial_register(void)
 static int kbinomial_open(void)
 {
     return mcast_check_runtime_version("kbinomial");
+}
+
+static int kbinomial_close(void)
+{
+    mcast_locality_cache_fini();
+    return OMPI_SUCCESS;
 }

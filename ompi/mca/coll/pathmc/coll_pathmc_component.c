@@ -9,6 +9,7 @@ const char *mca_coll_pathmc_component_version_string =
 
 static int pathmc_register(void);
 static int pathmc_open(void);
+static int pathmc_close(void);
 
 mca_coll_pathmc_component_t mca_coll_pathmc_component = {
     .super = {
@@ -18,6 +19,7 @@ mca_coll_pathmc_component_t mca_coll_pathmc_component = {
             MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
                                   OMPI_RELEASE_VERSION),
             .mca_open_component = pathmc_open,
+            .mca_close_component = pathmc_close,
             .mca_register_component_params = pathmc_register,
         },
         .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
@@ -83,4 +85,10 @@ static int pathmc_register(void)
 static int pathmc_open(void)
 {
     return mcast_check_runtime_version("pathmc");
+}
+
+static int pathmc_close(void)
+{
+    mcast_locality_cache_fini();
+    return OMPI_SUCCESS;
 }

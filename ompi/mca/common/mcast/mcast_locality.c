@@ -9,8 +9,10 @@
 #include "mpi.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/proc/proc.h"
+#include "opal/class/opal_hash_table.h"
 #include "opal/mca/hwloc/base/base.h"
 #include "opal/mca/pmix/pmix.h"
+#include "opal/threads/mutex.h"
 #include "pathmc.h"
 #include "mcast_fabric.h"
 
@@ -57,15 +59,15 @@ void mcast_locality_free(void *locality)
     }
 }
 
-/* This process's package, NUMA node and core from its PMIx locality string
- * ("SK0:L30:L20:L10:CR3:HWT3", NUMA as "NM0"); -1 where unknown. */
-static void own_place(mcast_locality_record_t *rec)
+/* A process's package, NUMA node and core from its PMIx locality string
+ * ("SK0:L30:L20:L10:CR3:HWT3", NUMA as "NM0"); -1 where unknown.  The server gives
+ * every process on a node the strings of all of that node's processes. */
+static void place_of_modex(const opal_process_name_t *name, mcast_locality_record_t *rec)
 {
     char *str = NULL;
     int rc;
     rec->package_id = rec->numa_id = rec->core_id = -1;
-    OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, OPAL_PMIX_LOCALITY_STRING, &OPAL_PROC_MY_NAME, &str,
-                                   OPAL_STRING);
+    OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, OPAL_PMIX_LOCALITY_STRING, name, &str, OPAL_STRING);
     if (OPAL_SUCCESS != rc || NULL == str) {
         return;
     }
@@ -82,6 +84,61 @@ static void own_place(mcast_locality_record_t *rec)
         tok = (NULL != tok) ? tok + 1 : NULL;
     }
     free(str);
+}
+
+/* A process's place never changes, and a modex lookup costs tens of microseconds (a
+ * hand-off to the PMIx thread): places are cached per process name for the life of
+ * the component (mcast_locality_cache_fini at close). */
+static opal_hash_table_t *place_cache = NULL;
+static opal_mutex_t place_lock = OPAL_MUTEX_STATIC_INIT;
+
+static uint64_t name_key(const opal_process_name_t *name)
+{
+    uint64_t key;
+    memcpy(&key, name, sizeof(key) < sizeof(*name) ? sizeof(key) : sizeof(*name));
+    return key;
+}
+
+static void place_of(const opal_process_name_t *name, mcast_locality_record_t *rec)
+{
+    const uint64_t key = name_key(name);
+    void *packed = NULL;
+    OPAL_THREAD_LOCK(&place_lock);
+    if (NULL == place_cache && NULL != (place_cache = OBJ_NEW(opal_hash_table_t)) &&
+        OPAL_SUCCESS != opal_hash_table_init(place_cache, 256)) {
+        OBJ_RELEASE(place_cache);
+        place_cache = NULL;
+    }
+    bool hit = NULL != place_cache &&
+               OPAL_SUCCESS == opal_hash_table_get_value_uint64(place_cache, key, &packed);
+    OPAL_THREAD_UNLOCK(&place_lock);
+    if (hit) { /* 16 bits each, +1 so that unknown (-1) is 0 */
+        const uintptr_t v = (uintptr_t) packed;
+        rec->package_id = (int32_t) ((v >> 32) & 0xffff) - 1;
+        rec->numa_id = (int32_t) ((v >> 16) & 0xffff) - 1;
+        rec->core_id = (int32_t) (v & 0xffff) - 1;
+        return;
+    }
+    place_of_modex(name, rec);
+    if (rec->package_id < 0xffff && rec->numa_id < 0xffff && rec->core_id < 0xffff) {
+        const uintptr_t v = ((uintptr_t) (rec->package_id + 1) << 32) |
+                            ((uintptr_t) (rec->numa_id + 1) << 16) | (uintptr_t) (rec->core_id + 1);
+        OPAL_THREAD_LOCK(&place_lock);
+        if (NULL != place_cache) {
+            opal_hash_table_set_value_uint64(place_cache, key, (void *) v);
+        }
+        OPAL_THREAD_UNLOCK(&place_lock);
+    }
+}
+
+void mcast_locality_cache_fini(void)
+{
+    OPAL_THREAD_LOCK(&place_lock);
+    if (NULL != place_cache) {
+        OBJ_RELEASE(place_cache);
+        place_cache = NULL;
+    }
+    OPAL_THREAD_UNLOCK(&place_lock);
 }
 
 /* Take a loaded topology as the network when it orders every host; false (rank 0
@@ -176,12 +233,29 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
     }
     memset(&self, 0, sizeof(self));
     gethostname(self.host, sizeof(self.host) - 1);
-    own_place(&self);
-    self.fab_ndims = mcast_fabric_own_coords(self.fab_coord, self.fab_shape, MCAST_FABRIC_MAX_DIMS);
-    rc = comm->c_coll->coll_allgather(&self, (int) sizeof(self), MPI_BYTE, all, (int) sizeof(self),
-                                      MPI_BYTE, comm, comm->c_coll->coll_allgather_module);
-    if (OMPI_SUCCESS != rc) {
-        goto out;
+    if (loc->all_local) {
+        /* One node: every rank reads the same node-level data (the host is this one, the
+         * places come from the locality strings, fabric coordinates are the node's), so
+         * the records are built without communication. */
+        for (int r = 0; r < n; r++) {
+            ompi_proc_t *p = ompi_comm_peer_lookup(comm, r);
+            all[r] = self;
+            if (NULL == p) {
+                all[r].package_id = all[r].numa_id = all[r].core_id = -1;
+            } else {
+                place_of(&p->super.proc_name, &all[r]);
+            }
+        }
+    } else {
+        place_of(&OPAL_PROC_MY_NAME, &self);
+        self.fab_ndims = mcast_fabric_own_coords(self.fab_coord, self.fab_shape,
+                                                 MCAST_FABRIC_MAX_DIMS);
+        rc = comm->c_coll->coll_allgather(&self, (int) sizeof(self), MPI_BYTE, all,
+                                          (int) sizeof(self), MPI_BYTE, comm,
+                                          comm->c_coll->coll_allgather_module);
+        if (OMPI_SUCCESS != rc) {
+            goto out;
+        }
     }
 
     /* Host ids by first appearance in rank order; places where every rank has one. */

@@ -49,6 +49,9 @@ void mcast_locality_free(void *locality);
 int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *comm,
                             const char *component, const char *topology_file);
 
+/* Drop the per-process place cache (component close). */
+void mcast_locality_cache_fini(void);
+
 /* The chain for a broadcast from `root` (root first) into chain[n]. */
 int mcast_locality_chain(const mcast_locality_t *loc, int root, int *chain);
 
