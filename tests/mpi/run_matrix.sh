@@ -162,6 +162,23 @@ done
 row "pathmc topology_file np=4 alg=auto" "pathmc:[a-z]*.*source=topology_file" \
     4 PML_OB1 --mca coll_pathmc_topology_file "$coords" "$CHECK" -l 20000
 rm -f "$coords"
+# Single-node discovery reads every rank's place from the node's locality strings (no
+# allgather): with ranks bound to cores the chain is the hierarchy (package, NUMA, core),
+# and dup'ed / split communicators get it too.
+if [ "$(nproc)" -ge 2 ]; then
+    BASE_CORE=("${BASE[@]:0:1}" --bind-to core "${BASE[@]:3}")
+    out=$(mktemp)
+    if timeout "$TIMEOUT" "$MPIRUN" -np 2 "${BASE_CORE[@]}" "${PML_OB1[@]}" --mca coll_kbinomial_verbose 2 \
+        "$CHECK" -l 20000 >"$out" 2>&1 &&
+        grep -q "^coll:kbinomial: comm=0 size=2 nodes=1 ordering=hierarchy " "$out" &&
+        grep -q "^coll:kbinomial: comm=[1-9][0-9]* size=2 nodes=1 ordering=hierarchy " "$out"; then
+        pass=$((pass + 1)); echo "PASS single-node discovery: ordering=hierarchy with ranks bound to cores"
+    else
+        fail=$((fail + 1)); echo "FAIL single-node discovery: no ordering=hierarchy line"
+        grep "^coll:kbinomial: comm=.*chain=" "$out" | head -3 | sed 's/^/    /'
+    fi
+    rm -f "$out"
+fi
 # 6. bad input
 for np in 2 4; do
     for alg in $ALGS; do
