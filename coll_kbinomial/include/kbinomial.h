@@ -108,6 +108,17 @@ typedef struct kb_linear_model {
 
 int kb_choose_k_segment(int n, size_t M, const kb_linear_model_t *model,
                         size_t min_seg, size_t max_seg, int *k, size_t *seg_bytes);
+/* The same search with per-message software overhead overhead_us (o_send + o_recv):
+ * when the model whose every step costs alpha + overhead_us + beta*S prefers one
+ * segment (S >= M), that unsegmented tree is the answer; otherwise the plain
+ * model's (k, S) (pipelined steps overlap the overheads).  Measured in SimGrid
+ * (perf/results/2026-11-22-simgrid-overhead): at 64 KiB the unsegmented tree is 1.6-1.7x
+ * faster than the 3-segment k = 2 pipeline the plain model picks; from 1 MiB adding
+ * the overhead to every step picks worse plans (up to 1.56x), so it is not used there.
+ * overhead_us == 0 is exactly kb_choose_k_segment.  KB_ERR_ARG as above, or for
+ * overhead_us < 0 or NaN. */
+int kb_choose_k_segment_ov(int n, size_t M, const kb_linear_model_t *model, double overhead_us,
+                           size_t min_seg, size_t max_seg, int *k, size_t *seg_bytes);
 /* Predicted time (us) of that formula for given (n, M, k, S), with
  * ceil(M/S) counted as at least 1 (M == 0 is one empty segment).
  * -1 on bad input (n < 1, k < 1, S < 1, model NULL or negative/NaN fields). */

@@ -150,7 +150,8 @@ static void usage()
                  "          [--beta-ns B] [--o-send-us O] [--o-recv-us O] [--wire-us L]\n"
                  "          [--seg-min S] [--seg-max S] [--window W] [--send isend|issend]\n"
                  "          [--fifo on|off] [--reps N] [--check] [--torus AxB] [--topology FILE] [--tag TEXT]\n"
-                 "ours: kbinomial binomial postal linear chain kbinomial-poc pathmc-<alg>[-seg], each\n"
+                 "ours: kbinomial kbinomial-plain binomial postal linear chain kbinomial-poc\n"
+                 "      pathmc-<alg>[-seg], each\n"
                  "      optionally with the suffix +serial (send ring of 1) and/or +nofifo\n"
                  "      (alg: separate utorus storus mdtorus mutorus)\n");
 }
@@ -367,10 +368,13 @@ static Built build_ours(const Context &cx, const std::string &name, size_t bytes
     kb_linear_model_t lm{o.alpha_us, o.beta_ns};
     kb_tree_params_t tp{1, 1.0};
     char buf[256];
-    if (name == "kbinomial" || name == "kbinomial-poc") {
+    if (name == "kbinomial" || name == "kbinomial-poc" || name == "kbinomial-plain") {
+        /* as the component across nodes: per-message overheads decide whether to
+         * segment at all; "kbinomial-plain" is the paper's (k, S) alone */
         int k = 0;
         size_t S = 0;
-        if (kb_choose_k_segment(n, bytes, &lm, o.seg_min, o.seg_max, &k, &S) != KB_OK) return b;
+        const double ov = name == "kbinomial-plain" ? 0.0 : o.o_send_us + o.o_recv_us;
+        if (kb_choose_k_segment_ov(n, bytes, &lm, ov, o.seg_min, o.seg_max, &k, &S) != KB_OK) return b;
         if (S > bytes) S = bytes;
         tp.k = k;
         const int *ord = nullptr;

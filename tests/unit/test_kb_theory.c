@@ -288,6 +288,57 @@ static void test_theory_validation(void **state)
     assert_true(kb_predict_us(4, 100, 1, 10, NULL) == -1);
 }
 
+/* kb_choose_k_segment_ov: overheads decide only whether to segment at all. */
+static void test_choose_segment_overhead(void **state)
+{
+    (void)state;
+    /* The SimGrid torus-8x8 case (alpha 1.4 us, beta 0.08 ns/B, o_send + o_recv 1 us):
+     * the plain model pipelines 64 KiB in 3 segments with k = 2; with the overheads the
+     * unsegmented binomial-depth tree (k = 6) is chosen (1.6x faster in simulation). */
+    kb_linear_model_t lm = {1.4, 0.08};
+    int k;
+    size_t S;
+    assert_int_equal(kb_choose_k_segment(64, 65536, &lm, 1024, 1 << 20, &k, &S), KB_OK);
+    assert_int_equal(k, 2);
+    assert_true(S < 65536);
+    assert_int_equal(kb_choose_k_segment_ov(64, 65536, &lm, 1.0, 1024, 1 << 20, &k, &S), KB_OK);
+    assert_int_equal(k, 6);
+    assert_int_equal(S, 65536);
+    /* 4 MiB: segmented either way, so exactly the plain answer */
+    int kp;
+    size_t Sp;
+    assert_int_equal(kb_choose_k_segment(64, 4u << 20, &lm, 1024, 1 << 20, &kp, &Sp), KB_OK);
+    assert_int_equal(kb_choose_k_segment_ov(64, 4u << 20, &lm, 1.0, 1024, 1 << 20, &k, &S), KB_OK);
+    assert_int_equal(k, kp);
+    assert_int_equal(S, Sp);
+    /* Sweep: the answer is the plain one, or an unsegmented tree that the model with the
+     * overhead in every step prefers; overhead 0 is exactly the plain search. */
+    const double ovs[] = {0.0, 0.3, 1.0, 5.0};
+    for (int n = 2; n <= 130; n += 4) {
+        for (size_t M = 1; M <= (8u << 20); M *= 4) {
+            for (size_t o = 0; o < sizeof ovs / sizeof *ovs; o++) {
+                assert_int_equal(kb_choose_k_segment(n, M, &lm, 1024, 1 << 20, &kp, &Sp), KB_OK);
+                assert_int_equal(kb_choose_k_segment_ov(n, M, &lm, ovs[o], 1024, 1 << 20, &k, &S), KB_OK);
+                if (0.0 == ovs[o] || S < M) {
+                    assert_int_equal(k, kp);
+                    assert_int_equal(S, Sp);
+                } else {
+                    kb_linear_model_t with = {lm.alpha_us + ovs[o], lm.beta_ns_per_byte};
+                    int kw;
+                    size_t Sw;
+                    assert_int_equal(kb_choose_k_segment(n, M, &with, 1024, 1 << 20, &kw, &Sw), KB_OK);
+                    assert_int_equal(k, kw);
+                    assert_int_equal(S, Sw);
+                    assert_true(Sw >= M);
+                }
+            }
+        }
+    }
+    assert_int_equal(kb_choose_k_segment_ov(8, 1000, &lm, -1.0, 1024, 1 << 20, &k, &S), KB_ERR_ARG);
+    assert_int_equal(kb_choose_k_segment_ov(8, 1000, &lm, NAN, 1024, 1 << 20, &k, &S), KB_ERR_ARG);
+    assert_int_equal(kb_choose_k_segment_ov(8, 1000, NULL, 1.0, 1024, 1 << 20, &k, &S), KB_ERR_ARG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_choose_segment_bruteforce),
         cmocka_unit_test(test_choose_segment_edges),
         cmocka_unit_test(test_theory_validation),
+        cmocka_unit_test(test_choose_segment_overhead),
     };
     return cmocka_run_group_tests_name("kb_theory", tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
  * names the verbose plan line and drives dispatch below.
  *
  *   auto       cost model: the faster of k-binomial with (k, S) minimising
- *              (L1 + (m-1)k)(alpha + beta S) and the unsegmented postal tree
+ *              (L1 + (m-1)k)(alpha + beta S) (across nodes unsegmented when the same
+ *              model with o_send + o_recv in every step prefers one segment) and the
+ *              unsegmented postal tree
  *              (completion(n, lambda) * per-copy time), with the model of the
  *              communicator's locality (one node: shm_* parameters, receiver-side
  *              single copy above shm_single_copy_bytes)
@@ -63,13 +65,23 @@ static size_t forced_or_whole(size_t bytes)
     return (0 != s) ? s : (bytes > 0 ? bytes : 1);
 }
 
-/* k-binomial: (k, S) from the model unless forced; returns the predicted time. */
-static double kbinomial_params(int n, size_t bytes, const kb_linear_model_t *lm, int *k,
-                               size_t *seg)
+/* Per-message software overhead that decides whether to segment at all: across nodes
+ * o_send + o_recv (kb_choose_k_segment_ov); inside a node the shm model's alpha was
+ * fitted with its overheads, so 0. */
+static double message_overhead_us(const mcast_locality_t *loc)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
-    if (KB_OK != kb_choose_k_segment(n, bytes, lm, c->segment_min_bytes, c->segment_max_bytes, k,
-                                     seg)) {
+    const double o = c->o_send_us + c->o_recv_us;
+    return (loc->all_local || !(o >= 0.0)) ? 0.0 : o;
+}
+
+/* k-binomial: (k, S) from the model unless forced; returns the predicted time. */
+static double kbinomial_params(int n, size_t bytes, const kb_linear_model_t *lm, double overhead_us,
+                               int *k, size_t *seg)
+{
+    const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    if (KB_OK != kb_choose_k_segment_ov(n, bytes, lm, overhead_us, c->segment_min_bytes,
+                                        c->segment_max_bytes, k, seg)) {
         return -1.0;
     }
     if (0 != c->segment_bytes) {
@@ -132,7 +144,7 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
         /* The cost model decides: pipelined k-binomial against the postal tree. */
         int k;
         double lambda;
-        double t_kb = kbinomial_params(size, bytes, &lm, &k, &seg);
+        double t_kb = kbinomial_params(size, bytes, &lm, message_overhead_us(loc), &k, &seg);
         double t_postal = postal_params(size, loc, bytes > 0 ? bytes : 1, &lambda);
         chosen = (t_postal >= 0.0 && (t_kb < 0.0 || t_postal < t_kb)) ? KBC_ALG_POSTAL
                                                                        : KBC_ALG_KBINOMIAL;
@@ -140,7 +152,7 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
 
     switch (chosen) {
     case KBC_ALG_KBINOMIAL:
-        predicted = kbinomial_params(size, bytes, &lm, &tp.k, &seg);
+        predicted = kbinomial_params(size, bytes, &lm, message_overhead_us(loc), &tp.k, &seg);
         if (predicted < 0.0) {
             goto fail;
         }
@@ -156,7 +168,7 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
             seg = c->segment_bytes;
         } else {
             int k_unused = 0;
-            if (kbinomial_params(size, bytes, &lm, &k_unused, &seg) < 0.0) {
+            if (kbinomial_params(size, bytes, &lm, 0.0, &k_unused, &seg) < 0.0) {
                 goto fail;
             }
         }
