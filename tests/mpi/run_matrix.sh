@@ -166,10 +166,11 @@ rm -f "$coords"
 # allgather): with ranks bound to cores the chain is the hierarchy (package, NUMA, core),
 # and dup'ed / split communicators get it too.
 if [ "$(nproc)" -ge 2 ]; then
-    BASE_CORE=("${BASE[@]:0:1}" --bind-to core "${BASE[@]:3}")
+    # (BASE sets --bind-to and the verbosity: mpirun refuses an option given twice)
+    BASE_CORE=(--oversubscribe --bind-to core --mca mca_base_component_path "$OMPI_PKGLIBDIR:$COMPONENT_DIR"
+               --mca coll_kbinomial_verbose 2)
     out=$(mktemp)
-    if timeout "$TIMEOUT" "$MPIRUN" -np 2 "${BASE_CORE[@]}" "${PML_OB1[@]}" --mca coll_kbinomial_verbose 2 \
-        "$CHECK" -l 20000 >"$out" 2>&1 &&
+    if timeout "$TIMEOUT" "$MPIRUN" -np 2 "${BASE_CORE[@]}" "${PML_OB1[@]}" "$CHECK" -l 20000 >"$out" 2>&1 &&
         grep -q "^coll:kbinomial: comm=0 size=2 nodes=1 ordering=hierarchy " "$out" &&
         grep -q "^coll:kbinomial: comm=[1-9][0-9]* size=2 nodes=1 ordering=hierarchy " "$out"; then
         pass=$((pass + 1)); echo "PASS single-node discovery: ordering=hierarchy with ranks bound to cores"
