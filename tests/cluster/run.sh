@@ -77,7 +77,7 @@ ONCE=$(prog bcast_once) || { echo "FAIL: cannot build bcast_once"; echo "0 passe
 PKGLIB=$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')
 PKGLIB=${PKGLIB:-/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3}
 ours() { # alg -> mpirun args forcing our algorithm
-    echo --mca mca_base_component_path "$PKGLIB:$COMP" \
+    echo --mca mca_base_component_path "$COMP:$PKGLIB" \
          --mca coll_kbinomial_algorithm "$1" --mca coll_kbinomial_fallback error
 }
 STOCKGUARD=""

@@ -36,7 +36,7 @@ deterministic() {
 }
 
 run stock || { echo "FAIL: stock run failed"; cat "$work/stock/stderr.txt"; exit 1; }
-run ours --mca mca_base_component_path "$OMPI_PKGLIBDIR:$COMPONENT_DIR" \
+run ours --mca mca_base_component_path "$COMPONENT_DIR:$OMPI_PKGLIBDIR" \
     --mca coll_kbinomial_verbose 1 --mca coll_kbinomial_fallback error \
     --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_segment_bytes 4096 ||
     { echo "FAIL: run with coll/kbinomial failed"; tail -20 "$work/ours/stderr.txt"; exit 1; }

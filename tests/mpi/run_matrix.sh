@@ -20,7 +20,7 @@ fail=0
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 BASE=(--oversubscribe --bind-to none
-      --mca mca_base_component_path "$OMPI_PKGLIBDIR:$COMPONENT_DIR"
+      --mca mca_base_component_path "$COMPONENT_DIR:$OMPI_PKGLIBDIR"
       --mca mca_base_component_show_load_errors 1
       --mca btl_vader_single_copy_mechanism none
       --mca coll_kbinomial_verbose 1 --mca coll_pathmc_verbose 1)
@@ -167,7 +167,7 @@ rm -f "$coords"
 # and dup'ed / split communicators get it too.
 if [ "$(nproc)" -ge 2 ]; then
     # (BASE sets --bind-to and the verbosity: mpirun refuses an option given twice)
-    BASE_CORE=(--oversubscribe --bind-to core --mca mca_base_component_path "$OMPI_PKGLIBDIR:$COMPONENT_DIR"
+    BASE_CORE=(--oversubscribe --bind-to core --mca mca_base_component_path "$COMPONENT_DIR:$OMPI_PKGLIBDIR"
                --mca coll_kbinomial_verbose 2)
     out=$(mktemp)
     if timeout "$TIMEOUT" "$MPIRUN" -np 2 "${BASE_CORE[@]}" "${PML_OB1[@]}" "$CHECK" -l 20000 >"$out" 2>&1 &&
