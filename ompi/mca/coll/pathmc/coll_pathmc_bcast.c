@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coll_pathmc.h"
+#include "ompi/mca/common/mcast/mcast_fabric.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/topo/base/base.h"
 #include "pathmc.h"
@@ -122,13 +123,13 @@ static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
 }
 
 /* The resource manager's fabric coordinates (PMIx), found by discovery: across nodes
- * only (every rank knows whether the communicator spans nodes, so no rank pays for a
+ * and where PMIx can give them (both the same on every rank, so no rank pays for a
  * discovery the others skip). */
 static bool pmix_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st)
 {
     char err[256] = "";
     mcast_locality_t *loc = st->locality;
-    if (loc->all_local || OMPI_SUCCESS != mcast_locality_discover(loc, comm, "pathmc", NULL) || NULL == loc->topo ||
+    if (loc->all_local || !mcast_fabric_available() || OMPI_SUCCESS != mcast_locality_discover(loc, comm, "pathmc", NULL) || NULL == loc->topo ||
         NULL == loc->network || 0 != strcmp(loc->network, "pmix")) {
         return false;
     }

@@ -128,6 +128,11 @@ static int get(const pmix_proc_t *me, const char *key, int32_t *out, int max)
     return nd;
 }
 
+bool mcast_fabric_available(void)
+{
+    return PMIx_Initialized();
+}
+
 int mcast_fabric_own_coords(int32_t *coord, int32_t *shape, int max)
 {
     pmix_proc_t me;
@@ -149,6 +154,11 @@ int mcast_fabric_own_coords(int32_t *coord, int32_t *shape, int max)
 }
 
 #else
+
+bool mcast_fabric_available(void)
+{
+    return false;
+}
 
 int mcast_fabric_parse(const void *pmix_value, int32_t *out, int max)
 {

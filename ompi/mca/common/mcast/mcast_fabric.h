@@ -4,7 +4,12 @@
 #ifndef MCAST_FABRIC_H
 #define MCAST_FABRIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/* Whether fabric coordinates can be read at all: built with PMIx >= 4 and that
+ * library initialised by Open MPI.  The same answer in every process of a job. */
+bool mcast_fabric_available(void);
 
 /* This process's node coordinates in the fabric (PMIX_FABRIC_COORDINATES) into
  * coord[0..nd-1] and the fabric's shape into shape[] (zeros when the resource manager
