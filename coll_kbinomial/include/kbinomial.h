@@ -169,6 +169,36 @@ long kb_sim_steps(const kb_tree_t *tree, long m, kb_discipline_t disc);
  * not finite, a tree failing kb_tree_check). */
 double kb_sim_postal(const kb_tree_t *tree, double lambda);
 
+/* ---------------------------------------------------------------------------
+ * Decision rules (src/rules.cpp): a table that overrides the model's choice.
+ *
+ *   # comment
+ *   RANKS  BYTES  ALGORITHM  [k=K] [segment_bytes=S] [where=node|net|any]
+ *
+ * RANKS, BYTES: '*', N, 'A-B' or 'A-' (inclusive); byte values take k/K (KiB) and
+ * m/M (MiB) suffixes.  where=node matches communicators inside one node, net those
+ * across nodes.  The first matching line wins.  ALGORITHM is not checked here (the
+ * component knows its names).  Errors name "file:line".
+ * ------------------------------------------------------------------------- */
+typedef struct kb_rules kb_rules_t;   /* opaque */
+typedef struct kb_rule {
+    int line;                /* line of the file */
+    const char *algorithm;   /* owned by the table */
+    int k;                   /* 0: not given */
+    size_t segment_bytes;    /* 0: not given */
+} kb_rule_t;
+int kb_rules_parse(const char *text, const char *name, kb_rules_t **rules, char *errbuf,
+                   size_t errlen);
+int kb_rules_load(const char *path, kb_rules_t **rules, char *errbuf, size_t errlen);
+int kb_rules_count(const kb_rules_t *rules);
+int kb_rules_get(const kb_rules_t *rules, int i, kb_rule_t *rule);
+/* 1 and *rule filled when a line matches, 0 when none does, KB_ERR_ARG on bad input. */
+int kb_rules_match(const kb_rules_t *rules, int n, size_t bytes, int single_node, kb_rule_t *rule);
+/* Digest of the table's content (comments and spacing ignored), to check that every
+ * rank read the same rules. */
+uint64_t kb_rules_checksum(const kb_rules_t *rules);
+void kb_rules_free(kb_rules_t *rules);
+
 #ifdef __cplusplus
 }
 #endif

@@ -180,6 +180,39 @@ if [ "$(nproc)" -ge 2 ]; then
     fi
     rm -f "$out"
 fi
+# Decision rules (coll_kbinomial_rules_file): a matching line replaces the model under
+# auto; ranks that hold different tables, or a table that does not parse, leave the
+# choice to the model on every rank of the communicator (no hang, same data; in the
+# first case sub-communicators without the odd rank agree and use the rules).
+rules=$(mktemp) rules_b=$(mktemp) rules_bad=$(mktemp)
+printf '# test table\n* 0-1023 linear\n* 1k-64k kbinomial k=2 segment_bytes=4k\n2-3 * postal where=node segment_bytes=16k\n* * auto\n' >"$rules"
+sed 's/k=2/k=3/' "$rules" >"$rules_b"
+printf '* * linear\n* 1k- broadcast\n' >"$rules_bad"
+row "rules np=4" "kbinomial:kbinomial k=2 segment_bytes=4096 .*selected_by=rules:3" 4 PML_OB1 \
+    --mca coll_kbinomial_rules_file "$rules" "$CHECK" -l 20000
+row "rules np=3 postal line" "kbinomial:postal .*segment_bytes=16384 .*selected_by=rules:4" 3 PML_OB1 \
+    --mca coll_kbinomial_rules_file "$rules" "$CHECK" -l 100000
+rules_check() {  # NAME WANT_STDERR_PATTERN MPIRUN_ARGS...
+    local name=$1 want=$2 out
+    shift 2
+    out=$(mktemp)
+    if timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${PML_OB1[@]}" "$@" >"$out" 2>&1 &&
+        grep -q "0 failures" "$out" && grep -q "$want" "$out" &&
+        grep -q "^coll:kbinomial: comm=0 .*selected_by=auto" "$out" &&
+        ! grep -q "^coll:kbinomial: comm=0 .*selected_by=rules" "$out"; then
+        pass=$((pass + 1)); echo "PASS $name"
+    else
+        fail=$((fail + 1)); echo "FAIL $name"; tail -n 5 "$out" | sed 's/^/    /'
+    fi
+    rm -f "$out"
+}
+rules_check "rules differ between ranks -> model everywhere" "ranks hold different rules" \
+    --mca coll_kbinomial_rules_file "$rules" \
+    sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export OMPI_MCA_coll_kbinomial_rules_file="$0"; fi; exec "$@"' \
+    "$rules_b" "$CHECK" -l 20000
+rules_check "rules file with an unknown algorithm -> model" "rules file not used: .*:2: unknown algorithm 'broadcast'" \
+    --mca coll_kbinomial_rules_file "$rules_bad" "$CHECK" -l 20000
+rm -f "$rules" "$rules_b" "$rules_bad"
 # 6. bad input
 for np in 2 4; do
     for alg in $ALGS; do

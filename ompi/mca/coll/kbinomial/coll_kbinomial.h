@@ -50,6 +50,8 @@ typedef struct mca_coll_kbinomial_component_t {
     double shm_beta_ns_per_byte;
     size_t shm_single_copy_bytes;
     char *topology_file;        /* network topology naming the hosts (pathmc core parsers) */
+    char *rules_file;           /* decision rules overriding auto (kb_rules_*) */
+    struct kb_rules *rules;     /* loaded at open; NULL when none or unusable */
 } mca_coll_kbinomial_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;

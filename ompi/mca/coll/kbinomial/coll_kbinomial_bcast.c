@@ -4,7 +4,8 @@
  * The registry generates the MCA enum and its help text (coll_kbinomial_algorithm),
  * names the verbose plan line and drives dispatch below.
  *
- *   auto       cost model: the faster of k-binomial with (k, S) minimising
+ *   auto       decision rules (coll_kbinomial_rules_file) where one matches, else the
+ *              cost model: the faster of k-binomial with (k, S) minimising
  *              (L1 + (m-1)k)(alpha + beta S) (across nodes unsegmented when the same
  *              model with o_send + o_recv in every step prefers one segment) and the
  *              unsegmented postal tree
@@ -20,6 +21,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll_kbinomial.h"
 #include "kbinomial.h"
@@ -58,11 +60,38 @@ static kb_postal_model_t postal_model(const mcast_locality_t *loc, size_t per_co
     return pm;
 }
 
-/* Segment used by algorithms whose segment is the user's choice (0 = whole message). */
-static size_t forced_or_whole(size_t bytes)
+/* Segment forced by a decision rule, else by coll_kbinomial_segment_bytes (0: none). */
+static size_t forced_segment(const kb_rule_t *rule)
 {
-    size_t s = mca_coll_kbinomial_component.segment_bytes;
+    return (NULL != rule && 0 != rule->segment_bytes) ? rule->segment_bytes
+                                                      : mca_coll_kbinomial_component.segment_bytes;
+}
+
+/* Segment used by algorithms whose segment is the user's choice (0 = whole message). */
+static size_t forced_or_whole(size_t bytes, const kb_rule_t *rule)
+{
+    size_t s = forced_segment(rule);
     return (0 != s) ? s : (bytes > 0 ? bytes : 1);
+}
+
+/* Once per communicator, when a rules file is set: every rank must hold the same
+ * table (one allreduce of its checksum), else nobody uses it. */
+static int rules_agree(struct ompi_communicator_t *comm)
+{
+    const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    if (NULL == c->rules_file || '\0' == c->rules_file[0]) {
+        return 0;
+    }
+    const uint64_t mine = (NULL != c->rules) ? kb_rules_checksum(c->rules) : 0;
+    uint64_t v[2] = {mine, ~mine}, r[2] = {0, 0}; /* max and ~min in one call */
+    int rc = comm->c_coll->coll_allreduce(v, r, 2, MPI_UINT64_T, MPI_MAX, comm,
+                                          comm->c_coll->coll_allreduce_module);
+    const bool same = OMPI_SUCCESS == rc && 0 != mine && r[0] == mine && ~r[1] == mine;
+    if (!same && 0 == ompi_comm_rank(comm) && NULL != c->rules) {
+        fprintf(stderr, "coll:kbinomial: comm=%u: ranks hold different rules (or none): "
+                "%s not used on this communicator\n", ompi_comm_get_cid(comm), c->rules_file);
+    }
+    return same ? 1 : 0;
 }
 
 /* Per-message software overhead that decides whether to segment at all: across nodes
@@ -75,21 +104,25 @@ static double message_overhead_us(const mcast_locality_t *loc)
     return (loc->all_local || !(o >= 0.0)) ? 0.0 : o;
 }
 
-/* k-binomial: (k, S) from the model unless forced; returns the predicted time. */
+/* k-binomial: (k, S) from the model unless forced (by a rule, else by the
+ * parameters); returns the predicted time. */
 static double kbinomial_params(int n, size_t bytes, const kb_linear_model_t *lm, double overhead_us,
-                               int *k, size_t *seg)
+                               const kb_rule_t *rule, int *k, size_t *seg)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
     if (KB_OK != kb_choose_k_segment_ov(n, bytes, lm, overhead_us, c->segment_min_bytes,
                                         c->segment_max_bytes, k, seg)) {
         return -1.0;
     }
-    if (0 != c->segment_bytes) {
-        *seg = c->segment_bytes;
+    const size_t forced = forced_segment(rule);
+    if (0 != forced) {
+        *seg = forced;
         long m = (long) ((bytes + *seg - 1) / *seg); /* Theorem 3 for the forced S */
         *k = kb_optimal_k(n, m < 1 ? 1 : m);
     }
-    if (0 != c->k) {
+    if (NULL != rule && 0 != rule->k) {
+        *k = rule->k;
+    } else if (0 != c->k) {
         *k = c->k;
     }
     return kb_predict_us(n, bytes, *k, *seg, lm);
@@ -135,16 +168,29 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
             mcast_print_chain("kbinomial", comm, loc);
         }
     }
+    if (loc->rules_agreed < 0) { /* idem */
+        loc->rules_agreed = rules_agree(comm);
+    }
     mcast_plan_t *plan = mcast_plan_new(root, algorithm, bytes);
     if (NULL == plan) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
 
-    if (KBC_ALG_AUTO == algorithm) {
+    kb_rule_t rule_buf, *rule = NULL; /* a decision rule in force */
+    if (KBC_ALG_AUTO == algorithm && 1 == loc->rules_agreed &&
+        1 == kb_rules_match(c->rules, size, bytes, loc->all_local ? 1 : 0, &rule_buf)) {
+        for (int a = KBC_ALG_AUTO + 1; a < KBC_ALG_COUNT; a++) {
+            if (0 == strcmp(rule_buf.algorithm, mca_coll_kbinomial_registry[a].name)) {
+                chosen = a;
+                rule = &rule_buf;
+            }
+        }
+    }
+    if (KBC_ALG_AUTO == algorithm && NULL == rule) {
         /* The cost model decides: pipelined k-binomial against the postal tree. */
         int k;
         double lambda;
-        double t_kb = kbinomial_params(size, bytes, &lm, message_overhead_us(loc), &k, &seg);
+        double t_kb = kbinomial_params(size, bytes, &lm, message_overhead_us(loc), NULL, &k, &seg);
         double t_postal = postal_params(size, loc, bytes > 0 ? bytes : 1, &lambda);
         chosen = (t_postal >= 0.0 && (t_kb < 0.0 || t_postal < t_kb)) ? KBC_ALG_POSTAL
                                                                        : KBC_ALG_KBINOMIAL;
@@ -152,7 +198,7 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
 
     switch (chosen) {
     case KBC_ALG_KBINOMIAL:
-        predicted = kbinomial_params(size, bytes, &lm, message_overhead_us(loc), &tp.k, &seg);
+        predicted = kbinomial_params(size, bytes, &lm, message_overhead_us(loc), rule, &tp.k, &seg);
         if (predicted < 0.0) {
             goto fail;
         }
@@ -161,14 +207,17 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
         break;
     case KBC_ALG_POSTAL: {
         /* Without pipelining (and under auto) each copy is the whole message. */
-        const bool pipelined = c->postal_pipelining && KBC_ALG_AUTO != algorithm;
+        /* (a rule that gives segment_bytes asks for pipelining) */
+        const bool pipelined = c->postal_pipelining &&
+                               (KBC_ALG_AUTO != algorithm ||
+                                (NULL != rule && 0 != rule->segment_bytes));
         if (!pipelined) {
             seg = bytes > 0 ? bytes : 1;
-        } else if (0 != c->segment_bytes) {
-            seg = c->segment_bytes;
+        } else if (0 != forced_segment(rule)) {
+            seg = forced_segment(rule);
         } else {
             int k_unused = 0;
-            if (kbinomial_params(size, bytes, &lm, 0.0, &k_unused, &seg) < 0.0) {
+            if (kbinomial_params(size, bytes, &lm, 0.0, NULL, &k_unused, &seg) < 0.0) {
                 goto fail;
             }
         }
@@ -182,7 +231,7 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
     case KBC_ALG_BINOMIAL:
     case KBC_ALG_LINEAR:
         shape = (KBC_ALG_BINOMIAL == chosen) ? KB_SHAPE_BINOMIAL : KB_SHAPE_LINEAR;
-        seg = forced_or_whole(bytes);
+        seg = forced_or_whole(bytes, rule);
         head[0] = '\0';
         break;
     default:
@@ -213,11 +262,17 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
         snprintf(pred, sizeof(pred), " predicted_us=%.1f", predicted);
     }
     const int max_sends = (c->max_sends >= 0) ? c->max_sends : (loc->all_local ? 0 : 1);
+    char sel[48] = "";
+    if (NULL != rule) {
+        snprintf(sel, sizeof(sel), " selected_by=rules:%d", rule->line);
+    } else if (KBC_ALG_AUTO == algorithm) {
+        snprintf(sel, sizeof(sel), " selected_by=auto");
+    }
     snprintf(plan->desc, sizeof(plan->desc),
              "%s%ssegment_bytes=%zu window=%d max_sends=%d discipline=%s ordering=%s nodes=%d%s%s",
              head, '\0' != head[0] ? " " : "", seg, c->window, max_sends,
              MCAST_DISC_FCFS == c->discipline ? "fcfs" : "fpfs", loc->ordering_name, loc->nnodes,
-             pred, KBC_ALG_AUTO == algorithm ? " selected_by=auto" : "");
+             pred, sel);
     mcast_plan_set_local(plan, rank, seg, c->window, max_sends,
                          (mcast_discipline_t) c->discipline);
     *out = plan;

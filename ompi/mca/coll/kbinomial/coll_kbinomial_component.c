@@ -2,6 +2,12 @@
 #include "ompi_config.h"
 
 #include "coll_kbinomial.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kbinomial.h"
+#include "opal/util/proc.h"
 #include "mpi.h"
 
 const char *mca_coll_kbinomial_component_version_string =
@@ -57,6 +63,8 @@ static int kbinomial_register(void)
     c->shm_beta_ns_per_byte = 0.1;
     c->shm_single_copy_bytes = 4096;
     c->topology_file = NULL;
+    c->rules_file = NULL;
+    c->rules = NULL;
     const mcast_var_t vars[] = {
         {"k", "k-binomial fan-out bound k >= 1; 0 = optimal k from the cost model (Theorem 3 of "
          "Kesavan & Panda with step time alpha + beta*segment)",
@@ -113,6 +121,13 @@ static int kbinomial_register(void)
          "are then built on its contention-free chain (DOR on tori, fat-tree "
          "labels, POC on up*/down*) instead of the node hierarchy",
          MCA_BASE_VAR_TYPE_STRING, &c->topology_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"rules_file", "Decision rules that replace the cost model's choice under algorithm=auto: "
+         "lines 'RANKS BYTES ALGORITHM [k=K] [segment_bytes=S] [where=node|net|any]' "
+         "(RANKS, BYTES: *, N, A-B or A-; k/m suffixes; first match wins; ALGORITHM "
+         "auto leaves the size to the model). contrib/mcast-rules writes one from "
+         "perf/bcast-compare results. Every rank must read the same table (checked "
+         "once per communicator; otherwise the model decides)",
+         MCA_BASE_VAR_TYPE_STRING, &c->rules_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
     };
     rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]));
     if (OPAL_SUCCESS != rc) {
@@ -125,13 +140,51 @@ static int kbinomial_register(void)
                                      discipline_names, &c->discipline, MCA_BASE_VAR_SCOPE_ALL_EQ);
 }
 
+/* The rules table, its algorithm names checked against the registry; NULL (and the
+ * reason on stderr from the first process) when unusable. */
+static struct kb_rules *load_rules(const char *path)
+{
+    char err[512] = "";
+    kb_rules_t *rules = NULL;
+    if (KB_OK == kb_rules_load(path, &rules, err, sizeof(err))) {
+        for (int i = 0; i < kb_rules_count(rules); i++) {
+            kb_rule_t r;
+            int id = -1;
+            kb_rules_get(rules, i, &r);
+            for (int a = 0; a < KBC_ALG_COUNT; a++) {
+                if (0 == strcmp(r.algorithm, mca_coll_kbinomial_registry[a].name)) {
+                    id = a;
+                }
+            }
+            if (id < 0) {
+                snprintf(err, sizeof(err), "%s:%d: unknown algorithm '%s'", path, r.line,
+                         r.algorithm);
+                kb_rules_free(rules);
+                rules = NULL;
+                break;
+            }
+        }
+    }
+    if (NULL == rules && 0 == OPAL_PROC_MY_NAME.vpid) {
+        fprintf(stderr, "coll:kbinomial: rules file not used: %s\n", err);
+    }
+    return rules;
+}
+
 static int kbinomial_open(void)
 {
-    return mcast_check_runtime_version("kbinomial");
+    mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    int rc = mcast_check_runtime_version("kbinomial");
+    if (OMPI_SUCCESS == rc && NULL != c->rules_file && '\0' != c->rules_file[0]) {
+        c->rules = load_rules(c->rules_file);
+    }
+    return rc;
 }
 
 static int kbinomial_close(void)
 {
+    kb_rules_free(mca_coll_kbinomial_component.rules);
+    mca_coll_kbinomial_component.rules = NULL;
     mcast_locality_cache_fini();
     return OMPI_SUCCESS;
 }

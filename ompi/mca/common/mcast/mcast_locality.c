@@ -43,6 +43,7 @@ mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
         loc->ordering[r] = r;
     }
     loc->nnodes = loc->all_local ? 1 : -1;
+    loc->rules_agreed = -1;
     loc->ordering_name = "identity";
     return loc;
 }

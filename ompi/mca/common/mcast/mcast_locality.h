@@ -32,6 +32,7 @@ typedef struct mcast_locality {
     int *ordering;       /* [n] absolute chain (identity before discovery) */
     const char *ordering_name; /* "dor", "poc", "fattree", "hierarchy", "node-major", "identity" */
     double discovery_us; /* what discovery cost this process (allgather included) */
+    int rules_agreed;    /* kbinomial's decision rules: -1 unchecked, 0 unused, 1 every rank has them */
     struct pm_topology *topo;  /* the network topology when one names every host */
     const char *network;       /* where topo came from: "topology_file", "pmix" (or NULL) */
     char *host_names;          /* [n * MCAST_HOST_NAME_LEN] */
