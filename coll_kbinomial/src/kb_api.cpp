@@ -140,23 +140,8 @@ KB_API int kb_choose_k_segment(int n, size_t M, const kb_linear_model_t *model, 
 KB_API int kb_choose_k_segment_ov(int n, size_t M, const kb_linear_model_t *model, double overhead_us,
                                   size_t min_seg, size_t max_seg, int *k, size_t *seg_bytes)
 {
-    return status_of([&] {
-        kb::require(overhead_us >= 0.0, "overhead_us must be >= 0");
-        kb::require(model != nullptr, "model is NULL");
-        if (overhead_us > 0.0 && M > 0) {
-            kb_linear_model_t ov = *model;
-            ov.alpha_us += overhead_us;
-            int k1 = 1;
-            size_t s1 = 0;
-            kb::choose_k_segment(n, M, &ov, min_seg, max_seg, &k1, &s1);
-            if (s1 >= M) {
-                *k = k1;
-                *seg_bytes = s1;
-                return;
-            }
-        }
-        kb::choose_k_segment(n, M, model, min_seg, max_seg, k, seg_bytes);
-    });
+    return status_of(
+        [&] { kb::choose_k_segment_ov(n, M, model, overhead_us, min_seg, max_seg, k, seg_bytes); });
 }
 
 KB_API double kb_predict_us(int n, size_t M, int k, size_t seg_bytes,

@@ -302,4 +302,25 @@ void choose_k_segment(int n, size_t M, const kb_linear_model_t *model, size_t mi
     *seg_out = best_S;
 }
 
+/* Overheads decide only whether to segment at all (kbinomial.h says why). */
+void choose_k_segment_ov(int n, size_t M, const kb_linear_model_t *model, double overhead_us,
+                         size_t min_seg, size_t max_seg, int *k_out, size_t *seg_out)
+{
+    require(overhead_us >= 0.0, "overhead_us must be >= 0");
+    check_model(model);
+    if (overhead_us > 0.0 && M > 0) {
+        kb_linear_model_t with = *model;
+        with.alpha_us += overhead_us;
+        int k1 = 1;
+        size_t s1 = 0;
+        choose_k_segment(n, M, &with, min_seg, max_seg, &k1, &s1);
+        if (s1 >= M) {
+            *k_out = k1;
+            *seg_out = s1;
+            return;
+        }
+    }
+    choose_k_segment(n, M, model, min_seg, max_seg, k_out, seg_out);
+}
+
 } // namespace kb

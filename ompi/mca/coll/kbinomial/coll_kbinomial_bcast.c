@@ -179,11 +179,10 @@ int mca_coll_kbinomial_plan_build(mcast_module_t *module, struct ompi_communicat
     kb_rule_t rule_buf, *rule = NULL; /* a decision rule in force */
     if (KBC_ALG_AUTO == algorithm && 1 == loc->rules_agreed &&
         1 == kb_rules_match(c->rules, size, bytes, loc->all_local ? 1 : 0, &rule_buf)) {
-        for (int a = KBC_ALG_AUTO + 1; a < KBC_ALG_COUNT; a++) {
-            if (0 == strcmp(rule_buf.algorithm, mca_coll_kbinomial_registry[a].name)) {
-                chosen = a;
-                rule = &rule_buf;
-            }
+        const int id = mcast_alg_id(mca_coll_kbinomial_registry, KBC_ALG_COUNT, rule_buf.algorithm);
+        if (id > KBC_ALG_AUTO) { /* "auto" leaves the size to the model */
+            chosen = id;
+            rule = &rule_buf;
         }
     }
     if (KBC_ALG_AUTO == algorithm && NULL == rule) {

@@ -149,14 +149,8 @@ static struct kb_rules *load_rules(const char *path)
     if (KB_OK == kb_rules_load(path, &rules, err, sizeof(err))) {
         for (int i = 0; i < kb_rules_count(rules); i++) {
             kb_rule_t r;
-            int id = -1;
             kb_rules_get(rules, i, &r);
-            for (int a = 0; a < KBC_ALG_COUNT; a++) {
-                if (0 == strcmp(r.algorithm, mca_coll_kbinomial_registry[a].name)) {
-                    id = a;
-                }
-            }
-            if (id < 0) {
+            if (mcast_alg_id(mca_coll_kbinomial_registry, KBC_ALG_COUNT, r.algorithm) < 0) {
                 snprintf(err, sizeof(err), "%s:%d: unknown algorithm '%s'", path, r.line,
                          r.algorithm);
                 kb_rules_free(rules);

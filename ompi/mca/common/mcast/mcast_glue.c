@@ -132,6 +132,16 @@ const char *mcast_alg_name(const mcast_alg_info_t *registry, int n, int id)
     return "?";
 }
 
+int mcast_alg_id(const mcast_alg_info_t *registry, int n, const char *name)
+{
+    for (int i = 0; NULL != name && i < n; i++) {
+        if (0 == strcmp(registry[i].name, name)) {
+            return registry[i].id;
+        }
+    }
+    return -1;
+}
+
 int mcast_check_runtime_version(const char *component)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -59,6 +59,8 @@ int mcast_register_enum_param(const mca_base_component_t *comp, const char *name
 
 /* Name of registry id (or "?"). */
 const char *mcast_alg_name(const mcast_alg_info_t *registry, int n, int id);
+/* Registry id of an algorithm name, or -1. */
+int mcast_alg_id(const mcast_alg_info_t *registry, int n, const char *name);
 
 /* Compare the runtime Open MPI version with the one we were built against.
  * On mismatch prints a clear message naming both and returns OPAL_ERROR. */
