@@ -194,6 +194,10 @@ int kb_rules_count(const kb_rules_t *rules);
 int kb_rules_get(const kb_rules_t *rules, int i, kb_rule_t *rule);
 /* 1 and *rule filled when a line matches, 0 when none does, KB_ERR_ARG on bad input. */
 int kb_rules_match(const kb_rules_t *rules, int n, size_t bytes, int single_node, kb_rule_t *rule);
+/* The same from line index `from` on (0 = first); *index (may be NULL) gets the matching
+ * line's index, so a caller can skip a line it cannot use and look further. */
+int kb_rules_match_from(const kb_rules_t *rules, int from, int n, size_t bytes, int single_node,
+                        kb_rule_t *rule, int *index);
 /* Digest of the table's content (comments and spacing ignored), to check that every
  * rank read the same rules. */
 uint64_t kb_rules_checksum(const kb_rules_t *rules);

@@ -156,7 +156,8 @@ int mcast_engine_slot_peer(const mcast_engine_t *e, int slot, unsigned *flags);
  *            (one send at a time per rank)
  *   network  the message reaches its receiver latency_us + len*wire_ns_per_byte after
  *            the sender's overhead (store and forward in one hop)
- *   receiver busy o_recv_us per message (one at a time per rank)
+ *   receiver busy o_recv_us + len*recv_ns_per_byte per message (one at a time per rank;
+ *            the per-byte part is a copy-out, or the pull of a single-copy transport)
  *   MPI      a send completes for the engine when injected if len <= eager_bytes, else
  *            when delivered (rendezvous)
  *
@@ -168,6 +169,7 @@ typedef struct mcast_loggp {
     double gap_ns_per_byte;   /* sender per byte */
     double wire_ns_per_byte;  /* network per byte */
     size_t eager_bytes;
+    double recv_ns_per_byte;  /* receiver per byte */
 } mcast_loggp_t;
 
 /* ---------------------------------------------------------------------------

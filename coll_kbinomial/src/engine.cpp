@@ -9,7 +9,10 @@
  *
  * Sends leave strictly in list order (head-of-line): a generator's list order is the
  * order its model counts, and MPI's non-overtaking rule pairs a rank's sends to one
- * peer with that peer's receives in the same order.  Nothing here waits: the caller's
+ * peer with that peer's receives in the same order.  The last receive from a peer
+ * (MCAST_XF_LAST, which a transport may match by a tag of its own) is posted only once
+ * the earlier receives from that peer completed: a peer whose stream is shorter than
+ * ours can then never have its last message taken for a later block of ours.  Nothing here waits: the caller's
  * progress loop (blocking bcast, Ibcast progress, a simulator) reports completions.
  *
  * Error mode (first failed op, or a peer that ended early): receives go on as
@@ -57,6 +60,16 @@ struct mcast_engine {
         for (uint32_t i = b; i < b + nb; ++i) {
             held[i >> 6] |= uint64_t(1) << (i & 63);
         }
+    }
+    /* A posted receive from `peer` not yet completed. */
+    bool recv_pending_from(int peer) const
+    {
+        for (int i = 0; i < p.window; ++i) {
+            if (slot_op[size_t(i)] >= 0 && slot_peer[size_t(i)] == peer) {
+                return true;
+            }
+        }
+        return false;
     }
     void fail(int st)
     {
@@ -116,6 +129,9 @@ struct mcast_engine {
             repump = false;
             while (recv_out < size_t(p.window) && recv_next < nrecv) {
                 const mcast_op_t o = s->op(MCAST_OP_RECV, recv_next);
+                if (o.last && recv_pending_from(o.peer)) {
+                    break; /* the last receive from a peer waits for the earlier ones */
+                }
                 const size_t i = recv_next++;
                 if (peer_ended(o.peer)) { /* nothing will come: fail it without posting */
                     set_held(o.block, o.nblocks);

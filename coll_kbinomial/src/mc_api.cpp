@@ -10,26 +10,7 @@
 
 #define MC_API extern "C" __attribute__((visibility("default")))
 
-namespace {
-
-template <class F> int guarded(char *errbuf, size_t errlen, F &&f) noexcept
-{
-    try {
-        f();
-        return KB_OK;
-    } catch (const kb::ArgError &e) {
-        if (errbuf != nullptr && errlen > 0) {
-            std::snprintf(errbuf, errlen, "%s", e.what());
-        }
-        return KB_ERR_ARG;
-    } catch (const std::bad_alloc &) {
-        return KB_ERR_NOMEM;
-    } catch (...) {
-        return KB_ERR_INTERNAL;
-    }
-}
-
-} // namespace
+using mc::guarded;
 
 MC_API size_t mcast_sched_count(const mcast_sched_t *s, mcast_op_kind_t kind)
 {

@@ -224,6 +224,23 @@ extern "C" __attribute__((visibility("default"))) int kb_rules_match(const kb_ru
     return 0;
 }
 
+extern "C" __attribute__((visibility("default"))) int
+kb_rules_match_from(const kb_rules_t *rules, int from, int n, size_t bytes, int single_node,
+                    kb_rule_t *out, int *index)
+{
+    if (!rules || !out || n < 1 || from < 0) return KB_ERR_ARG;
+    for (size_t i = size_t(from); i < rules->rules.size(); ++i) {
+        const auto &r = rules->rules[i];
+        if (n < r.rmin || n > r.rmax) continue;
+        if ((unsigned long long) bytes < r.bmin || (unsigned long long) bytes > r.bmax) continue;
+        if ((r.where == 1 && !single_node) || (r.where == 2 && single_node)) continue;
+        *out = kb_rule_t{r.line, r.alg.c_str(), r.k, r.seg};
+        if (index) *index = int(i);
+        return 1;
+    }
+    return 0;
+}
+
 extern "C" __attribute__((visibility("default"))) uint64_t kb_rules_checksum(const kb_rules_t *rules)
 {
     return rules ? rules->checksum : 0;

@@ -6,7 +6,7 @@
  *   sender   start = max(post time, port free); port busy o_send + len*gap
  *   network  arrival = start + o_send + latency + len*wire
  *   receiver matched with the first posted receive from that sender (FIFO, as MPI),
- *            completes at max(arrival, port free) + o_recv; a message above eager_bytes
+ *            completes at max(arrival, port free) + o_recv + len*recv; a message above eager_bytes
  *            whose receive was posted late leaves the sender only then (rendezvous)
  *   engine   a send completes at the end of its injection (eager) or at delivery
  *
@@ -110,7 +110,8 @@ struct Sim {
         if (mg.rendezvous && t_match > mg.arrival) {
             arrive = t_match + net.net.latency_us + double(mg.len) * net.net.wire_ns_per_byte * 1e-3;
         }
-        const double done = std::max(arrive, rx_free[size_t(r)]) + net.net.o_recv_us;
+        const double done = std::max(arrive, rx_free[size_t(r)]) + net.net.o_recv_us +
+                            double(mg.len) * net.net.recv_ns_per_byte * 1e-3;
         rx_free[size_t(r)] = done;
         int status = 0;
         if (mg.len != po.len || (mg.len > 0 && mg.off != po.off)) {
@@ -316,7 +317,7 @@ mcast_simnet_run(int n, int root, mcast_sched_t *const *scheds, const mcast_engi
                  const mcast_simnet_params_t *net, double *finish_us, int *status_out,
                  mcast_simnet_result_t *result, char *errbuf, size_t errlen)
 {
-    try {
+    return mc::guarded(errbuf, errlen, [&] {
         kb::require(n >= 1 && root >= 0 && root < n && scheds != nullptr && p != nullptr &&
                         net != nullptr,
                     "simnet: bad argument");
@@ -333,15 +334,5 @@ mcast_simnet_run(int n, int root, mcast_sched_t *const *scheds, const mcast_engi
         if (result != nullptr) {
             *result = S.res;
         }
-        return KB_OK;
-    } catch (const kb::ArgError &e) {
-        if (errbuf != nullptr && errlen > 0) {
-            std::snprintf(errbuf, errlen, "%s", e.what());
-        }
-        return KB_ERR_ARG;
-    } catch (const std::bad_alloc &) {
-        return KB_ERR_NOMEM;
-    } catch (...) {
-        return KB_ERR_INTERNAL;
-    }
+    });
 }

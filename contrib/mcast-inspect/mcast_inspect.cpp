@@ -2,19 +2,17 @@
  * mcast-inspect: what one broadcast algorithm does on one fabric.
  *
  * Loads a topology (native, ibnetdiscover/ibsim or Slurm topology.conf), places
- * ranks on hosts, orders them, builds the tree the components would build and
- * prints, one labelled section each: the input, the chain (ordering), the tree,
- * the per-step link conflicts of its FPFS single-packet schedule and the cost
- * model's predicted time.  Optionally draws the fabric with the tree on top as
- * Graphviz DOT (SVG/PNG through `dot`).
+ * ranks on hosts, orders them, asks the components' planner (mcast_plan_select, the
+ * same call and the same inputs the components make) for the plan and prints, one
+ * labelled section each: the input, the chain (ordering), the plan's tree, the
+ * per-step link conflicts of its FPFS single-packet schedule and the plan's model
+ * (parameters, predicted time, selected_by).  Optionally draws the fabric with the
+ * tree on top as Graphviz DOT (SVG/PNG through `dot`).
  *
- *   fabric + hosts --pm_order_hosts--> chain --kb_tree_build / pm_torus_build--> tree
+ *   fabric + hosts --pm_order_hosts--> chain --mcast_plan_select--> plan (tree, ...)
  *   tree --pm_plan_from_tree--> (step, src, dst) --pm_check_contention--> conflicts
- *   tree --kb_predict_us / kb_sim_* / pm_torus_predict_us--> predicted time
  *
- * The model defaults are the components' MCA defaults (coll_kbinomial_component.c:
- * alpha 2 us, beta 0.2 ns/B, segments 1 KiB..1 MiB, o_send = o_recv = 0.5 us,
- * gap 0.2 ns/B; torus: pm_torus_model_default, seed 002 Table 1).
+ * The machine model is the planner's built-in one, or --machine FILE (mcast-calibrate).
  *
  * Exit status: 0 success, 1 internal failure (core error, dot failed, cannot
  * write), 2 bad input (usage, unreadable or malformed topology, unknown host or
@@ -43,6 +41,7 @@
 #include <getopt.h>
 
 #include "kbinomial.h"
+#include "mcast_planner.h"
 #include "pathmc.h"
 
 extern char **environ;
@@ -77,66 +76,27 @@ int status_of(int rc)
     return (PM_ERR_NOMEM == rc || PM_ERR_INTERNAL == rc) ? EXIT_INTERNAL : EXIT_INPUT;
 }
 
-/* ------------------------------------------------------------------ models */
-/* The components' MCA defaults (see the file comment). */
-constexpr kb_linear_model_t kLinearModel = {2.0, 0.2};
-constexpr kb_postal_model_t kPostalModel = {0.5, 0.5, 2.0, 0.2, 0.2};
-constexpr size_t kSegMinBytes = 1024;
-constexpr size_t kSegMaxBytes = (size_t) 1 << 20;
-
 /* ------------------------------------------------------------------ registry */
-/* The tool's one list of algorithms: the k-binomial core's shapes here, the
- * torus family from the pathmc core's own registry (pm_torus_algorithm_get). */
-struct TreeAlg {
-    const char *name;
-    kb_shape_t shape;
-    const char *description;
-};
-const TreeAlg kTreeAlgs[] = {
-    {"kbinomial", KB_SHAPE_KBINOMIAL, "pipelined k-binomial tree (k from --k or the cost model)"},
-    {"binomial", KB_SHAPE_BINOMIAL, "binomial tree, unsegmented"},
-    {"linear", KB_SHAPE_LINEAR, "the root sends to every rank, unsegmented"},
-    {"postal", KB_SHAPE_POSTAL, "postal-model optimal tree (lambda from --lambda or the model)"},
-    {"chain", KB_SHAPE_CHAIN, "pipelined chain along the ordering"},
-};
-
-struct Algorithm {
-    std::string name;
-    bool torus = false;
-    kb_shape_t shape = KB_SHAPE_KBINOMIAL;
-    pm_torus_alg_t torus_alg = PM_TORUS_SEPARATE;
-};
-
-bool lookup_algorithm(const std::string &name, Algorithm *out)
-{
-    for (const TreeAlg &a : kTreeAlgs) {
-        if (name == a.name) {
-            out->name = name;
-            out->shape = a.shape;
-            return true;
-        }
-    }
-    int id = pm_torus_algorithm_lookup(name.c_str());
-    if (id < 0) {
-        return false;
-    }
-    out->name = name;
-    out->torus = true;
-    out->torus_alg = (pm_torus_alg_t) id;
-    return true;
-}
-
+/* The components' one registry (mcast_planner.h): names, descriptions, components. */
 std::string algorithm_names()
 {
     std::string s;
-    for (const TreeAlg &a : kTreeAlgs) {
-        s += s.empty() ? "" : ", ";
-        s += a.name;
-    }
-    for (int i = 0; i < pm_torus_algorithm_count(); ++i) {
-        s += std::string(", ") + pm_torus_algorithm_get(i)->name;
+    for (int i = 0; i < mcast_registry_count(); ++i) {
+        s += (s.empty() ? "" : ", ") + std::string(mcast_registry_get(i)->name);
     }
     return s;
+}
+
+int list_algorithms()
+{
+    for (int i = 0; i < mcast_registry_count(); ++i) {
+        const mcast_alg_info_t *a = mcast_registry_get(i);
+        const char *comp = a->component == (MCAST_COMP_KBINOMIAL | MCAST_COMP_PATHMC)
+                               ? "kbinomial,pathmc"
+                               : (a->component & MCAST_COMP_PATHMC) ? "pathmc" : "kbinomial";
+        printf("%-12s %s [coll/%s]\n", a->name, a->description, comp);
+    }
+    return 0;
 }
 
 struct Named {
@@ -181,10 +141,15 @@ struct Options {
     std::string topology;
     std::string hosts;          /* "" = every host of the topology */
     int root = 0;
-    std::string algorithm = "kbinomial";
+    std::string algorithm = "auto";
     size_t bytes = 65536;
     int k = 0;                  /* 0 = from the model */
     double lambda = 0.0;        /* 0 = from the model */
+    size_t segment_bytes = 0;   /* 0 = from the model */
+    int window = 4;
+    int max_sends = -1;
+    std::string machine;        /* machine file, "" = built-in model */
+    bool list = false;
     std::string ordering = "auto";
     bool ordering_given = false;
     std::string picture;
@@ -207,11 +172,17 @@ void usage(FILE *out)
             "                      line (hosts may repeat; default: every host in file order)\n"
             "  --root R            root rank (default 0)\n"
             "  --algorithm NAME    %s\n"
-            "                      (default kbinomial; the last five need a torus)\n"
+            "                      (default auto: the planner's choice; the torus family\n"
+            "                      needs a torus topology; twolevel repeated hosts)\n"
+            "  --list-algorithms   the registry: one algorithm a line, with its description\n"
             "  --bytes M           message size in bytes, K/M/G suffix = KiB/MiB/GiB\n"
             "                      (default 65536)\n"
-            "  --k K               k-binomial fan-out bound (default: optimal for --bytes)\n"
-            "  --lambda L          postal lambda >= 1 (default: from the postal model)\n"
+            "  --k K               k-binomial fan-out bound (default: the planner's)\n"
+            "  --lambda L          postal lambda >= 1 (default: from the machine model)\n"
+            "  --segment-bytes S   segment size (default: the planner's)\n"
+            "  --window W          receives posted ahead (default 4)\n"
+            "  --max-sends N       sends in flight, -1 auto (default), 0 window*children\n"
+            "  --machine FILE      machine model file (mcast-calibrate); default built in\n"
             "  --ordering NAME     auto|dor|snake|poc|fattree|identity (default auto: dor on\n"
             "                      tori, fattree on fat-trees, poc otherwise)\n"
             "  --routing NAME      default|dor|updown|fattree for the conflict check\n"
@@ -222,9 +193,8 @@ void usage(FILE *out)
             "                      P hosts, PCT%% of free ports linked) as ibnetdiscover text\n"
             "  --help              this text\n"
             "\n"
-            "Cost models use the components' defaults: alpha 2 us, beta 0.2 ns/B, segments\n"
-            "1 KiB..1 MiB; postal o_send = o_recv = 0.5 us, gap 0.2 ns/B; torus: seed 002\n"
-            "Table 1.  Exit status: 0 ok, 1 internal failure, 2 bad input.\n",
+            "Ranks on one host are one node (shared-memory model between them).\n"
+            "Exit status: 0 ok, 1 internal failure, 2 bad input.\n",
             algorithm_names().c_str());
 }
 
@@ -262,7 +232,7 @@ size_t parse_bytes(const char *s)
 Options parse_options(int argc, char **argv)
 {
     enum { O_TOPO = 1, O_HOSTS, O_ROOT, O_ALG, O_BYTES, O_K, O_LAMBDA, O_ORDER, O_PIC, O_ROUTE,
-           O_GEN, O_HELP };
+           O_GEN, O_HELP, O_LIST, O_SEG, O_WIN, O_MS, O_MACHINE };
     static const struct option longopts[] = {
         {"topology", required_argument, nullptr, O_TOPO},
         {"hosts", required_argument, nullptr, O_HOSTS},
@@ -275,6 +245,11 @@ Options parse_options(int argc, char **argv)
         {"picture", required_argument, nullptr, O_PIC},
         {"routing", required_argument, nullptr, O_ROUTE},
         {"generate-irregular", required_argument, nullptr, O_GEN},
+        {"list-algorithms", no_argument, nullptr, O_LIST},
+        {"segment-bytes", required_argument, nullptr, O_SEG},
+        {"window", required_argument, nullptr, O_WIN},
+        {"max-sends", required_argument, nullptr, O_MS},
+        {"machine", required_argument, nullptr, O_MACHINE},
         {"help", no_argument, nullptr, O_HELP},
         {nullptr, 0, nullptr, 0}};
     Options o;
@@ -300,6 +275,11 @@ Options parse_options(int argc, char **argv)
         case O_PIC: o.picture = optarg; break;
         case O_ROUTE: o.routing = optarg; break;
         case O_GEN: o.generate = optarg; break;
+        case O_LIST: o.list = true; break;
+        case O_SEG: o.segment_bytes = parse_bytes(optarg); break;
+        case O_WIN: o.window = (int) parse_long("--window", optarg, 1, 1024); break;
+        case O_MS: o.max_sends = (int) parse_long("--max-sends", optarg, -1, 1024); break;
+        case O_MACHINE: o.machine = optarg; break;
         case 'h':
         case O_HELP: usage(stdout); exit(0);
         default:
@@ -310,7 +290,7 @@ Options parse_options(int argc, char **argv)
     if (optind < argc) {
         throw Fail(EXIT_INPUT, fmt("unexpected argument '%s' (see --help)", argv[optind]));
     }
-    if (o.generate.empty() && o.topology.empty()) {
+    if (o.generate.empty() && o.topology.empty() && !o.list) {
         throw Fail(EXIT_INPUT, "--topology FILE is required (see --help)");
     }
     return o;
@@ -321,20 +301,6 @@ struct TopoFree {
     void operator()(pm_topology_t *t) const { pm_topology_free(t); }
 };
 using Topo = std::unique_ptr<pm_topology_t, TopoFree>;
-
-/* Trees from kb_tree_build are freed with kb_tree_free, torus trees with pm_tree_free. */
-struct TreeFree {
-    bool torus = false;
-    void operator()(kb_tree_t *t) const
-    {
-        if (torus) {
-            pm_tree_free(t);
-        } else {
-            kb_tree_free(t);
-        }
-    }
-};
-using Tree = std::unique_ptr<kb_tree_t, TreeFree>;
 
 /* ------------------------------------------------------------------ generator */
 int generate(const std::string &spec)
@@ -370,9 +336,12 @@ struct Inspection {
     std::vector<std::string> hosts;      /* host of each rank */
     std::vector<int> chain;              /* chain position -> rank */
     std::string ordering_line;
-    Algorithm alg;
-    Tree tree;
-    std::string params;                  /* " k=2", " lambda=1.500" for the picture */
+    int alg = MCAST_ALG_AUTO;           /* registry id asked for */
+    bool torus_alg = false;
+    mcast_plan_t *plan = nullptr;       /* owns the tree */
+    const kb_tree_t *tree = nullptr;
+    ~Inspection() { mcast_plan_free(plan); }
+    std::string params;                  /* "kbinomial k=2" for the picture */
     std::vector<std::string> model_lines;
     std::vector<pm_msg_t> msgs;
     int nsteps = 0;
@@ -479,16 +448,12 @@ void build_chain(Inspection &in)
     int kind = lookup_named(kOrderings, in.opt.ordering, "ordering");
     const pm_topo_kind_t tk = pm_topology_kind(in.topo.get());
     std::string note;
-    if (in.alg.torus) {
-        /* The torus builders order members by router coordinates themselves:
-         * S-torus along the snake, the others along the DOR chain. */
-        if (in.opt.ordering_given) {
-            fprintf(stderr, "mcast-inspect: warning: --ordering is ignored by torus algorithms "
-                            "(they order members by router coordinates)\n");
-        }
-        kind = (PM_TORUS_STORUS == in.alg.torus_alg) ? PM_ORDER_SNAKE : PM_ORDER_DOR;
-        note = fmt(" (used by %s)", in.alg.name.c_str());
-    } else if (PM_ORDER_AUTO == kind) {
+    if (in.torus_alg && in.opt.ordering_given) {
+        /* The torus builders order members by router coordinates themselves. */
+        fprintf(stderr, "mcast-inspect: warning: --ordering is ignored by torus algorithms "
+                        "(they order members by router coordinates)\n");
+    }
+    if (PM_ORDER_AUTO == kind) {
         kind = (PM_TOPO_TORUS == tk) ? PM_ORDER_DOR
              : (PM_TOPO_FATTREE == tk) ? PM_ORDER_FATTREE : PM_ORDER_POC;
         note = " (auto)";
@@ -517,179 +482,108 @@ void build_chain(Inspection &in)
     }
 }
 
-size_t segments_of(size_t bytes, size_t seg)
-{
-    return bytes > 0 ? (bytes + seg - 1) / seg : 1;
-}
-
 std::string us(double v) { return fmt("%.3f", v); }
 
-/* Model segment for pipelined shapes, as the kbinomial component picks it. */
-void choose_segment(int n, size_t bytes, int *k, size_t *seg)
-{
-    int rc = kb_choose_k_segment(n, bytes, &kLinearModel, kSegMinBytes, kSegMaxBytes, k, seg);
-    if (KB_OK != rc) {
-        throw Fail(EXIT_INTERNAL, fmt("kb_choose_k_segment failed (error %d)", rc));
-    }
-    if (bytes > 0 && *seg > bytes) {
-        *seg = bytes;
-    }
-}
-
-/* Steps of the FPFS pipeline simulation, or -1 when the simulator's table is too large. */
-long sim_steps(const kb_tree_t *t, size_t m)
-{
-    if ((uint64_t) t->n * m > KB_SIM_MAX_CELLS) {
-        return -1;
-    }
-    return kb_sim_steps(t, (long) m, KB_DISC_FPFS);
-}
-
-void build_kb_tree(Inspection &in)
+/* The planner's input as the components build it: the chain, the ranks' nodes (ranks on
+ * one host share a node), the torus where the topology is one. */
+void build_plan(Inspection &in)
 {
     const int n = (int) in.hosts.size();
-    const size_t M = in.opt.bytes;
-    const double a = kLinearModel.alpha_us, b = kLinearModel.beta_ns_per_byte;
-    kb_tree_params_t tp = {1, 1.0};
-    size_t seg = M > 0 ? M : 1;
-    int k_model = 1;
-    std::vector<std::string> &L = in.model_lines;
-    L.push_back(fmt("model: alpha_us=%g beta_ns_per_byte=%g step_us(S)=alpha+beta*S", a, b));
-
-    switch (in.alg.shape) {
-    case KB_SHAPE_KBINOMIAL:
-        choose_segment(n, M, &k_model, &seg);
-        tp.k = in.opt.k > 0 ? in.opt.k : k_model;
-        in.params = fmt(" k=%d", tp.k);
-        L.push_back(in.opt.k > 0 ? fmt("k: %d (--k; model optimum %d)", tp.k, k_model)
-                                 : fmt("k: %d (model)", tp.k));
-        break;
-    case KB_SHAPE_POSTAL: {
-        choose_segment(n, M, &k_model, &seg);
-        tp.lambda = in.opt.lambda > 0.0 ? in.opt.lambda : kb_postal_lambda(seg, &kPostalModel);
-        if (!(tp.lambda >= 1.0)) {
-            throw Fail(EXIT_INTERNAL, "kb_postal_lambda failed");
+    mcast_machine_t machine;
+    mcast_machine_default(&machine);
+    if (!in.opt.machine.empty()) {
+        char err[512] = "";
+        if (KB_OK != mcast_machine_load(in.opt.machine.c_str(), &machine, err, sizeof(err))) {
+            throw Fail(EXIT_INPUT, err, true);
         }
-        in.params = fmt(" lambda=%.3f", tp.lambda);
-        break;
     }
-    case KB_SHAPE_CHAIN:
-        choose_segment(n, M, &k_model, &seg);
-        break;
-    case KB_SHAPE_BINOMIAL:
-    case KB_SHAPE_LINEAR:
-        break;   /* unsegmented, as the component without segment_bytes */
-    }
-    if (in.opt.k > 0 && KB_SHAPE_KBINOMIAL != in.alg.shape) {
-        fprintf(stderr, "mcast-inspect: warning: --k applies to kbinomial only\n");
-    }
-    if (in.opt.lambda > 0.0 && KB_SHAPE_POSTAL != in.alg.shape) {
-        fprintf(stderr, "mcast-inspect: warning: --lambda applies to postal only\n");
-    }
-
-    kb_tree_t *t = nullptr;
-    int rc = kb_tree_build(in.alg.shape, n, in.opt.root, in.chain.data(), &tp, &t);
-    if (KB_OK != rc) {
-        throw Fail(KB_ERR_ARG == rc ? EXIT_INPUT : EXIT_INTERNAL,
-                   fmt("kb_tree_build(%s, n=%d, root=%d) failed (error %d)", in.alg.name.c_str(),
-                       n, in.opt.root, rc));
-    }
-    in.tree = Tree(t, TreeFree{false});
-
-    const size_t m = segments_of(M, seg);
-    const double step_us = a + b * (double) seg / 1000.0;
-    const long sim = sim_steps(t, m);
-    const std::string sim_s = sim >= 0 ? fmt("%ld", sim) : std::string("n/a (too many cells)");
-    L.push_back(fmt("segment_bytes: %zu", seg));
-    L.push_back(fmt("segments: %zu", m));
-    double predicted = -1.0;
-    switch (in.alg.shape) {
-    case KB_SHAPE_KBINOMIAL:
-    case KB_SHAPE_BINOMIAL: {
-        const int k = KB_SHAPE_KBINOMIAL == in.alg.shape ? tp.k : std::max(1, kb_ceil_log2(n));
-        L.push_back(fmt("steps: %ld (L1(n,k) + (m-1)k = %d + %zu*%d)", kb_steps(n, (long) m, k),
-                        kb_L1(n, k), m - 1, k));
-        L.push_back("steps_simulated_fpfs: " + sim_s);
-        predicted = kb_predict_us(n, M, k, seg, &kLinearModel);
-        L.push_back("formula: kb_predict_us = (L1 + (m-1)k) * (alpha + beta*S)");
-        break;
-    }
-    case KB_SHAPE_LINEAR:
-    case KB_SHAPE_CHAIN:
-        L.push_back("steps_simulated_fpfs: " + sim_s);
-        L.push_back("formula: simulated FPFS steps * (alpha + beta*S)");
-        predicted = sim >= 0 ? (double) sim * step_us : -1.0;
-        break;
-    case KB_SHAPE_POSTAL: {
-        const kb_postal_model_t &p = kPostalModel;
-        const double send_us = p.o_send_us + (double) seg * p.gap_ns_per_byte / 1000.0;
-        const double units = kb_postal_completion(n, tp.lambda);
-        int fan = 0;
-        for (int v = 0; v < n; ++v) {
-            fan = std::max(fan, kb_tree_nchildren(t, v));
-        }
-        L.push_back(fmt("postal: o_send_us=%g o_recv_us=%g gap_ns_per_byte=%g", p.o_send_us,
-                        p.o_recv_us, p.gap_ns_per_byte));
-        L.push_back(fmt("lambda: %.3f (%s)", tp.lambda, in.opt.lambda > 0.0 ? "--lambda"
-                                                                          : "model, one segment"));
-        L.push_back(fmt("send_us: %.3f", send_us));
-        L.push_back(fmt("completion_units: %.3f (simulated %.3f)", units,
-                        kb_sim_postal(t, tp.lambda)));
-        L.push_back(fmt("max_children: %d", fan));
-        L.push_back("formula: (completion_units + (m-1) * max_children) * send_us");
-        predicted = (units + (double) (m - 1) * fan) * send_us;
-        break;
-    }
-    }
-    L.push_back("predicted_us: " + (predicted >= 0.0 ? us(predicted) : std::string("n/a")));
-}
-
-void build_torus_tree(Inspection &in)
-{
-    const int n = (int) in.hosts.size();
-    if (PM_TOPO_TORUS != pm_topology_kind(in.topo.get())) {
-        throw Fail(EXIT_INPUT, fmt("algorithm '%s' needs a torus topology", in.alg.name.c_str()));
-    }
-    pm_torus_shape_t shape = {};
-    int rc = pm_topology_torus_shape(in.topo.get(), &shape.ndims, shape.dims, PM_MAX_DIMS,
-                                     &shape.wrap, &shape.bidir);
-    if (PM_OK != rc) {
-        throw Fail(status_of(rc), fmt("torus shape (error %d)", rc));
-    }
-    std::vector<int> coords((size_t) n * shape.ndims);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = in.alg;
+    f.k = in.opt.k;
+    f.lambda = in.opt.lambda;
+    f.segment_bytes = in.opt.segment_bytes;
+    f.window = in.opt.window;
+    f.max_sends = in.opt.max_sends;
+    std::vector<int> node(n);
+    std::map<std::string, int> ids;
     for (int r = 0; r < n; ++r) {
-        rc = pm_topology_host_coords(in.topo.get(), in.hosts[r].c_str(), &coords[r * shape.ndims],
-                                     shape.ndims);
-        if (PM_OK != rc) {
-            throw Fail(status_of(rc), fmt("host '%s' (rank %d): no torus coordinates",
-                                          in.hosts[r].c_str(), r));
+        node[r] = ids.emplace(in.hosts[r], (int) ids.size()).first->second;
+    }
+    mcast_plan_input_t pi;
+    memset(&pi, 0, sizeof(pi));
+    pi.component = MCAST_COMP_KBINOMIAL | MCAST_COMP_PATHMC;
+    pi.n = n;
+    pi.root = in.opt.root;
+    pi.bytes = in.opt.bytes;
+    pi.chain = in.chain.data();
+    pi.node_of_rank = node.data();
+    pi.all_local = ids.size() == 1;
+    pi.nnodes = (int) ids.size();
+    pi.machine = &machine;
+    pi.forced = &f;
+    pm_torus_shape_t shape = {};
+    std::vector<int> coords;
+    if (PM_TOPO_TORUS == pm_topology_kind(in.topo.get()) &&
+        PM_OK == pm_topology_torus_shape(in.topo.get(), &shape.ndims, shape.dims, PM_MAX_DIMS,
+                                         &shape.wrap, &shape.bidir)) {
+        coords.resize((size_t) n * shape.ndims);
+        bool ok = true;
+        for (int r = 0; r < n && ok; ++r) {
+            ok = PM_OK == pm_topology_host_coords(in.topo.get(), in.hosts[r].c_str(),
+                                                  &coords[(size_t) r * shape.ndims], shape.ndims);
+        }
+        if (ok) {
+            pi.torus = &shape;
+            pi.torus_coords = coords.data();
         }
     }
-    if (in.opt.k > 0 || in.opt.lambda > 0.0) {
-        fprintf(stderr, "mcast-inspect: warning: --k/--lambda do not apply to torus algorithms\n");
+    char err[512] = "";
+    if (KB_OK != mcast_plan_select(&pi, &in.plan, err, sizeof(err))) {
+        throw Fail(EXIT_INPUT, fmt("algorithm %s: %s", in.opt.algorithm.c_str(), err));
     }
-    kb_tree_t *t = nullptr;
-    pm_torus_stats_t st = {};
-    rc = pm_torus_build(in.alg.torus_alg, &shape, n, coords.data(), in.opt.root, 0, &t, &st);
-    if (PM_OK != rc) {
-        throw Fail(status_of(rc), fmt("pm_torus_build(%s) failed (error %d)", in.alg.name.c_str(),
-                                      rc));
-    }
-    in.tree = Tree(t, TreeFree{true});
-
-    pm_torus_model_t model;
-    pm_torus_model_default(&model);
+    mcast_plan_info_t info;
+    mcast_plan_get_info(in.plan, &info);
+    in.tree = info.tree;
+    char desc[512];
+    mcast_plan_describe(in.plan, desc, sizeof(desc));
     std::vector<std::string> &L = in.model_lines;
-    L.push_back(fmt("model: torus latency model (seed 002 eqs. 6-12) o_us=%g t_process_us=%g "
-                    "beta_us_per_byte=%g", model.o_us, model.t_process_us[in.alg.torus_alg],
-                    model.beta_us_per_byte));
-    L.push_back(fmt("phases: %d", st.phases));
-    L.push_back(fmt("steps: %d", st.steps));
-    L.push_back(fmt("depth: %d", st.depth));
-    L.push_back(fmt("intermediates: %d", st.intermediates));
-    double predicted = pm_torus_predict_us(in.alg.torus_alg, &st, n, in.opt.bytes, &model);
-    L.push_back("formula: pm_torus_predict_us");
-    L.push_back("predicted_us: " + (predicted >= 0.0 ? us(predicted) : std::string("n/a")));
+    L.push_back(fmt("machine: %s", machine.source));
+    L.push_back(fmt("net: o_send_us=%g o_recv_us=%g latency_us=%g gap_ns_per_byte=%g "
+                    "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu",
+                    machine.net.o_send_us, machine.net.o_recv_us, machine.net.latency_us,
+                    machine.net.gap_ns_per_byte, machine.net.wire_ns_per_byte,
+                    machine.net.recv_ns_per_byte, machine.net.eager_bytes));
+    L.push_back(fmt("shm: o_send_us=%g o_recv_us=%g latency_us=%g gap_ns_per_byte=%g "
+                    "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu",
+                    machine.shm.o_send_us, machine.shm.o_recv_us, machine.shm.latency_us,
+                    machine.shm.gap_ns_per_byte, machine.shm.wire_ns_per_byte,
+                    machine.shm.recv_ns_per_byte, machine.shm.eager_bytes));
+    L.push_back(fmt("plan: algorithm=%s %s", info.name, desc));
+    in.params = info.name;
+    if (info.k > 0) {
+        in.params += fmt(" k=%d", info.k);
+    }
+    if (info.lambda > 0) {
+        in.params += fmt(" lambda=%.3f", info.lambda);
+    }
+    size_t B;
+    uint32_t m;
+    mcast_plan_blocks(in.plan, in.opt.bytes, &B, &m);
+    L.push_back(fmt("segment_bytes: %zu", B));
+    L.push_back(fmt("segments: %u", m));
+    if (info.k > 0 && MCAST_ALG_KBINOMIAL == info.algorithm) {
+        L.push_back(fmt("steps: %ld (L1(n,k) + (m-1)k = %d + %u*%d, unit steps)",
+                        kb_steps(n, (long) m, info.k), kb_L1(n, info.k), m - 1, info.k));
+    }
+    if ((uint64_t) n * m <= KB_SIM_MAX_CELLS) {
+        L.push_back(fmt("steps_simulated_fpfs: %ld", kb_sim_steps(info.tree, (long) m, KB_DISC_FPFS)));
+    }
+    L.push_back("formula: the planner's tree recurrence (mcast_planner.h)");
+    L.push_back("predicted_us: " + us(mcast_model_tree_us(info.tree, in.opt.bytes, B == in.opt.bytes ? 0 : B,
+                                                         in.opt.max_sends, node.data(),
+                                                         pi.all_local, &machine)));
+    L.push_back(fmt("selected_by: %s", info.selected_by));
 }
 
 void check_conflicts(Inspection &in)
@@ -698,7 +592,7 @@ void check_conflicts(Inspection &in)
     in.step_into.assign(n, -1);
     pm_msg_t *msgs = nullptr;
     int nmsgs = 0;
-    int rc = pm_plan_from_tree(in.tree.get(), &msgs, &nmsgs, &in.nsteps);
+    int rc = pm_plan_from_tree(in.tree, &msgs, &nmsgs, &in.nsteps);
     if (PM_OK != rc) {
         throw Fail(EXIT_INTERNAL, fmt("pm_plan_from_tree failed (error %d)", rc));
     }
@@ -774,7 +668,7 @@ std::string topo_description(const pm_topology_t *t)
 
 void print_tree_ascii(const Inspection &in, int v, const std::string &prefix, bool last, bool top)
 {
-    const kb_tree_t *t = in.tree.get();
+    const kb_tree_t *t = in.tree;
     std::string line = top ? "" : prefix + (last ? "`-- " : "|-- ");
     line += fmt("%d %s", v, in.hosts[v].c_str());
     if (in.step_into[v] >= 0) {
@@ -790,7 +684,7 @@ void print_tree_ascii(const Inspection &in, int v, const std::string &prefix, bo
 void print_report(const Inspection &in)
 {
     const int n = (int) in.hosts.size();
-    const kb_tree_t *t = in.tree.get();
+    const kb_tree_t *t = in.tree;
     printf("== input ==\n");
     printf("topology: %s\n", in.opt.topology.c_str());
     printf("kind: %s\n", topo_description(in.topo.get()).c_str());
@@ -798,7 +692,7 @@ void print_report(const Inspection &in)
     printf("topology_switches: %d\n", pm_topology_nswitches(in.topo.get()));
     printf("ranks: %d\n", n);
     printf("root: %d (%s)\n", in.opt.root, in.hosts[in.opt.root].c_str());
-    printf("algorithm: %s\n", in.alg.name.c_str());
+    printf("algorithm: %s\n", in.opt.algorithm.c_str());
     printf("bytes: %zu\n", in.opt.bytes);
     printf("routing: %s\n", in.opt.routing.c_str());
 
@@ -876,7 +770,7 @@ std::string picture_title(const Inspection &in)
     return fmt("%s%s on %s: %zu ranks, root %d, %zu bytes, ordering %s\\n"
                "edge label sN = FPFS step N; red links carry 2+ messages in one step; "
                "%ld conflicts",
-               in.alg.name.c_str(), in.params.c_str(), base.c_str(), in.hosts.size(), in.opt.root,
+               in.params.c_str(), "", base.c_str(), in.hosts.size(), in.opt.root,
                in.opt.bytes, in.ordering_line.substr(0, in.ordering_line.find(' ')).c_str(),
                in.total_conflicts);
 }
@@ -1139,13 +1033,18 @@ int run(int argc, char **argv)
 {
     Inspection in;
     in.opt = parse_options(argc, argv);
+    if (in.opt.list) {
+        return list_algorithms();
+    }
     if (!in.opt.generate.empty()) {
         return generate(in.opt.generate);
     }
-    if (!lookup_algorithm(in.opt.algorithm, &in.alg)) {
+    in.alg = mcast_registry_lookup(in.opt.algorithm.c_str());
+    if (in.alg < 0) {
         throw Fail(EXIT_INPUT, fmt("unknown algorithm '%s' (expected one of: %s)",
                                    in.opt.algorithm.c_str(), algorithm_names().c_str()));
     }
+    in.torus_alg = 0 == (mcast_registry_get(in.alg)->component & MCAST_COMP_KBINOMIAL);
     lookup_named(kOrderings, in.opt.ordering, "ordering");
     lookup_named(kRoutings, in.opt.routing, "routing");
     if (!in.opt.picture.empty()) {
@@ -1154,12 +1053,8 @@ int run(int argc, char **argv)
     load_topology(in);
     read_hosts(in);
     build_chain(in);
-    if (in.alg.torus) {
-        build_torus_tree(in);
-    } else {
-        build_kb_tree(in);
-    }
-    if (KB_OK != kb_tree_check(in.tree.get())) {
+    build_plan(in);
+    if (KB_OK != kb_tree_check(in.tree)) {
         throw Fail(EXIT_INTERNAL, "the core returned an inconsistent tree");
     }
     check_conflicts(in);

@@ -7,7 +7,8 @@
  * lower bound, zero-size, and different datatypes with the same signature on root
  * and leaves), the root's buffer is filled from a packed reference stream and every
  * rank's buffer, gaps included, is compared with that stream unpacked into its own
- * layout.  Usage: bcast_check [-l large_bytes] [-c]
+ * layout.  Usage: bcast_check [-l large_bytes] [-c] [-n]
+ *   -n  MPI_Ibcast instead, completed by MPI_Wait or an MPI_Test loop (alternating)
  *   -c  run on periodic Cartesian communicators instead (MPI_Dims_create(np, 2), and
  *       a 1-D ring), where coll/pathmc's torus algorithms apply.
  * Prints "bcast_check: <cases> cases, <failures> failures" and exits non-zero on failure.
@@ -28,6 +29,7 @@ typedef struct {
 } type_case_t;
 
 static long failures = 0, cases = 0;
+static int nonblocking = 0; /* -n: MPI_Ibcast completed by MPI_Wait (even cases) or MPI_Test */
 
 static unsigned char pattern(size_t i, unsigned seed)
 {
@@ -87,7 +89,21 @@ static void run_case(MPI_Comm comm, const char *comm_name, int root, const type_
             }
         }
     }
-    int rc = MPI_Bcast(buf + off, count, type, root, comm);
+    int rc;
+    if (nonblocking) {
+        MPI_Request req;
+        rc = MPI_Ibcast(buf + off, count, type, root, comm, &req);
+        if (MPI_SUCCESS == rc && (seed & 1)) {
+            int done = 0;
+            while (MPI_SUCCESS == rc && !done) {
+                rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            }
+        } else if (MPI_SUCCESS == rc) {
+            rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+    } else {
+        rc = MPI_Bcast(buf + off, count, type, root, comm);
+    }
     int bad = (rc != MPI_SUCCESS) || memcmp(buf, expect, span) != 0;
     cases++;
     if (bad) {
@@ -111,11 +127,13 @@ int main(int argc, char **argv)
 {
     int large_bytes = 1 << 18, opt, cart = 0;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "l:c")) != -1) {
+    while ((opt = getopt(argc, argv, "l:cn")) != -1) {
         if (opt == 'l') {
             large_bytes = atoi(optarg);
         } else if (opt == 'c') {
             cart = 1;
+        } else if (opt == 'n') {
+            nonblocking = 1;
         }
     }
     int wrank, wsize;
@@ -212,7 +230,8 @@ int main(int argc, char **argv)
     long tot[2] = {cases, failures}, sum[2];
     MPI_Reduce(tot, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (wrank == 0) {
-        printf("bcast_check: np=%d %ld cases, %ld failures\n", wsize, sum[0], sum[1]);
+        printf("bcast_check: np=%d %s %ld cases, %ld failures\n", wsize,
+               nonblocking ? "MPI_Ibcast" : "MPI_Bcast", sum[0], sum[1]);
     }
     for (int c = cart ? 0 : 1; c < 4; c++) {
         MPI_Comm_free(&comms[c]);

@@ -3,7 +3,10 @@
  * MPI itself returns, never a hang or a crash:
  *   invalid root           -> MPI_ERR_ROOT      (every rank)
  *   negative count         -> MPI_ERR_COUNT     (every rank)
- *   shorter receiver       -> MPI_ERR_TRUNCATE  (the last rank receives fewer bytes)
+ *   shorter receiver       -> MPI_ERR_TRUNCATE  (the last rank receives fewer bytes); a rank
+ *                             that receives through it fails too (MPI_ERR_TRUNCATE: it
+ *                             cannot get the root's data), every other rank gets the
+ *                             root's data with MPI_SUCCESS: never success with wrong data
  * A correct bcast afterwards proves the communicator still works.
  * Prints "bcast_errors: <checks> checks, <failures> failures".
  */
@@ -48,8 +51,22 @@ int main(int argc, char **argv)
         }
         int count = (rank == size - 1) ? 8 : 16;
         int rc = MPI_Bcast(buf, count, MPI_INT, 0, comm);
-        expect_class(rc, rank == size - 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "short receiver",
-                     rank);
+        if (rank == size - 1) {
+            expect_class(rc, MPI_ERR_TRUNCATE, "short receiver", rank);
+        } else if (MPI_SUCCESS == rc) {
+            int ok = 1;
+            for (int i = 0; i < 16; i++) {
+                ok &= (buf[i] == i);
+            }
+            checks++;
+            if (!ok) {
+                failures++;
+                fprintf(stderr, "FAIL rank=%d short receiver elsewhere: success with wrong data\n",
+                        rank);
+            }
+        } else {
+            expect_class(rc, MPI_ERR_TRUNCATE, "below the short receiver", rank);
+        }
     }
     /* The communicator still works. */
     for (int i = 0; i < 64; i++) {

@@ -34,8 +34,9 @@ row() {
     local name=$1 expect=$2 np=$3 pml=$4
     shift 4
     local -n pmlargs=$pml
-    local out err rc comp=kbinomial alg=$expect
-    case $expect in *:*) comp=${expect%%:*}; alg=${expect#*:} ;; esac
+    local out err rc comp=kbinomial alg=$expect kind=""
+    case $expect in "ibcast "*) kind="ibcast "; alg=${expect#ibcast } ;; esac
+    case $alg in *:*) comp=${alg%%:*}; alg=${alg#*:} ;; esac
     out=$(mktemp) err=$(mktemp)
     local t0=$SECONDS
     timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${pmlargs[@]}" "$@" \
@@ -47,15 +48,15 @@ row() {
     elif [ $rc -ne 0 ]; then
         why="exit $rc"
     elif [ "$np" -ge 2 ] && [ "$expect" != "-" ] &&
-        ! grep -q "^coll:$comp: comm=.* algorithm=$alg\b" "$err"; then
-        why="no verbose plan line with algorithm=$alg (coll/$comp did not serve)"
+        ! grep -q "^coll:$comp: ${kind}comm=.* algorithm=$alg\b" "$err"; then
+        why="no verbose ${kind}plan line with algorithm=$alg (coll/$comp did not serve)"
     elif grep -q "^coll:[a-z]*: .*declined" "$err"; then
         why="component declined"
     fi
     {
         echo "=== $name: $MPIRUN -np $np ${pmlargs[*]} $*"
         cat "$out"
-        grep -v '^coll:[a-z]*: comm=' "$err" | head -40
+        grep -v '^coll:[a-z]*: \(ibcast \)\{0,1\}comm=' "$err" | head -40
     } >>"$LOG"
     if [ -z "$why" ]; then
         pass=$((pass + 1))
@@ -63,14 +64,27 @@ row() {
     else
         fail=$((fail + 1))
         printf 'FAIL %s (%ds): %s\n' "$name" $((SECONDS - t0)) "$why"
-        { tail -n 5 "$out"; grep -v '^coll:[a-z]*: comm=' "$err" | tail -n 8; } | sed 's/^/    /'
+        { tail -n 5 "$out"; grep -v '^coll:[a-z]*: \(ibcast \)\{0,1\}comm=' "$err" | tail -n 8; } | sed 's/^/    /'
     fi
     rm -f "$out" "$err"
 }
 
 CHECK=$BUILD_DIR/bcast_check
 ERRORS=$BUILD_DIR/bcast_errors
-ALGS="auto kbinomial postal binomial linear"
+IMULTI=$BUILD_DIR/ibcast_multi
+MISMATCH=$BUILD_DIR/bcast_mismatch
+INSPECT=${INSPECT:-$BUILD_DIR/../../contrib/mcast-inspect/mcast-inspect}
+# The algorithm names come from the one registry (mcast-inspect --list-algorithms):
+# coll/kbinomial's, except twolevel, which needs several nodes (rows below and the
+# cluster test); coll/pathmc's torus family.
+ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/kbinomial/ && $1 != "twolevel" {print $1}' | tr '\n' ' ')
+PM_ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/(kbinomial,)?pathmc\]/ {print $1}' | tr '\n' ' ')
+if [ -z "$ALGS" ] || [ -z "$PM_ALGS" ]; then
+    echo "cannot list the algorithms with $INSPECT --list-algorithms"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+echo "algorithms: coll/kbinomial: $ALGS; coll/pathmc: $PM_ALGS"
 # auto resolves to one of the algorithms (its plan line says which).
 expect_of() { [ "$1" = auto ] && echo '[a-z]*' || echo "$1"; }
 
@@ -88,6 +102,30 @@ for np in $NPS; do
             "$CHECK" -l 65536
     done
 done
+# 1b. MPI_Ibcast: every algorithm, the datatype matrix, completed by MPI_Wait and MPI_Test;
+#     several outstanding Ibcasts, Ibcast between Bcasts, several communicators.
+for np in 4 7; do
+    for alg in $ALGS; do
+        row "ibcast np=$np alg=$alg" "ibcast $(expect_of $alg)" "$np" PML_OB1 \
+            --mca coll_kbinomial_algorithm "$alg" "$CHECK" -n -l 65536
+    done
+done
+for alg in auto kbinomial chain linear; do
+    row "ibcast_multi np=5 alg=$alg" "ibcast $(expect_of $alg)" 5 PML_OB1 \
+        --mca coll_kbinomial_algorithm "$alg" --mca coll_kbinomial_segment_bytes 16384 "$IMULTI" -l 300000
+done
+row "ibcast ucx np=4 alg=auto" "ibcast [a-z]*" 4 PML_UCX "$CHECK" -n -l 65536
+# 1c. Signatures that differ between ranks (erroneous programs): no hang, no success with
+#     wrong data, the next broadcast correct (forced plans with several segments, and
+#     auto within one size class).
+for np in 3 5; do
+    row "mismatch np=$np kbinomial seg=64k" kbinomial "$np" PML_OB1 \
+        --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_segment_bytes 65536 "$MISMATCH"
+    row "mismatch np=$np chain seg=8k" chain "$np" PML_OB1 \
+        --mca coll_kbinomial_algorithm chain --mca coll_kbinomial_segment_bytes 8192 "$MISMATCH" -m 200000 -d 20000
+    row "mismatch np=$np auto" '[a-z]*' "$np" PML_OB1 "$MISMATCH" -m 1000000 -d 4000
+done
+
 # 2. pml ucx
 for np in 2 5 9; do
     for alg in $ALGS; do
@@ -137,7 +175,7 @@ done
 # 5. coll/pathmc on periodic Cartesian communicators (2-D torus and ring): every
 #    torus algorithm, every root, the datatype matrix; Mu-torus with several r.
 for np in 4 6 8 9; do
-    for alg in auto separate utorus storus mdtorus mutorus; do
+    for alg in $PM_ALGS; do
         row "pathmc np=$np alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z]*' || echo $alg)" \
             "$np" PML_OB1 --mca coll_pathmc_algorithm "$alg" "$CHECK" -c -l 20000
     done
@@ -149,6 +187,10 @@ for r in 1 2 3 9; do
 done
 row "pathmc ucx np=6 alg=mdtorus" "pathmc:mdtorus" 6 PML_UCX \
     --mca coll_pathmc_algorithm mdtorus "$CHECK" -c -l 20000
+for alg in utorus mutorus; do
+    row "pathmc ibcast np=6 alg=$alg" "ibcast pathmc:$alg" 6 PML_OB1 \
+        --mca coll_pathmc_algorithm "$alg" "$CHECK" -c -n -l 20000
+done
 # coordinates file: every rank's host is on the torus, so pathmc serves
 # MPI_COMM_WORLD and its permuted/split communicators too (all ranks share a router).
 coords=$(mktemp)
@@ -187,31 +229,34 @@ fi
 rules=$(mktemp) rules_b=$(mktemp) rules_bad=$(mktemp)
 printf '# test table\n* 0-1023 linear\n* 1k-64k kbinomial k=2 segment_bytes=4k\n2-3 * postal where=node segment_bytes=16k\n* * auto\n' >"$rules"
 sed 's/k=2/k=3/' "$rules" >"$rules_b"
-printf '* * linear\n* 1k- broadcast\n' >"$rules_bad"
+printf '* 1k- broadcast\n* * linear\n' >"$rules_bad"
 row "rules np=4" "kbinomial:kbinomial k=2 segment_bytes=4096 .*selected_by=rules:3" 4 PML_OB1 \
     --mca coll_kbinomial_rules_file "$rules" "$CHECK" -l 20000
 row "rules np=3 postal line" "kbinomial:postal .*segment_bytes=16384 .*selected_by=rules:4" 3 PML_OB1 \
     --mca coll_kbinomial_rules_file "$rules" "$CHECK" -l 100000
-rules_check() {  # NAME WANT_STDERR_PATTERN MPIRUN_ARGS...
-    local name=$1 want=$2 out
-    shift 2
+rules_check() {  # NAME WANT_STDERR_PATTERN WANT_SELECTED_BY MPIRUN_ARGS...
+    local name=$1 want=$2 want_by=$3 out
+    shift 3
     out=$(mktemp)
     if timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${PML_OB1[@]}" "$@" >"$out" 2>&1 &&
         grep -q "0 failures" "$out" && grep -q "$want" "$out" &&
-        grep -q "^coll:kbinomial: comm=0 .*selected_by=auto" "$out" &&
-        ! grep -q "^coll:kbinomial: comm=0 .*selected_by=rules" "$out"; then
+        grep -q "^coll:kbinomial: comm=0 .*selected_by=$want_by" "$out" &&
+        { [ "$want_by" != model ] || ! grep -q "^coll:kbinomial: comm=0 .*selected_by=rules" "$out"; }; then
         pass=$((pass + 1)); echo "PASS $name"
     else
         fail=$((fail + 1)); echo "FAIL $name"; tail -n 5 "$out" | sed 's/^/    /'
     fi
     rm -f "$out"
 }
-rules_check "rules differ between ranks -> model everywhere" "ranks hold different rules" \
+rules_check "rules differ between ranks -> model everywhere" "ranks hold different rules" model \
     --mca coll_kbinomial_rules_file "$rules" \
     sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export OMPI_MCA_coll_kbinomial_rules_file="$0"; fi; exec "$@"' \
     "$rules_b" "$CHECK" -l 20000
-rules_check "rules file with an unknown algorithm -> model" "rules file not used: .*:2: unknown algorithm 'broadcast'" \
-    --mca coll_kbinomial_rules_file "$rules_bad" "$CHECK" -l 20000
+rules_check "rules file with an unknown algorithm -> that line skipped" ":1: unknown algorithm 'broadcast': line skipped" \
+    "rules:2" --mca coll_kbinomial_rules_file "$rules_bad" "$CHECK" -l 20000
+rules_check "rules file set on one rank only -> model everywhere" "ranks hold different rules" model \
+    sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then export OMPI_MCA_coll_kbinomial_rules_file="$0"; fi; exec "$@"' \
+    "$rules" "$CHECK" -l 20000
 rm -f "$rules" "$rules_b" "$rules_bad"
 # 6. bad input
 for np in 2 4; do
@@ -221,11 +266,12 @@ for np in 2 4; do
     done
 done
 
-# 7. fallback policy: an invalid window makes every plan fail.  silent/warn: the
-#    previous module (tuned) serves, data correct, no plan line; error: the call fails.
+# 7. fallback policy: a forced algorithm that does not apply (twolevel needs several
+#    nodes).  silent/warn: the previous module (tuned) serves, data correct, no plan line;
+#    error: the call fails with an MPI error, no hang.
 for policy in silent warn; do
     out=$(mktemp) err=$(mktemp)
-    if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" --mca coll_kbinomial_window 0 \
+    if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" --mca coll_kbinomial_algorithm twolevel \
         --mca coll_kbinomial_fallback "$policy" "$CHECK" -l 4096 >"$out" 2>"$err" &&
         ! grep -q '^coll:kbinomial: comm=.* algorithm=' "$err" &&
         { [ "$policy" = silent ] || grep -q 'declined' "$err"; }; then
@@ -237,14 +283,51 @@ for policy in silent warn; do
 done
 out=$(mktemp)
 if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
-    --mca coll_kbinomial_window 0 "$CHECK" -l 4096 >"$out" 2>&1; then
+    --mca coll_kbinomial_algorithm twolevel "$CHECK" -l 4096 >"$out" 2>&1; then
     fail=$((fail + 1)); echo "FAIL fallback=error: the bcast succeeded although no plan exists"
-elif grep -q 'declined (no plan for these parameters) and coll_kbinomial_fallback=error' "$out"; then
+elif grep -q 'declined (twolevel needs several nodes.*) and coll_kbinomial_fallback=error' "$out"; then
     pass=$((pass + 1)); echo "PASS fallback=error: the call fails with an MPI error, no hang"
 else
     fail=$((fail + 1)); echo "FAIL fallback=error: unexpected output"; tail -n 5 "$out" | sed 's/^/    /'
 fi
 rm -f "$out"
+
+# 8. Parameters: out of range -> the default with a message (every rank alike); set
+#    differently on one rank -> the module below serves on every rank (one warning), no
+#    hang, data correct.  (Per-rank values through the environment of one rank.)
+param_check() {  # NAME WANT_STDERR_PATTERN PLAN_LINE(yes|no) MPIRUN_ARGS...
+    local name=$1 want=$2 plan=$3 out
+    shift 3
+    out=$(mktemp)
+    if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" "$@" >"$out" 2>&1 &&
+        grep -q "0 failures" "$out" && grep -q "$want" "$out" &&
+        { [ "$plan" = yes ] && grep -q '^coll:kbinomial: comm=0 .* algorithm=' "$out" ||
+          [ "$plan" = no ] && ! grep -q '^coll:kbinomial: comm=0 .* algorithm=' "$out"; }; then
+        pass=$((pass + 1)); echo "PASS $name"
+    else
+        fail=$((fail + 1)); echo "FAIL $name"; grep -v '^coll:kbinomial: .*comm=' "$out" | tail -n 5 | sed 's/^/    /'
+    fi
+    rm -f "$out"
+}
+param_check "window=0 -> default with a message" "coll_kbinomial_window=0 is outside \[1, 1024\]; using 4" yes \
+    --mca coll_kbinomial_window 0 "$CHECK" -l 4096
+param_check "window=2147483647 -> default with a message" "coll_kbinomial_window=2147483647 is outside" yes \
+    --mca coll_kbinomial_window 2147483647 "$CHECK" -l 4096
+param_check "k=-1 -> default with a message" "coll_kbinomial_k=-1 is outside" yes \
+    --mca coll_kbinomial_k -1 "$CHECK" -l 4096
+for p in "window 2" "algorithm linear" "segment_bytes 4096" "k 2" "lambda 3" "max_sends 1" "fallback warn"; do
+    set -- $p
+    param_check "coll_kbinomial_$1=$2 on rank 1 only -> module below everywhere" \
+        "ranks hold different coll_kbinomial_\* parameters" no \
+        sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export OMPI_MCA_coll_kbinomial_'"$1"'="$0"; fi; exec "$@"' \
+        "$2" "$CHECK" -l 4096
+done
+coords=$(mktemp)
+printf 'torus 2x2\nhost %s 1 0\n' "$(hostname)" >"$coords"
+param_check "pathmc coords_file on rank 1 only -> not used, no hang" "different topology/coordinates files" yes \
+    sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export OMPI_MCA_coll_pathmc_coords_file="$0"; fi; exec "$@"' \
+    "$coords" "$CHECK" -l 4096
+rm -f "$coords"
 
 echo "run_matrix: details in $LOG"
 echo "$pass passed, $fail failed"

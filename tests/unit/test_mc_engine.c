@@ -329,6 +329,43 @@ static void test_engine_rejects(void **state)
     release(&ts);
 }
 
+/* The last receive from a peer is posted only after the earlier ones from it completed. */
+static void test_last_receive_waits(void **state)
+{
+    (void) state;
+    tree_scheds_t ts;
+    build(&ts, KB_SHAPE_CHAIN, 2, 0, 0, 5, KB_DISC_FPFS);
+    mcast_engine_t *e = mcast_engine_create();
+    mcast_xport_t x = {NULL, never};
+    mcast_engine_params_t ep = {500, 100, 4, 1};
+    assert_int_equal(mcast_engine_start(e, ts.s[1], &ep, &x), KB_OK);
+    size_t pr = 0;
+    mcast_engine_counts(e, &pr, NULL, NULL, NULL);
+    assert_int_equal(pr, 4); /* blocks 0..3 */
+    unsigned flags = 0;
+    /* complete the slots holding blocks 0, 1, 2 (slots are handed out 0, 1, 2, 3) */
+    assert_int_equal(mcast_engine_complete(e, 0, 0), KB_OK);
+    assert_int_equal(mcast_engine_complete(e, 1, 0), KB_OK);
+    assert_int_equal(mcast_engine_complete(e, 2, 0), KB_OK);
+    mcast_engine_counts(e, &pr, NULL, NULL, NULL);
+    assert_int_equal(pr, 4); /* block 3 still open: the last one is not posted */
+    assert_int_equal(mcast_engine_complete(e, 3, 0), KB_OK);
+    mcast_engine_counts(e, &pr, NULL, NULL, NULL);
+    assert_int_equal(pr, 5);
+    int last_slot = -1;
+    for (int i = 0; i < 4; ++i) {
+        if (mcast_engine_slot_peer(e, i, &flags) == 0) {
+            last_slot = i;
+            assert_true(flags & MCAST_XF_LAST);
+        }
+    }
+    assert_true(last_slot >= 0);
+    assert_int_equal(mcast_engine_complete(e, last_slot, 0), KB_OK);
+    assert_true(mcast_engine_done(e));
+    mcast_engine_destroy(e);
+    release(&ts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_injected_errors),
         cmocka_unit_test(test_checker_rejects),
         cmocka_unit_test(test_engine_rejects),
+        cmocka_unit_test(test_last_receive_waits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

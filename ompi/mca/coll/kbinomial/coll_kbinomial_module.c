@@ -4,12 +4,6 @@
 #include "coll_kbinomial.h"
 #include "ompi/communicator/communicator.h"
 
-static const mcast_component_ops_t kbinomial_ops = {
-    .name = "kbinomial",
-    .params = &mca_coll_kbinomial_component.common,
-    .build = mca_coll_kbinomial_plan_build,
-};
-
 int mca_coll_kbinomial_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     (void) enable_progress_threads;
@@ -24,7 +18,8 @@ mca_coll_base_module_t *mca_coll_kbinomial_comm_query(struct ompi_communicator_t
     if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2 || c->common.priority < 0) {
         return NULL;
     }
-    mcast_module_t *m = mcast_module_new(&kbinomial_ops, mcast_module_bcast);
+    mcast_module_t *m = mcast_module_new(&mca_coll_kbinomial_ops, mcast_module_bcast,
+                                         mcast_module_ibcast);
     if (NULL == m) {
         return NULL;
     }

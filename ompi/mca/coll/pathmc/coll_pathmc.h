@@ -1,8 +1,10 @@
 /*
- * coll/pathmc: topology-aware broadcast: torus multicast (separate addressing,
- * U-torus, S-torus, Md-torus, Mu-torus; Oral & George) on communicators that live on
- * a torus (periodic Cartesian communicators or a coordinates file).  Elsewhere it
- * passes every bcast to the module below it: coll/kbinomial, or Open MPI's own.
+ * coll/pathmc: the torus multicast family of Oral & George (separate addressing, U-, S-,
+ * Md-, Mu-torus) for MPI_Bcast and MPI_Ibcast on communicators whose ranks sit on a
+ * torus or mesh (a periodic Cartesian communicator, a topology or coordinates file, the
+ * resource manager's fabric coordinates).  The algorithms are rows of the core's one
+ * registry; under auto the core planner compares them with what coll/kbinomial (the
+ * module below) would run and passes the call down when that is faster.
  */
 #ifndef MCA_COLL_PATHMC_H
 #define MCA_COLL_PATHMC_H
@@ -17,45 +19,29 @@
 
 BEGIN_C_DECLS
 
-/* The registry is generated from the pathmc core's torus registry at parameter
- * registration: id 0 is "auto", id 1 + t is core algorithm t (pm_torus_alg_t). */
-#define PMC_ALG_AUTO 0
-#define PMC_ALG_MAX 16
-
-extern mcast_alg_info_t mca_coll_pathmc_registry[PMC_ALG_MAX];
-extern int mca_coll_pathmc_nalgorithms;
-int mca_coll_pathmc_registry_init(void);
-
-
 typedef struct mca_coll_pathmc_component_t {
     mcast_coll_component_t super;
     mcast_common_params_t common;
+    mcast_forced_t forced;  /* mu_r, segment_bytes, window (the rest: defaults) */
     char *topology_file;    /* network topology (a torus file gives coordinates) */
     char *coords_file;      /* torus coordinates per host */
-    int mu_r;               /* Mu-torus partition length, 0 = model */
-    size_t segment_bytes;   /* 0 = unsegmented */
-    int window;
-    double o_us;            /* torus model (seed 002 eqs. 8-12): send/receive overhead */
-    char *t_process_us;     /* per-algorithm processing time, in registry order */
-    double beta_ns_per_byte;/* bandwidth term per serialised send */
 } mca_coll_pathmc_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_pathmc_component_t mca_coll_pathmc_component;
 
-/* Per communicator: whether a torus applies (-1 not yet known) and its geometry. */
+/* Per communicator: the torus, where it came from, every rank's coordinates. */
 typedef struct mca_coll_pathmc_state {
-    int applies;
-    const char *source;         /* "topology_file", "cart" or "coords_file" */
+    const char *source;         /* "topology_file", "cart", "coords_file" or "pmix" */
     pm_torus_shape_t shape;
     int *coords;                /* [n * ndims] router coordinates of each rank */
-    mcast_locality_t *locality; /* host names, for the coordinates file */
+    mcast_locality_t *locality; /* host names, chain, nodes */
 } mca_coll_pathmc_state_t;
 
 int mca_coll_pathmc_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *comm,
                                                    int *priority);
-int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_t *comm,
-                               int algorithm, int root, size_t bytes, mcast_plan_t **out);
+
+extern const mcast_component_ops_t mca_coll_pathmc_ops;
 
 END_C_DECLS
 #endif /* MCA_COLL_PATHMC_H */

@@ -1,8 +1,9 @@
 /*
- * coll/pathmc MPI_Bcast: the registry (generated from the pathmc core's torus
- * registry) and the plan builder.  On a periodic Cartesian communicator every rank
- * knows every rank's torus coordinates (Cartesian ranks are row-major), so the
- * torus schedules of Oral & George are built without communication.
+ * coll/pathmc MPI_Bcast / MPI_Ibcast: where the torus comes from, and the planner's
+ * input.  On a periodic Cartesian communicator every rank knows every rank's torus
+ * coordinates (Cartesian ranks are row-major), so the torus schedules of Oral & George
+ * are built without communication; files and fabric coordinates need the host names of
+ * the discovery.
  */
 #include "ompi_config.h"
 
@@ -14,29 +15,8 @@
 #include "ompi/mca/common/mcast/mcast_fabric.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/topo/base/base.h"
+#include "opal/mca/base/mca_base_var.h"
 #include "pathmc.h"
-
-mcast_alg_info_t mca_coll_pathmc_registry[PMC_ALG_MAX];
-int mca_coll_pathmc_nalgorithms = 0;
-
-int mca_coll_pathmc_registry_init(void)
-{
-    int n = pm_torus_algorithm_count();
-    if (n < 1 || n + 1 > PMC_ALG_MAX) {
-        return OPAL_ERROR;
-    }
-    mca_coll_pathmc_registry[0] = (mcast_alg_info_t){
-        PMC_ALG_AUTO, "auto", "chosen per message size by the torus latency model"};
-    for (int i = 0; i < n; i++) {
-        const pm_torus_algorithm_t *a = pm_torus_algorithm_get(i);
-        if (NULL == a) {
-            return OPAL_ERROR;
-        }
-        mca_coll_pathmc_registry[i + 1] = (mcast_alg_info_t){1 + a->id, a->name, a->description};
-    }
-    mca_coll_pathmc_nalgorithms = n + 1;
-    return OPAL_SUCCESS;
-}
 
 /* Torus shape and every rank's coordinates of a periodic Cartesian communicator
  * (Cartesian ranks are row-major by the MPI standard). */
@@ -140,94 +120,95 @@ static bool pmix_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
     return true;
 }
 
-int mca_coll_pathmc_plan_build(mcast_module_t *module, struct ompi_communicator_t *comm,
-                               int algorithm, int root, size_t bytes, mcast_plan_t **out)
+/* A string parameter of coll/kbinomial (the machine file is one shared parameter), or
+ * NULL when that component is not there. */
+static const char *kbinomial_string(const char *name)
+{
+    const int idx = mca_base_var_find("ompi", "coll", "kbinomial", name);
+    const char **value = NULL;
+    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) || NULL == value) {
+        return NULL;
+    }
+    return *value;
+}
+
+/* coll/kbinomial's algorithm forced to something else than auto? */
+static bool kbinomial_forced(void)
+{
+    const int idx = mca_base_var_find("ompi", "coll", "kbinomial", "algorithm");
+    const int *value = NULL;
+    return idx >= 0 && OPAL_SUCCESS == mca_base_var_get_value(idx, &value, NULL, NULL) &&
+           NULL != value && MCAST_ALG_AUTO != *value;
+}
+
+static mcast_forced_t forced_params(void)
+{
+    mcast_forced_t f = mca_coll_pathmc_component.forced;
+    f.algorithm = mca_coll_pathmc_component.common.algorithm;
+    return f;
+}
+
+static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
 {
     const mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
-    const int n = ompi_comm_size(comm);
-    pm_torus_shape_t shape;
-    pm_torus_stats_t stats;
-    pm_torus_model_t model;
-    mca_coll_pathmc_state_t *st = module->comm_state;
+    (void) m;
+    const mcast_forced_t f = forced_params();
+    uint64_t h = mcast_forced_digest(&f, mcast_machine_of("pathmc", kbinomial_string("machine_file")));
+    h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
+    h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
+    const int kb_forced = kbinomial_forced() ? 1 : 0;
+    d->params = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
+    d->rules = 0;
+    const uint64_t files[2] = {mcast_file_digest(c->topology_file),
+                               mcast_file_digest(c->coords_file)};
+    d->topology = (0 == files[0] && 0 == files[1])
+                      ? 0
+                      : mcast_digest_bytes(1469598103934665603ull, files, sizeof(files));
+}
 
-    if (c->window < 1 || c->mu_r < 0 || algorithm < 0 || algorithm >= mca_coll_pathmc_nalgorithms) {
-        return OMPI_ERR_BAD_PARAM;
+static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, bool use_rules,
+                          bool use_topology)
+{
+    const mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
+    mca_coll_pathmc_state_t *st = m->comm_state;
+    (void) use_rules;
+    if (MCAST_ALG_AUTO == c->common.algorithm && kbinomial_forced()) {
+        return OMPI_ERR_NOT_AVAILABLE; /* the user chose a kbinomial algorithm */
     }
-    if (st->applies < 0) { /* first bcast: every rank is here */
-        st->applies = (NULL != c->topology_file && '\0' != c->topology_file[0] &&
-                       file_torus(comm, st, c->topology_file, "topology_file")) ||
-                      cart_torus(comm, st) ||
-                      (NULL != c->coords_file && '\0' != c->coords_file[0] &&
-                       file_torus(comm, st, c->coords_file, "coords_file")) ||
-                      pmix_torus(comm, st);
-    }
-    if (!st->applies) {
+    const bool files = use_topology;
+    const bool applies =
+        (files && NULL != c->topology_file && '\0' != c->topology_file[0] &&
+         file_torus(comm, st, c->topology_file, "topology_file")) ||
+        cart_torus(comm, st) ||
+        (files && NULL != c->coords_file && '\0' != c->coords_file[0] &&
+         file_torus(comm, st, c->coords_file, "coords_file")) ||
+        pmix_torus(comm, st);
+    if (!applies) {
         return OMPI_ERR_NOT_AVAILABLE; /* no torus here: the module below serves */
     }
-    shape = st->shape;
-    const int *coords = st->coords;
-    int rc;
-    mcast_plan_t *plan = mcast_plan_new(root, algorithm, bytes);
-    if (NULL == plan) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    pm_torus_model_default(&model);
-    model.o_us = c->o_us;
-    model.beta_us_per_byte = c->beta_ns_per_byte * 1e-3;
-    if (NULL != c->t_process_us) { /* "a,b,c,d,e" in registry order; missing values keep the default */
-        const char *p = c->t_process_us;
-        for (int i = 0; i < PM_TORUS_NALGS && NULL != p && '\0' != *p; i++) {
-            char *end = NULL;
-            double v = strtod(p, &end);
-            if (end == p || v < 0.0) {
-                break;
-            }
-            model.t_process_us[i] = v;
-            p = (',' == *end) ? end + 1 : NULL;
-        }
-    }
-    pm_torus_alg_t alg;
-    double predicted = -1.0;
-    if (PMC_ALG_AUTO == algorithm) {
-        rc = pm_torus_choose(&shape, n, coords, root, bytes, &model, &alg, &predicted);
-    } else {
-        alg = (pm_torus_alg_t) (algorithm - 1);
-        rc = PM_OK;
-    }
-    if (PM_OK == rc) {
-        rc = pm_torus_build(alg, &shape, n, coords, root, c->mu_r, &plan->tree, &stats);
-    }
-    if (PM_OK != rc) {
-        mcast_plan_free(plan);
-        return (PM_ERR_NOMEM == rc) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
-    }
-    if (predicted < 0.0) {
-        predicted = pm_torus_predict_us(alg, &stats, n, bytes, &model);
-    }
-    size_t seg = (0 != c->segment_bytes) ? c->segment_bytes : bytes;
-    if (bytes > 0 && seg > bytes) {
-        seg = bytes;
-    }
-    if (0 == seg) {
-        seg = 1;
-    }
-    plan->name = mca_coll_pathmc_registry[1 + alg].name;
-    int r_eff = c->mu_r;
-    for (int d = 0; 0 == c->mu_r && d < shape.ndims; d++) {
-        r_eff = shape.dims[d] > r_eff ? shape.dims[d] : r_eff; /* the core's r = 0 rule */
-    }
-    char dims[64];
-    int used = 0;
-    for (int d = 0; d < shape.ndims && used < (int) sizeof(dims); d++) {
-        used += snprintf(dims + used, sizeof(dims) - (size_t) used, "%s%d", d ? "x" : "",
-                         shape.dims[d]);
-    }
-    snprintf(plan->desc, sizeof(plan->desc),
-             "torus=%s source=%s r=%d phases=%d depth=%d segment_bytes=%zu window=%d "
-             "ordering=dor predicted_us=%.1f%s",
-             dims, st->source, PM_TORUS_MUTORUS == alg ? r_eff : 0, stats.phases, stats.depth, seg,
-             c->window, predicted, PMC_ALG_AUTO == algorithm ? " selected_by=auto" : "");
-    mcast_plan_set_local(plan, ompi_comm_rank(comm), seg, c->window, 0, MCAST_DISC_FPFS);
-    *out = plan;
-    return OMPI_SUCCESS;
+    /* the chain and the nodes, for comparing with coll/kbinomial's plans */
+    return mcast_locality_discover(st->locality, comm, "pathmc", NULL);
 }
+
+static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, int root,
+                         size_t bytes, mcast_plan_input_t *in, mcast_forced_t *forced, int *chain)
+{
+    const mca_coll_pathmc_state_t *st = m->comm_state;
+    const mcast_locality_t *loc = st->locality;
+    (void) comm;
+    *forced = forced_params();
+    mcast_locality_input(loc, MCAST_COMP_PATHMC, root, bytes, in, chain);
+    in->torus = &st->shape;
+    in->torus_coords = st->coords;
+    in->machine = mcast_machine_of("pathmc", kbinomial_string("machine_file"));
+    in->forced = forced;
+}
+
+const mcast_component_ops_t mca_coll_pathmc_ops = {
+    .name = "pathmc",
+    .component = MCAST_COMP_PATHMC,
+    .params = &mca_coll_pathmc_component.common,
+    .digests = pathmc_digests,
+    .prepare = pathmc_prepare,
+    .input = pathmc_input,
+};

@@ -2,6 +2,7 @@
 #include "ompi_config.h"
 
 #include "coll_pathmc.h"
+#include "ompi/mca/common/mcast/mcast_pml.h"
 #include "mpi.h"
 
 const char *mca_coll_pathmc_component_version_string =
@@ -32,26 +33,13 @@ static int pathmc_register(void)
 {
     mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
     const mca_base_component_t *v = &c->super.collm_version;
-    int rc = mca_coll_pathmc_registry_init();
+    int rc = mcast_register_common_params(v, MCAST_COMP_PATHMC, 50, &c->common);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    rc = mcast_register_common_params(v, mca_coll_pathmc_registry, mca_coll_pathmc_nalgorithms,
-                                      50, &c->common);
-    if (OPAL_SUCCESS != rc) {
-        return rc;
-    }
-    /* Defaults, then the table that documents and registers them.  The model's
-     * defaults are of the order perf/fit-torus-model finds on a shared-memory node;
-     * the seed's SCI values are o = 1.994, t_process = 7,629,265,206,201. */
+    mcast_forced_default(&c->forced);
     c->topology_file = NULL;
     c->coords_file = NULL;
-    c->mu_r = 0;
-    c->segment_bytes = 0;
-    c->window = 4;
-    c->o_us = 2.0;
-    c->t_process_us = "5,5,5,5,5";
-    c->beta_ns_per_byte = 0.1;
     const mcast_var_t vars[] = {
         {"topology_file", "Network topology file (native, ibnetdiscover or Slurm topology.conf); "
          "when it describes a torus or mesh that names every rank's host, the torus algorithms "
@@ -60,35 +48,31 @@ static int pathmc_register(void)
         {"coords_file", "Torus coordinates file (native format: 'torus 4x4' then 'host NAME x y "
          "...' lines); used after topology_file and the Cartesian topology",
          MCA_BASE_VAR_TYPE_STRING, &c->coords_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"mu_r", "Mu-torus partition length r >= 1; 0 = the largest torus dimension",
-         MCA_BASE_VAR_TYPE_INT, &c->mu_r, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"mu_r", "Mu-torus partition length r, 1..4096; 0 = the largest torus dimension "
+         "(default 0)",
+         MCA_BASE_VAR_TYPE_INT, &c->forced.mu_r, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"segment_bytes", "Segment size in bytes of the packed signature for the torus "
-         "schedules; 0 = unsegmented",
-         MCA_BASE_VAR_TYPE_SIZE_T, &c->segment_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"window", "Segments received ahead; >= 1",
-         MCA_BASE_VAR_TYPE_INT, &c->window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL},
-        {"o_us", "Torus model (Oral & George eqs. 8-12): per-message send/receive overhead o "
-         "in microseconds",
-         MCA_BASE_VAR_TYPE_DOUBLE, &c->o_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"t_process_us", "Torus model: processing time per relay in microseconds, one value per "
-         "algorithm in the order separate, utorus, storus, mdtorus, mutorus (fit with "
-         "perf/fit-torus-model)",
-         MCA_BASE_VAR_TYPE_STRING, &c->t_process_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"beta_ns_per_byte", "Torus model: time per byte per serialised send (nanoseconds), the "
-         "bandwidth term for large messages",
-         MCA_BASE_VAR_TYPE_DOUBLE, &c->beta_ns_per_byte, OPAL_INFO_LVL_6,
+         "schedules; 0 = chosen by the planner",
+         MCA_BASE_VAR_TYPE_SIZE_T, &c->forced.segment_bytes, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"window", "Segments received ahead, 1..1024 (default 4)",
+         MCA_BASE_VAR_TYPE_INT, &c->forced.window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
     };
     return mcast_register_vars(v, vars, sizeof(vars) / sizeof(vars[0]));
 }
 
+
 static int pathmc_open(void)
 {
+    mcast_forced_t *f = &mca_coll_pathmc_component.forced;
+    mcast_param_range("pathmc", "mu_r", &f->mu_r, 0, 4096, 0);
+    mcast_param_range("pathmc", "window", &f->window, 1, 1024, 4);
     return mcast_check_runtime_version("pathmc");
 }
 
 static int pathmc_close(void)
 {
     mcast_locality_cache_fini();
+    mcast_pml_fini();
     return OMPI_SUCCESS;
 }

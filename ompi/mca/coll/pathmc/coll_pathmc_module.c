@@ -5,12 +5,6 @@
 #include "ompi/communicator/communicator.h"
 #include <stdlib.h>
 
-static const mcast_component_ops_t pathmc_ops = {
-    .name = "pathmc",
-    .params = &mca_coll_pathmc_component.common,
-    .build = mca_coll_pathmc_plan_build,
-};
-
 int mca_coll_pathmc_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     (void) enable_progress_threads;
@@ -32,7 +26,7 @@ static void pathmc_state_free(void *state)
  * Open MPI 4.1 attaches a Cartesian topology to a new communicator only after the
  * coll selection (topo_base_cart_create enables the communicator first), so whether
  * a torus applies cannot be known here.  pathmc therefore stands on every
- * intra-communicator and decides at the first bcast (mca_coll_pathmc_plan_build):
+ * intra-communicator and decides at the first bcast (pathmc_prepare in coll_pathmc_bcast.c):
  * where no torus applies it hands every call to the module below it (kbinomial),
  * which costs one indirect call.
  */
@@ -42,7 +36,8 @@ mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *c
     if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2 || c->common.priority < 0) {
         return NULL;
     }
-    mcast_module_t *m = mcast_module_new(&pathmc_ops, mcast_module_bcast);
+    mcast_module_t *m = mcast_module_new(&mca_coll_pathmc_ops, mcast_module_bcast,
+                                         mcast_module_ibcast);
     if (NULL == m) {
         return NULL;
     }
@@ -52,7 +47,6 @@ mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *c
         OBJ_RELEASE(m);
         return NULL;
     }
-    st->applies = -1;
     m->comm_state = st;
     m->comm_state_free = pathmc_state_free;
     *priority = c->common.priority;

@@ -5,9 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "mpi.h"
+#include "opal/threads/mutex.h"
 #include "opal/util/output.h"
+#include "opal/util/proc.h"
 #include "mcast_build_config.h"
+
+#define MCAST_FILE_DIGEST_MAX (64 * 1024 * 1024) /* a larger "file" is not one of ours */
 
 static const char *const fallback_names[] = {"silent", "warn", "error", NULL};
 
@@ -56,44 +62,53 @@ int mcast_register_vars(const mca_base_component_t *comp, const mcast_var_t *var
     return OPAL_SUCCESS;
 }
 
-int mcast_register_common_params(const mca_base_component_t *comp, const mcast_alg_info_t *registry,
-                                 int n, int default_priority, mcast_common_params_t *out)
+int mcast_register_common_params(const mca_base_component_t *comp, int component,
+                                 int default_priority, mcast_common_params_t *out)
 {
-    char help[2048];
+    char help[4096];
     int rc;
 
     out->priority = default_priority;
     rc = mca_base_component_var_register(comp, "priority",
-                                         "Priority of this coll component (its bcast is used when it "
-                                         "is the highest priority module providing bcast)",
+                                         "Priority of this coll component (its bcast and ibcast are "
+                                         "used when it is the highest priority module providing "
+                                         "them); give every rank the same value",
                                          MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6,
-                                         MCA_BASE_VAR_SCOPE_READONLY, &out->priority);
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &out->priority);
     if (rc < 0) {
         return rc;
     }
     out->verbose = 0;
     rc = mca_base_component_var_register(comp, "verbose",
-                                         "Verbosity: 0 quiet, >= 1 one line on stderr per new plan "
-                                         "(comm, size, root, bytes, algorithm, parameters)",
+                                         "Verbosity: 0 quiet, >= 1 one line on stderr (from the root) "
+                                         "per new plan: comm, size, root, bytes, algorithm, "
+                                         "parameters, predicted time, selected_by; >= 2 also the "
+                                         "chain",
                                          MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_9,
                                          MCA_BASE_VAR_SCOPE_LOCAL, &out->verbose);
     if (rc < 0) {
         return rc;
     }
 
-    /* Enum and help text from the one registry. */
+    /* Enum and help text from the core's one registry. */
+    const int n = mcast_registry_count();
     mca_base_var_enum_value_t *values = calloc((size_t) n + 1, sizeof(*values));
     if (NULL == values) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     size_t used = (size_t) snprintf(help, sizeof(help), "Broadcast algorithm:");
+    int nv = 0;
     for (int i = 0; i < n; i++) {
-        values[i].value = registry[i].id;
-        values[i].string = registry[i].name;
+        const mcast_alg_info_t *a = mcast_registry_get(i);
+        if (0 == (a->component & component)) {
+            continue;
+        }
+        values[nv].value = a->id;
+        values[nv].string = a->name;
+        nv++;
         if (used < sizeof(help)) {
-            used += (size_t) snprintf(help + used, sizeof(help) - used, " %s (%s)%s",
-                                      registry[i].name, registry[i].description,
-                                      i + 1 < n ? ";" : "");
+            used += (size_t) snprintf(help + used, sizeof(help) - used, "%s %s (%s)",
+                                      nv > 1 ? ";" : "", a->name, a->description);
         }
     }
     char enum_name[128];
@@ -102,7 +117,7 @@ int mcast_register_common_params(const mca_base_component_t *comp, const mcast_a
     mca_base_var_enum_t *alg_enum = NULL;
     rc = mca_base_var_enum_create(enum_name, values, &alg_enum);
     if (OPAL_SUCCESS == rc) {
-        out->algorithm = registry[0].id;
+        out->algorithm = MCAST_ALG_AUTO;
         rc = mca_base_component_var_register(comp, "algorithm", help, MCA_BASE_VAR_TYPE_INT,
                                              alg_enum, 0, 0, OPAL_INFO_LVL_5,
                                              MCA_BASE_VAR_SCOPE_ALL_EQ, &out->algorithm);
@@ -115,31 +130,121 @@ int mcast_register_common_params(const mca_base_component_t *comp, const mcast_a
 
     out->fallback = MCAST_FALLBACK_SILENT;
     return mcast_register_enum_param(comp, "fallback",
-                                     "What to do when this component declines a bcast call: silent "
-                                     "(use the previous module's bcast), warn (same, with a "
+                                     "What to do when this component has no plan for a call: "
+                                     "silent (use the previous module's bcast), warn (same, with a "
                                      "message on stderr), error (the call fails with "
                                      "MPI_ERR_UNSUPPORTED_OPERATION; tests use this)",
                                      fallback_names, &out->fallback, MCA_BASE_VAR_SCOPE_ALL_EQ);
 }
 
-const char *mcast_alg_name(const mcast_alg_info_t *registry, int n, int id)
+void mcast_param_range(const char *component, const char *name, int *value, int lo, int hi,
+                       int dflt)
 {
-    for (int i = 0; i < n; i++) {
-        if (registry[i].id == id) {
-            return registry[i].name;
+    if (*value < lo || *value > hi) {
+        if (0 == OPAL_PROC_MY_NAME.vpid) {
+            opal_output(0, "coll:%s: coll_%s_%s=%d is outside [%d, %d]; using %d", component,
+                        component, name, *value, lo, hi, dflt);
         }
+        *value = dflt;
     }
-    return "?";
 }
 
-int mcast_alg_id(const mcast_alg_info_t *registry, int n, const char *name)
+void mcast_param_range_size(const char *component, const char *name, size_t *value, size_t lo,
+                            size_t hi, size_t dflt)
 {
-    for (int i = 0; NULL != name && i < n; i++) {
-        if (0 == strcmp(registry[i].name, name)) {
-            return registry[i].id;
+    if (*value < lo || *value > hi) {
+        if (0 == OPAL_PROC_MY_NAME.vpid) {
+            opal_output(0, "coll:%s: coll_%s_%s=%zu is outside [%zu, %zu]; using %zu", component,
+                        component, name, *value, lo, hi, dflt);
+        }
+        *value = dflt;
+    }
+}
+
+uint64_t mcast_digest_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t mcast_digest_str(uint64_t h, const char *s)
+{
+    return (NULL == s) ? mcast_digest_bytes(h, "", 1) : mcast_digest_bytes(h, s, strlen(s) + 1);
+}
+
+/* Files digested so far, by path: components digest their files at every new
+ * communicator, the file is read once per process. */
+#define MCAST_DIGEST_CACHE 8
+static char *digest_path[MCAST_DIGEST_CACHE];
+static uint64_t digest_value[MCAST_DIGEST_CACHE];
+static int digest_next = 0;
+static opal_mutex_t digest_lock = OPAL_MUTEX_STATIC_INIT;
+
+uint64_t mcast_file_digest(const char *path)
+{
+    if (NULL == path || '\0' == path[0]) {
+        return 0;
+    }
+    OPAL_THREAD_LOCK(&digest_lock);
+    for (int i = 0; i < MCAST_DIGEST_CACHE; i++) {
+        if (NULL != digest_path[i] && 0 == strcmp(digest_path[i], path)) {
+            const uint64_t v = digest_value[i];
+            OPAL_THREAD_UNLOCK(&digest_lock);
+            return v;
         }
     }
-    return -1;
+    uint64_t h = 1469598103934665603ull;
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    if (NULL == f || 0 != fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
+        st.st_size > MCAST_FILE_DIGEST_MAX) {
+        h = 0x6e6f7420726561ull; /* "cannot read": differs from any content digest */
+    } else {
+        char buf[8192];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+            h = mcast_digest_bytes(h, buf, got);
+        }
+    }
+    if (NULL != f) {
+        fclose(f);
+    }
+    free(digest_path[digest_next]);
+    digest_path[digest_next] = strdup(path);
+    digest_value[digest_next] = h;
+    digest_next = (digest_next + 1) % MCAST_DIGEST_CACHE;
+    OPAL_THREAD_UNLOCK(&digest_lock);
+    return h;
+}
+
+static char *machine_path = NULL;
+static mcast_machine_t machine_model;
+static bool machine_ready = false;
+
+const mcast_machine_t *mcast_machine_of(const char *component, const char *path)
+{
+    const char *p = (NULL == path) ? "" : path;
+    OPAL_THREAD_LOCK(&digest_lock);
+    if (!machine_ready || NULL == machine_path || 0 != strcmp(machine_path, p)) {
+        char err[512] = "";
+        mcast_machine_default(&machine_model);
+        if ('\0' != p[0] && KB_OK != mcast_machine_load(p, &machine_model, err, sizeof(err))) {
+            mcast_machine_default(&machine_model);
+            if (0 == OPAL_PROC_MY_NAME.vpid) {
+                opal_output(0, "coll:%s: machine file not used (built-in model instead): %s",
+                            component, err);
+            }
+        }
+        free(machine_path);
+        machine_path = strdup(p);
+        machine_ready = true;
+    }
+    OPAL_THREAD_UNLOCK(&digest_lock);
+    return &machine_model;
 }
 
 int mcast_check_runtime_version(const char *component)
@@ -161,15 +266,6 @@ int mcast_check_runtime_version(const char *component)
         return OPAL_ERROR;
     }
     return OPAL_SUCCESS;
-}
-
-void mcast_print_plan(const char *component, struct ompi_communicator_t *comm, int root,
-                      size_t bytes, const char *algorithm, const char *desc)
-{
-    fprintf(stderr, "coll:%s: comm=%u size=%d root=%d bytes=%zu algorithm=%s%s%s\n", component,
-            ompi_comm_get_cid(comm), ompi_comm_size(comm), root, bytes, algorithm,
-            (NULL != desc && '\0' != desc[0]) ? " " : "", NULL != desc ? desc : "");
-    fflush(stderr);
 }
 
 bool mcast_fallback_allowed(const char *component, int policy, struct ompi_communicator_t *comm,

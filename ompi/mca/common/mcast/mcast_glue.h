@@ -12,13 +12,7 @@
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "ompi/communicator/communicator.h"
-
-/* One row of a component's algorithm registry. */
-typedef struct mcast_alg_info {
-    int id;
-    const char *name;
-    const char *description;
-} mcast_alg_info_t;
+#include "mcast_planner.h"
 
 typedef enum {
     MCAST_FALLBACK_SILENT = 0,
@@ -34,10 +28,11 @@ typedef struct mcast_common_params {
     int fallback;
 } mcast_common_params_t;
 
-/* Register <fw>_<comp>_{priority,verbose,algorithm,fallback}.  The algorithm enum and
- * its help text are generated from `registry` (n rows).  Returns OPAL_SUCCESS or error. */
-int mcast_register_common_params(const mca_base_component_t *comp, const mcast_alg_info_t *registry,
-                                 int n, int default_priority, mcast_common_params_t *out);
+/* Register <fw>_<comp>_{priority,verbose,algorithm,fallback}.  The algorithm enum (values
+ * are the core registry's ids) and its help text are generated from the core's one
+ * registry, rows of `component` (mcast_component_t).  Returns OPAL_SUCCESS or error. */
+int mcast_register_common_params(const mca_base_component_t *comp, int component,
+                                 int default_priority, mcast_common_params_t *out);
 
 /* One MCA parameter of a component's table (the storage holds its default). */
 typedef struct mcast_var {
@@ -57,18 +52,27 @@ int mcast_register_enum_param(const mca_base_component_t *comp, const char *name
                               const char *help, const char *const *names, int *storage,
                               mca_base_var_scope_t scope);
 
-/* Name of registry id (or "?"). */
-const char *mcast_alg_name(const mcast_alg_info_t *registry, int n, int id);
-/* Registry id of an algorithm name, or -1. */
-int mcast_alg_id(const mcast_alg_info_t *registry, int n, const char *name);
+/* Checks an integer parameter's range after registration: out of [lo, hi] it is reset to
+ * `dflt` with a message (once per process, rank 0 of the job).  Every rank applies the
+ * same rule to the same value, so ranks given the same value still agree. */
+void mcast_param_range(const char *component, const char *name, int *value, int lo, int hi,
+                       int dflt);
+void mcast_param_range_size(const char *component, const char *name, size_t *value, size_t lo,
+                            size_t hi, size_t dflt);
+
+/* The machine model of a machine file (NULL or "" = built-in defaults), read once per
+ * process and path; a file that cannot be used gives the defaults and a message. */
+const mcast_machine_t *mcast_machine_of(const char *component, const char *path);
+
+/* 64-bit digest of a file's bytes (0 when path is NULL or ""; a constant when it cannot be
+ * read, so that ranks that cannot read it disagree with those that can). */
+uint64_t mcast_file_digest(const char *path);
+uint64_t mcast_digest_str(uint64_t h, const char *s);
+uint64_t mcast_digest_bytes(uint64_t h, const void *p, size_t n);
 
 /* Compare the runtime Open MPI version with the one we were built against.
  * On mismatch prints a clear message naming both and returns OPAL_ERROR. */
 int mcast_check_runtime_version(const char *component);
-
-/* The verbose plan line: "coll:<comp>: comm=<cid> size=<n> root=<r> bytes=<M> algorithm=<a> <desc>" */
-void mcast_print_plan(const char *component, struct ompi_communicator_t *comm, int root,
-                      size_t bytes, const char *algorithm, const char *desc);
 
 /* Apply the fallback policy for a declined call; returns true when the previous
  * module should serve it, false when the call must fail (policy "error").  "warn"

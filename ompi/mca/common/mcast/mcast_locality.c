@@ -15,6 +15,7 @@
 #include "opal/threads/mutex.h"
 #include "pathmc.h"
 #include "mcast_fabric.h"
+#include "mcast_planner.h"
 
 /* What each rank contributes to the one allgather. */
 typedef struct mcast_locality_record {
@@ -43,7 +44,6 @@ mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
         loc->ordering[r] = r;
     }
     loc->nnodes = loc->all_local ? 1 : -1;
-    loc->rules_agreed = -1;
     loc->ordering_name = "identity";
     return loc;
 }
@@ -56,6 +56,7 @@ void mcast_locality_free(void *locality)
         free((void *) loc->hosts);
         free(loc->host_names);
         free(loc->ordering);
+        free(loc->node_of);
         free(loc);
     }
 }
@@ -311,6 +312,8 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
         loc->ordering_name = "node-major";
     }
     loc->discovered = true;
+    loc->node_of = node_of; /* kept */
+    node_of = NULL;
     rc = OMPI_SUCCESS;
 out:
     free(all);
@@ -340,6 +343,20 @@ int mcast_locality_chain(const mcast_locality_t *loc, int root, int *chain)
         chain[i] = loc->ordering[(at + i) % loc->n];
     }
     return OMPI_SUCCESS;
+}
+
+void mcast_locality_input(const mcast_locality_t *loc, int component, int root, size_t bytes,
+                          struct mcast_plan_input *in, int *chain)
+{
+    memset(in, 0, sizeof(*in));
+    in->component = component;
+    in->n = loc->n;
+    in->root = root;
+    in->bytes = bytes;
+    in->chain = (OMPI_SUCCESS == mcast_locality_chain(loc, root, chain)) ? chain : NULL;
+    in->node_of_rank = loc->node_of;
+    in->all_local = loc->all_local;
+    in->nnodes = loc->nnodes;
 }
 
 void mcast_print_chain(const char *component, struct ompi_communicator_t *comm,

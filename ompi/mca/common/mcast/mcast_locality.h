@@ -30,9 +30,9 @@ typedef struct mcast_locality {
     bool discovered;     /* the allgather below has run */
     int nnodes;          /* distinct hosts (after discovery) */
     int *ordering;       /* [n] absolute chain (identity before discovery) */
+    int *node_of;        /* [n] node index of each rank (after discovery) */
     const char *ordering_name; /* "dor", "poc", "fattree", "hierarchy", "node-major", "identity" */
     double discovery_us; /* what discovery cost this process (allgather included) */
-    int rules_agreed;    /* kbinomial's decision rules: -1 unchecked, 0 unused, 1 every rank has them */
     struct pm_topology *topo;  /* the network topology when one names every host */
     const char *network;       /* where topo came from: "topology_file", "pmix" (or NULL) */
     char *host_names;          /* [n * MCAST_HOST_NAME_LEN] */
@@ -55,6 +55,13 @@ void mcast_locality_cache_fini(void);
 
 /* The chain for a broadcast from `root` (root first) into chain[n]. */
 int mcast_locality_chain(const mcast_locality_t *loc, int root, int *chain);
+
+/* The planner input's communicator part: size, root, bytes, the chain for `root` (into
+ * chain[n]), the ranks' nodes and locality.  The caller adds machine, forced, rules,
+ * torus. */
+struct mcast_plan_input;
+void mcast_locality_input(const mcast_locality_t *loc, int component, int root, size_t bytes,
+                          struct mcast_plan_input *in, int *chain);
 
 /* "coll:<comp>: comm=<cid> size=<n> nodes=<k> ordering=<name> chain=<r0>,... discovery_us=<t>" */
 void mcast_print_chain(const char *component, struct ompi_communicator_t *comm,

@@ -1,31 +1,44 @@
 /* Shared module: see mcast_module.h. */
 #include "mcast_module.h"
 
-#include "ompi/communicator/communicator.h"
-#include "mcast_exec.h"
-
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/communicator/communicator.h"
+#include "mcast_pml.h"
 
 static void mcast_module_construct(mcast_module_t *m)
 {
     m->ops = NULL;
     m->previous_bcast = NULL;
     m->previous_bcast_module = NULL;
-    m->plans.head = NULL;
-    m->plans.count = 0;
+    m->previous_ibcast = NULL;
+    m->previous_ibcast_module = NULL;
+    memset(&m->plans, 0, sizeof(m->plans));
+    m->engine = NULL;
+    m->state = MCAST_STATE_NEW;
+    m->use_rules = m->use_topology = false;
     m->comm_state = NULL;
     m->comm_state_free = NULL;
     m->fallback_warned = false;
+    m->chain = NULL;
 }
 
 static void mcast_module_destruct(mcast_module_t *m)
 {
     mcast_plan_cache_clear(&m->plans);
+    mcast_engine_destroy(m->engine);
+    free(m->chain);
     if (NULL != m->comm_state_free) {
         m->comm_state_free(m->comm_state);
     }
     if (NULL != m->previous_bcast_module) {
         OBJ_RELEASE(m->previous_bcast_module);
+    }
+    if (NULL != m->previous_ibcast_module) {
+        OBJ_RELEASE(m->previous_ibcast_module);
     }
 }
 
@@ -36,69 +49,270 @@ static int mcast_module_enable(mca_coll_base_module_t *module, struct ompi_commu
 {
     mcast_module_t *m = (mcast_module_t *) module;
     /* Modules are enabled from the lowest priority up: comm->c_coll holds what serves
-     * bcast below us, which is where declined calls go. */
+     * bcast / ibcast below us, which is where passed-on calls go. */
     m->previous_bcast = comm->c_coll->coll_bcast;
     m->previous_bcast_module = comm->c_coll->coll_bcast_module;
+    m->previous_ibcast = comm->c_coll->coll_ibcast;
+    m->previous_ibcast_module = comm->c_coll->coll_ibcast_module;
     if (NULL == m->previous_bcast || NULL == m->previous_bcast_module) {
         return OMPI_ERR_NOT_FOUND;
     }
     OBJ_RETAIN(m->previous_bcast_module);
+    if (NULL != m->previous_ibcast_module) {
+        OBJ_RETAIN(m->previous_ibcast_module);
+    }
     return OMPI_SUCCESS;
 }
 
 mcast_module_t *mcast_module_new(const mcast_component_ops_t *ops,
-                                 mca_coll_base_module_bcast_fn_t bcast_fn)
+                                 mca_coll_base_module_bcast_fn_t bcast_fn,
+                                 mca_coll_base_module_ibcast_fn_t ibcast_fn)
 {
     mcast_module_t *m = OBJ_NEW(mcast_module_t);
     if (NULL == m) {
         return NULL;
     }
     m->ops = ops;
-    /* Only bcast: every other collective stays with the module that already serves it. */
+    /* Only bcast and ibcast: every other collective stays with the module below. */
     m->super.coll_module_enable = mcast_module_enable;
     m->super.coll_bcast = bcast_fn;
+    m->super.coll_ibcast = ibcast_fn;
     return m;
+}
+
+/* First call on the communicator: agree on the inputs, then let the component prepare. */
+static int first_call(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    mcast_digests_t d = {0, 0, 0};
+    m->ops->digests(m, &d);
+    /* one allreduce: max of each digest and of its complement (= ~min) */
+    uint64_t v[6] = {d.params, ~d.params, d.rules, ~d.rules, d.topology, ~d.topology};
+    uint64_t r[6];
+    int rc = comm->c_coll->coll_allreduce(v, r, 6, MPI_UINT64_T, MPI_MAX, comm,
+                                          comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    const bool same_params = r[0] == d.params && ~r[1] == d.params;
+    m->use_rules = r[2] == d.rules && ~r[3] == d.rules;
+    m->use_topology = r[4] == d.topology && ~r[5] == d.topology;
+    const int rank = ompi_comm_rank(comm);
+    if (!same_params) {
+        m->state = MCAST_STATE_DISABLED;
+        if (0 == rank) {
+            fprintf(stderr, "coll:%s: comm=%u: the ranks hold different coll_%s_* parameters "
+                            "(or machine files): the module below serves this communicator on "
+                            "every rank; give every rank the same values\n",
+                    m->ops->name, ompi_comm_get_cid(comm), m->ops->name);
+        }
+        return OMPI_SUCCESS;
+    }
+    if (0 == rank && !m->use_rules) {
+        fprintf(stderr, "coll:%s: comm=%u: ranks hold different rules (or none): the rules file "
+                        "is not used on this communicator\n", m->ops->name, ompi_comm_get_cid(comm));
+    }
+    if (0 == rank && !m->use_topology) {
+        fprintf(stderr, "coll:%s: comm=%u: ranks read different topology/coordinates files (or "
+                        "none): not used on this communicator\n", m->ops->name,
+                ompi_comm_get_cid(comm));
+    }
+    rc = m->ops->prepare(m, comm, m->use_rules, m->use_topology);
+    if (OMPI_ERR_NOT_AVAILABLE == rc) {
+        m->state = MCAST_STATE_PASS;
+        return OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    m->chain = malloc(sizeof(int) * (size_t) ompi_comm_size(comm));
+    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
+    if (NULL == m->chain || NULL == m->plans.decisions) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    m->state = MCAST_STATE_READY;
+    return OMPI_SUCCESS;
+}
+
+static char *dup_str(const char *s)
+{
+    char *d = malloc(strlen(s) + 1);
+    if (NULL != d) {
+        strcpy(d, s);
+    }
+    return d;
+}
+
+/* The class's decision: the planner on root 0's chain, once per communicator. */
+static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
+{
+    mcast_decision_t *d = &m->plans.decisions[cls];
+    if (d->made) {
+        return d;
+    }
+    mcast_plan_input_t in;
+    mcast_forced_t forced;
+    char why[256] = "";
+    m->ops->input(m, comm, 0, mcast_class_bytes(cls), &in, &forced, m->chain);
+    mcast_plan_t *p = NULL;
+    d->made = true;
+    if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
+        d->failed = true;
+        d->why = dup_str('\0' != why[0] ? why : "no plan for these parameters");
+        return d;
+    }
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p, &info);
+    d->algorithm = info.algorithm;
+    d->k = info.k;
+    d->segment_bytes = (0 == info.segment_bytes) ? SIZE_MAX : info.segment_bytes;
+    d->lambda = info.lambda;
+    d->selected_by = dup_str(info.selected_by);
+    mcast_plan_free(p);
+    return d;
+}
+
+/* The plan of (class, root); NULL with *why set when there is none. */
+static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
+                                     int root, const char **why)
+{
+    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
+    if (NULL != e) {
+        return e;
+    }
+    const mcast_decision_t *d = decide(m, comm, cls);
+    if (d->failed) {
+        *why = d->why;
+        return NULL;
+    }
+    mcast_plan_input_t in;
+    mcast_forced_t forced;
+    m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->chain);
+    /* the class's decision, built on this root's chain */
+    forced.algorithm = d->algorithm;
+    forced.k = d->k;
+    forced.segment_bytes = d->segment_bytes;
+    forced.lambda = d->lambda;
+    in.rules = NULL;
+    in.selected_by = d->selected_by;
+    mcast_plan_t *p = NULL;
+    static char err[256];
+    if (KB_OK != mcast_plan_select(&in, &p, err, sizeof(err))) {
+        *why = err;
+        return NULL;
+    }
+    e = mcast_plan_cache_insert(&m->plans, cls, root, p);
+    if (NULL == e) {
+        *why = "out of memory";
+    }
+    return e;
+}
+
+static void print_plan(mcast_module_t *m, struct ompi_communicator_t *comm, mcast_cached_plan_t *e,
+                       int root, size_t bytes, int kind)
+{
+    if (m->ops->params->verbose < 1 || ompi_comm_rank(comm) != root || e->printed[kind]) {
+        return;
+    }
+    e->printed[kind] = true;
+    mcast_plan_info_t info;
+    char desc[400];
+    mcast_plan_get_info(e->plan, &info);
+    mcast_plan_describe(e->plan, desc, sizeof(desc));
+    fprintf(stderr, "coll:%s: %scomm=%u size=%d root=%d bytes=%zu algorithm=%s %s\n",
+            m->ops->name, kind ? "ibcast " : "", ompi_comm_get_cid(comm), ompi_comm_size(comm),
+            root, bytes, info.name, desc);
+    if (m->ops->params->verbose >= 2 && NULL != info.chain) {
+        fprintf(stderr, "coll:%s: comm=%u root=%d chain=", m->ops->name, ompi_comm_get_cid(comm),
+                root);
+        for (int i = 0; i < info.n; i++) {
+            fprintf(stderr, "%s%d", i ? "," : "", info.chain[i]);
+        }
+        fprintf(stderr, "\n");
+    }
+    fflush(stderr);
+}
+
+/* What a call does: run a plan (*plan set), pass to the module below (MCAST_PASS), or fail. */
+#define MCAST_PASS 1
+
+static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
+                 struct ompi_datatype_t *dtype, int root, int kind, size_t *bytes,
+                 mcast_cached_plan_t **plan)
+{
+    *plan = NULL;
+    if (!mcast_signature_bytes(count, dtype, bytes)) {
+        return MPI_ERR_COUNT;
+    }
+    if (MCAST_STATE_NEW == m->state) {
+        int rc = first_call(m, comm);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (MCAST_STATE_READY != m->state) {
+        return MCAST_PASS;
+    }
+    if (0 == *bytes) {
+        return OMPI_SUCCESS; /* nothing to move: no plan needed */
+    }
+    const char *why = NULL;
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), root, &why);
+    if (NULL == e) {
+        if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
+                                    NULL != why ? why : "no plan", &m->fallback_warned)) {
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        return MCAST_PASS;
+    }
+    mcast_plan_info_t info;
+    mcast_plan_get_info(e->plan, &info);
+    if (info.defer) {
+        return MCAST_PASS; /* the module below has the better plan */
+    }
+    print_plan(m, comm, e, root, *bytes, kind);
+    *plan = e;
+    return OMPI_SUCCESS;
 }
 
 int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mcast_module_t *m = (mcast_module_t *) module;
-    const mcast_component_ops_t *ops = m->ops;
-    const int algorithm = ops->params->algorithm;
     size_t bytes = 0;
+    mcast_cached_plan_t *e = NULL;
+    int rc = route(m, comm, count, dtype, root, 0, &bytes, &e);
+    if (MCAST_PASS == rc) {
+        return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
+    }
+    if (OMPI_SUCCESS != rc || NULL == e) {
+        return rc;
+    }
+    if (NULL == m->engine) {
+        m->engine = mcast_engine_create();
+    }
+    return mcast_pml_bcast(e->plan, m->engine, buf, count, dtype, bytes, comm);
+}
 
-    if (!mcast_signature_bytes(count, dtype, &bytes)) {
-        return MPI_ERR_COUNT;
+int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                        struct ompi_communicator_t *comm, ompi_request_t **request,
+                        mca_coll_base_module_t *module)
+{
+    mcast_module_t *m = (mcast_module_t *) module;
+    size_t bytes = 0;
+    mcast_cached_plan_t *e = NULL;
+    int rc = route(m, comm, count, dtype, root, 1, &bytes, &e);
+    if (MCAST_PASS == rc) {
+        if (NULL == m->previous_ibcast) {
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
     }
-    mcast_plan_t *plan = mcast_plan_cache_find(&m->plans, root, algorithm, bytes);
-    if (NULL == plan) {
-        int rc = ops->build(m, comm, algorithm, root, bytes, &plan);
-        if (OMPI_ERR_NOT_AVAILABLE == rc) { /* the component does not apply here */
-            return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
-        }
-        if (OMPI_SUCCESS != rc) {
-            if (!mcast_fallback_allowed(ops->name, ops->params->fallback, comm,
-                                        OMPI_ERR_NOT_SUPPORTED == rc
-                                            ? "algorithm does not apply to this communicator"
-                                            : "no plan for these parameters",
-                                        &m->fallback_warned)) {
-                return MPI_ERR_UNSUPPORTED_OPERATION;
-            }
-            return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
-        }
-        mcast_plan_cache_insert(&m->plans, plan);
-        if (ops->params->verbose >= 1 && ompi_comm_rank(comm) == root) {
-            mcast_print_plan(ops->name, comm, root, bytes, plan->name, plan->desc);
-            if (ops->params->verbose >= 2 && NULL != plan->chain) {
-                fprintf(stderr, "coll:%s: comm=%u root=%d chain=", ops->name,
-                        ompi_comm_get_cid(comm), root);
-                for (int i = 0; i < ompi_comm_size(comm); i++) {
-                    fprintf(stderr, "%s%d", i ? "," : "", plan->chain[i]);
-                }
-                fprintf(stderr, "\n");
-            }
-        }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
     }
-    return mcast_exec_bcast(buf, count, dtype, &plan->local, comm);
+    if (NULL == e) { /* nothing to move: an already completed request */
+        *request = &ompi_request_empty;
+        return OMPI_SUCCESS;
+    }
+    return mcast_pml_ibcast(e->plan, buf, count, dtype, bytes, comm, request);
 }

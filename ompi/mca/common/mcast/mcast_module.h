@@ -1,9 +1,20 @@
 /*
- * The module both components instantiate: it serves MPI_Bcast only, keeps the bcast
- * of the module below it for declined calls, and owns the plan cache.  A component
- * describes itself with an mcast_component_ops_t (name, parameters and plan
- * builder; its registry names the plans); mcast_module_bcast() does lookup, build, verbose line, fallback
- * and execution the same way for both.
+ * The module both components instantiate: it serves MPI_Bcast and MPI_Ibcast, keeps the
+ * module below it for calls it passes on, and owns the plan cache.  A component describes
+ * itself with an mcast_component_ops_t (name, parameters, how to prepare a communicator
+ * and fill the planner's input); mcast_module_bcast / _ibcast do the rest the same way for
+ * both:
+ *
+ *   first call on a communicator (collective: every rank is in it)
+ *       one allreduce of this rank's digests of every decision input (parameters,
+ *       machine model, rules, topology files): a parameter set differently on some ranks
+ *       disables the module on every rank (a warning from rank 0; the module below
+ *       serves), differing rules or topology files are ignored on every rank; then the
+ *       component's preparation (discovery)
+ *   every call
+ *       size class and root -> cached plan (mcast_plan.h), else the planner; a plan that
+ *       cannot be built follows the fallback policy (same outcome on every rank: the
+ *       inputs are agreed); the engine runs it over the PML (mcast_pml.h)
  */
 #ifndef MCAST_MODULE_H
 #define MCAST_MODULE_H
@@ -15,38 +26,64 @@
 
 struct mcast_module;
 
-/* Build the plan of `algorithm` for (root, bytes) as seen by this rank; the module
- * is passed for per-communicator state (topology, ordering).  OMPI_SUCCESS;
- * OMPI_ERR_NOT_AVAILABLE when the component does not apply to this communicator at
- * all (the module below serves, no fallback message); any other error declines
- * the call under the fallback policy. */
-typedef int (*mcast_plan_build_fn_t)(struct mcast_module *module, struct ompi_communicator_t *comm,
-                                     int algorithm, int root, size_t bytes, mcast_plan_t **out);
+/* Digests of this rank's decision inputs (0 = none). */
+typedef struct mcast_digests {
+    uint64_t params;   /* parameters and machine model: must agree, else the module is off */
+    uint64_t rules;    /* decision rules: used only where every rank holds the same */
+    uint64_t topology; /* topology / coordinates files: idem */
+} mcast_digests_t;
 
 typedef struct mcast_component_ops {
-    const char *name;                 /* "kbinomial" */
-    const mcast_common_params_t *params;
-    mcast_plan_build_fn_t build;
+    const char *name;                    /* "kbinomial" */
+    int component;                       /* MCAST_COMP_* */
+    const mcast_common_params_t *params; /* priority, verbose, algorithm, fallback */
+    void (*digests)(struct mcast_module *m, mcast_digests_t *d);
+    /* After the agreement, collectively: discovery and component state.  use_rules /
+     * use_topology say whether every rank holds the same rules / topology files.
+     * OMPI_SUCCESS; OMPI_ERR_NOT_AVAILABLE: the component does not apply to this
+     * communicator (every call goes to the module below, silently). */
+    int (*prepare)(struct mcast_module *m, struct ompi_communicator_t *comm, bool use_rules,
+                   bool use_topology);
+    /* The planner input for (root, bytes); `chain` has room for n ranks; `forced` is
+     * filled from the parameters. */
+    void (*input)(struct mcast_module *m, struct ompi_communicator_t *comm, int root, size_t bytes,
+                  mcast_plan_input_t *in, mcast_forced_t *forced, int *chain);
 } mcast_component_ops_t;
+
+typedef enum {
+    MCAST_STATE_NEW = 0,   /* first call not yet made */
+    MCAST_STATE_READY,     /* plans run here */
+    MCAST_STATE_PASS,      /* the component does not apply: the module below serves */
+    MCAST_STATE_DISABLED   /* inputs differ between ranks: the module below serves */
+} mcast_state_t;
 
 typedef struct mcast_module {
     mca_coll_base_module_t super;
     const mcast_component_ops_t *ops;
     mca_coll_base_module_bcast_fn_t previous_bcast;
     mca_coll_base_module_t *previous_bcast_module;
+    mca_coll_base_module_ibcast_fn_t previous_ibcast;
+    mca_coll_base_module_t *previous_ibcast_module;
     mcast_plan_cache_t plans;
+    mcast_engine_t *engine;           /* reused by blocking calls */
+    mcast_state_t state;
+    bool use_rules, use_topology;
     void *comm_state;                 /* component-owned per-communicator data */
     void (*comm_state_free)(void *);
     bool fallback_warned;
+    int *chain;                       /* [n] scratch for the planner input */
 } mcast_module_t;
 OBJ_CLASS_DECLARATION(mcast_module_t);
 
-/* A new module serving bcast with `bcast_fn` for the component described by ops. */
+/* A new module serving bcast and ibcast for the component described by ops. */
 mcast_module_t *mcast_module_new(const mcast_component_ops_t *ops,
-                                 mca_coll_base_module_bcast_fn_t bcast_fn);
+                                 mca_coll_base_module_bcast_fn_t bcast_fn,
+                                 mca_coll_base_module_ibcast_fn_t ibcast_fn);
 
-/* The whole bcast path for a component (see the header comment). */
 int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                        struct ompi_communicator_t *comm, ompi_request_t **request,
+                        mca_coll_base_module_t *module);
 
 #endif /* MCAST_MODULE_H */

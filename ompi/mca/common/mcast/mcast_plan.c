@@ -3,13 +3,12 @@
 
 #include <stdlib.h>
 
-mcast_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int root, int algorithm,
-                                    size_t bytes)
+mcast_cached_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int cls, int root)
 {
-    mcast_plan_t *prev = NULL;
-    for (mcast_plan_t *p = cache->head; NULL != p; prev = p, p = p->next) {
-        if (p->root == root && p->algorithm == algorithm && p->bytes == bytes) {
-            if (NULL != prev) {
+    mcast_cached_plan_t *prev = NULL;
+    for (mcast_cached_plan_t *p = cache->head; NULL != p; prev = p, p = p->next) {
+        if (p->cls == cls && p->root == root) {
+            if (NULL != prev) { /* move to front */
                 prev->next = p->next;
                 p->next = cache->head;
                 cache->head = p;
@@ -20,63 +19,47 @@ mcast_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int root, int alg
     return NULL;
 }
 
-mcast_plan_t *mcast_plan_new(int root, int algorithm, size_t bytes)
+mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls, int root,
+                                             mcast_plan_t *plan)
 {
-    mcast_plan_t *p = calloc(1, sizeof(*p));
-    if (NULL != p) {
-        p->root = root;
-        p->algorithm = algorithm;
-        p->bytes = bytes;
+    mcast_cached_plan_t *e = calloc(1, sizeof(*e));
+    if (NULL == e) {
+        mcast_plan_free(plan);
+        return NULL;
     }
-    return p;
-}
-
-void mcast_plan_set_local(mcast_plan_t *plan, int rank, size_t seg_bytes, int window,
-                          int max_sends, mcast_discipline_t discipline)
-{
-    const kb_tree_t *t = plan->tree;
-    plan->local.parent = t->parent[rank];
-    plan->local.nchildren = t->child_off[rank + 1] - t->child_off[rank];
-    plan->local.children = (NULL != t->children) ? t->children + t->child_off[rank] : NULL;
-    plan->local.seg_bytes = seg_bytes;
-    plan->local.window = window;
-    plan->local.max_sends = max_sends;
-    plan->local.discipline = discipline;
-}
-
-void mcast_plan_free(mcast_plan_t *plan)
-{
-    if (NULL != plan) {
-        kb_tree_free(plan->tree);
-        free(plan->chain);
-        free(plan);
+    e->cls = cls;
+    e->root = root;
+    e->plan = plan;
+    e->next = cache->head;
+    cache->head = e;
+    if (++cache->count > MCAST_PLAN_CACHE_CAP) {
+        mcast_cached_plan_t *p = cache->head;
+        while (NULL != p->next && NULL != p->next->next) {
+            p = p->next;
+        }
+        mcast_plan_free(p->next->plan);
+        free(p->next);
+        p->next = NULL;
+        cache->count--;
     }
-}
-
-void mcast_plan_cache_insert(mcast_plan_cache_t *cache, mcast_plan_t *plan)
-{
-    plan->next = cache->head;
-    cache->head = plan;
-    if (++cache->count <= MCAST_PLAN_CACHE_CAP) {
-        return;
-    }
-    mcast_plan_t *p = cache->head;
-    while (NULL != p->next && NULL != p->next->next) {
-        p = p->next;
-    }
-    mcast_plan_free(p->next);
-    p->next = NULL;
-    cache->count--;
+    return e;
 }
 
 void mcast_plan_cache_clear(mcast_plan_cache_t *cache)
 {
-    mcast_plan_t *p = cache->head;
+    mcast_cached_plan_t *p = cache->head;
     while (NULL != p) {
-        mcast_plan_t *next = p->next;
-        mcast_plan_free(p);
+        mcast_cached_plan_t *next = p->next;
+        mcast_plan_free(p->plan);
+        free(p);
         p = next;
     }
     cache->head = NULL;
     cache->count = 0;
+    for (int i = 0; NULL != cache->decisions && i < MCAST_MAX_CLASSES; i++) {
+        free(cache->decisions[i].selected_by);
+        free(cache->decisions[i].why);
+    }
+    free(cache->decisions);
+    cache->decisions = NULL;
 }

@@ -1,49 +1,53 @@
 /*
- * Plans and their per-communicator cache.
+ * The per-communicator cache of plans.
  *
- * A plan is built once per (root, algorithm, signature bytes) on a communicator
- * (the algorithm parameters are process-wide MCA values registered ALL_EQ, so they
- * are part of the key implicitly) and looked up on every later call.  The cache is
- * a small move-to-front list owned by the module and freed with the communicator.
+ * The planner's decision for a size class (algorithm, k, segment, lambda) is made once
+ * per communicator and class, on the chain of root 0, and kept; the plan for a root is
+ * that decision built on the root's chain (one tree, O(n)) and kept in a move-to-front
+ * list of at most MCAST_PLAN_CACHE_CAP plans.  A call looks its plan up by (class,
+ * root); a miss costs one tree build, never a new search.
  */
 #ifndef MCAST_PLAN_H
 #define MCAST_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include "kbinomial.h"
-#include "mcast_exec.h"
+#include "mcast_planner.h"
 
-#define MCAST_PLAN_DESC_LEN 256
-#define MCAST_PLAN_CACHE_CAP 64
+#define MCAST_PLAN_CACHE_CAP 256
+#define MCAST_MAX_CLASSES 260 /* size classes of a size_t (mcast_size_class: at most 256) */
 
-typedef struct mcast_plan {
-    struct mcast_plan *next;
+typedef struct mcast_cached_plan {
+    struct mcast_cached_plan *next;
+    int cls;
     int root;
-    int algorithm;            /* registry id of the component that built it */
-    size_t bytes;             /* signature bytes it was built for */
-    const char *name;         /* algorithm that runs (auto resolves to one) */
-    kb_tree_t *tree;          /* over communicator ranks */
-    int *chain;               /* [n] the ordering the tree was built on (root first), or NULL */
-    mcast_local_plan_t local; /* this rank's part */
-    char desc[MCAST_PLAN_DESC_LEN]; /* "k=4 segment_bytes=8192 ..." for the verbose line */
-} mcast_plan_t;
+    mcast_plan_t *plan;
+    bool printed[2]; /* verbose line printed for bcast / ibcast */
+} mcast_cached_plan_t;
+
+typedef struct mcast_decision {
+    bool made;
+    bool failed;   /* no plan for this class (the fallback policy applies) */
+    int algorithm; /* what the planner chose for the class */
+    int k;
+    size_t segment_bytes; /* SIZE_MAX: whole message */
+    double lambda;
+    char *selected_by;    /* "model", "rules:3", "forced" (malloc'ed) */
+    char *why;            /* the planner's reason when failed (malloc'ed) */
+} mcast_decision_t;
 
 typedef struct mcast_plan_cache {
-    mcast_plan_t *head;
+    mcast_cached_plan_t *head;
     int count;
+    mcast_decision_t *decisions; /* [MCAST_MAX_CLASSES], allocated at the first bcast */
 } mcast_plan_cache_t;
 
-/* Look a plan up (moves it to the front). NULL if absent. */
-mcast_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int root, int algorithm,
-                                    size_t bytes);
-/* Allocate an empty plan for the key (tree NULL). NULL on ENOMEM. */
-mcast_plan_t *mcast_plan_new(int root, int algorithm, size_t bytes);
-/* Fill plan->local for `rank` from plan->tree (tree positions are comm ranks). */
-void mcast_plan_set_local(mcast_plan_t *plan, int rank, size_t seg_bytes, int window,
-                          int max_sends, mcast_discipline_t discipline);
-/* Insert at the front, evicting the least recently used plan beyond the cap. */
-void mcast_plan_cache_insert(mcast_plan_cache_t *cache, mcast_plan_t *plan);
-void mcast_plan_free(mcast_plan_t *plan);
+/* Look a plan up (moves it to the front); NULL if absent. */
+mcast_cached_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int cls, int root);
+/* Insert at the front (takes the plan), evicting the least recently used beyond the cap.
+ * NULL on ENOMEM (the plan is freed). */
+mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls, int root,
+                                             mcast_plan_t *plan);
 void mcast_plan_cache_clear(mcast_plan_cache_t *cache);
 
 #endif /* MCAST_PLAN_H */

@@ -1,0 +1,209 @@
+/*
+ * The one planner, the one algorithm registry and the machine model (pure C++17 core,
+ * C API, no MPI).  Both components, mcast-inspect, perf/sim and the calibration tool
+ * call these functions; nothing else decides how a broadcast runs.
+ *
+ *   mcast_plan_select(input) -> plan      which algorithm, shape, k, block size, window,
+ *                                          sends in flight, predicted time, selected_by
+ *   mcast_plan_schedule(plan, rank, M)    this rank's schedule for an M-byte message (the
+ *                                          engine of mcast_engine.h runs it)
+ *
+ * Selection order: forced algorithm (and forced parameters) > decision rules > model.
+ * The model predicts what the engine does on the machine model (mcast_loggp_t, one for
+ * the network and one inside a node) with the tree recurrence below; every candidate the
+ * registry can build is evaluated with it and the fastest wins (ties: registry order).
+ *
+ * Tree recurrence (FPFS, blocks of S bytes, m = ceil(M/S)).  For an edge u -> c with the
+ * model of its kind (inside a node or across nodes):
+ *   sigma = o_send + S*gap                          sender's injection per block
+ *   delta = o_send + L + S*wire + o_recv + S*recv    send start -> receive complete
+ *   occ   = sigma (S <= eager) or delta (rendezvous)  how long the send holds a slot
+ * A node u holding block 0 at a(u) starts its i-th copy at
+ *   s_i = max(s_{i-1} + sigma_{i-1}, s_{i-max_sends} + occ_{i-max_sends}),  s_0 = a(u)
+ * and child c_i holds it at a(c_i) = s_i + delta_i.  Blocks then leave u every
+ *   P(u) = max(P(parent), sum_i sigma_i, sum_i occ_i / max_sends, o_recv + S*recv)
+ * and the broadcast ends at max over leaves l of a(l) + (m - 1) P(l).
+ * With the seeds' unit steps (o_send = 1, all else 0) this is L1 + (m-1)k on k-binomial
+ * trees; on the LogGP network of the engine's simulator it is exact for a chain and
+ * within a few percent elsewhere (tests/unit/test_mc_planner.c asserts both).
+ *
+ * Size classes.  A plan's decision depends on the message size only through its class
+ * (four classes per power of two), evaluated at the class's middle, so ranks that see
+ * slightly different sizes (an erroneous program) still run the same tree and detect the
+ * mismatch, and a program with many sizes needs few decisions.
+ */
+#ifndef MCAST_PLANNER_H
+#define MCAST_PLANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "kbinomial.h"
+#include "mcast_engine.h"
+#include "pathmc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Registry: every algorithm of both components, in one table.  Generates the MCA
+ * enums, the ompi_info docs, rules-file validation, verbose names and
+ * `mcast-inspect --list-algorithms`.
+ * ------------------------------------------------------------------------- */
+typedef enum {
+    MCAST_COMP_KBINOMIAL = 1,
+    MCAST_COMP_PATHMC = 2
+} mcast_component_t;
+
+typedef enum {
+    MCAST_ALG_AUTO = 0,
+    /* coll/kbinomial */
+    MCAST_ALG_KBINOMIAL,
+    MCAST_ALG_POSTAL,
+    MCAST_ALG_BINOMIAL,
+    MCAST_ALG_LINEAR,
+    MCAST_ALG_CHAIN,
+    MCAST_ALG_TWOLEVEL,
+    /* coll/pathmc */
+    MCAST_ALG_SEPARATE,
+    MCAST_ALG_UTORUS,
+    MCAST_ALG_STORUS,
+    MCAST_ALG_MDTORUS,
+    MCAST_ALG_MUTORUS,
+    MCAST_ALG_COUNT
+} mcast_alg_t;
+
+typedef struct mcast_alg_info {
+    int id;                  /* mcast_alg_t */
+    const char *name;        /* "kbinomial" */
+    int component;           /* mcast_component_t mask; auto belongs to both */
+    const char *description; /* one line */
+} mcast_alg_info_t;
+
+int mcast_registry_count(void);
+const mcast_alg_info_t *mcast_registry_get(int id); /* NULL if out of range */
+/* Id of `name`, or -1. */
+int mcast_registry_lookup(const char *name);
+
+/* ---------------------------------------------------------------------------
+ * Machine model: LogGP parameters across nodes and inside a node, with provenance.
+ * ------------------------------------------------------------------------- */
+typedef struct mcast_machine {
+    mcast_loggp_t net;            /* between nodes */
+    mcast_loggp_t shm;            /* inside one node */
+    char source[160];             /* "defaults" or the file and its provenance line */
+} mcast_machine_t;
+
+/* The built-in model: InfiniBand-class network, shared memory with single copy. */
+void mcast_machine_default(mcast_machine_t *m);
+/* Machine file (written by mcast-calibrate):
+ *   # comments; "version 1" first; then "net.KEY VALUE" / "shm.KEY VALUE" lines with KEY
+ *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
+ *   eager_bytes; "provenance TEXT" (kept in m->source).  Missing keys keep their
+ *   defaults.  Errors as "file:line: message". */
+int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m, char *errbuf,
+                        size_t errlen);
+int mcast_machine_load(const char *path, mcast_machine_t *m, char *errbuf, size_t errlen);
+/* Writes a machine file (provenance as given). */
+int mcast_machine_write(const char *path, const mcast_machine_t *m, const char *provenance);
+
+/* ---------------------------------------------------------------------------
+ * Planner
+ * ------------------------------------------------------------------------- */
+/* What the user forced (MCA parameters); 0 / negative fields leave the choice to the model. */
+typedef struct mcast_forced {
+    int algorithm;            /* mcast_alg_t; MCAST_ALG_AUTO = choose */
+    int k;                    /* k-binomial fan-out, 0 = model */
+    size_t segment_bytes;     /* 0 = model (or whole message where the model has no say) */
+    size_t segment_min_bytes; /* model's segment search, >= 1 */
+    size_t segment_max_bytes;
+    int window;               /* >= 1 */
+    int max_sends;            /* >= 1; 0 = window * children; -1 = auto (1 across nodes,
+                                 0 inside one node) */
+    int discipline;           /* kb_discipline_t */
+    double lambda;            /* postal lambda, 0 = model */
+    int postal_pipelining;    /* postal trees forward segment by segment */
+    int mu_r;                 /* Mu-torus partition length, 0 = largest dimension */
+} mcast_forced_t;
+
+/* Defaults of every field (what the components register). */
+void mcast_forced_default(mcast_forced_t *f);
+
+typedef struct mcast_plan_input {
+    int component;                 /* whose algorithms are eligible (mcast_component_t) */
+    int n;
+    int root;
+    size_t bytes;                  /* signature bytes of this call */
+    const int *chain;              /* [n] ordering for this root (root first); NULL = ranks
+                                      from the root on, cyclically */
+    const int *node_of_rank;       /* [n] node index; NULL = every rank on its own node
+                                      unless all_local */
+    int all_local;                 /* every rank on one node */
+    int nnodes;
+    const pm_torus_shape_t *torus; /* pathmc: torus shape and coordinates, or NULL */
+    const int *torus_coords;       /* [n * torus->ndims] */
+    const mcast_machine_t *machine;
+    const mcast_forced_t *forced;
+    const kb_rules_t *rules;       /* decision rules (kbinomial), or NULL */
+    const char *selected_by;       /* with a forced algorithm: report this instead of
+                                      "forced" (the forced values are a cached decision) */
+} mcast_plan_input_t;
+
+typedef struct mcast_plan mcast_plan_t; /* opaque */
+
+/* The plan for the input (see the header comment).  KB_ERR_ARG when a forced algorithm
+ * does not apply (e.g. a torus algorithm without torus) or the input is invalid, with
+ * the reason in errbuf (may be NULL); KB_ERR_NOMEM.  The plan owns its tree and chain. */
+int mcast_plan_select(const mcast_plan_input_t *in, mcast_plan_t **out, char *errbuf,
+                      size_t errlen);
+void mcast_plan_free(mcast_plan_t *p);
+
+/* Block geometry of the plan for an M-byte message: block bytes and count. */
+int mcast_plan_blocks(const mcast_plan_t *p, size_t bytes, size_t *block_bytes, uint32_t *nblocks);
+/* Rank `rank`'s schedule for an M-byte message (free with mcast_sched_free). */
+int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mcast_sched_t **out);
+/* Engine parameters of the plan for `rank` and an M-byte message. */
+int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t bytes,
+                             mcast_engine_params_t *ep);
+
+typedef struct mcast_plan_info {
+    int algorithm;            /* mcast_alg_t that runs */
+    const char *name;
+    int k;                    /* 0 when not a k-binomial tree */
+    size_t segment_bytes;     /* 0 = whole message */
+    double lambda;            /* postal, else 0 */
+    int window;
+    int max_sends;            /* resolved (>= 1 per rank is computed per rank; 0 here = per children) */
+    int discipline;
+    double predicted_us;      /* at the class's representative size */
+    const char *selected_by;  /* "forced", "rules:LINE", "model" */
+    const kb_tree_t *tree;    /* over group ranks (tree plans), else NULL */
+    const int *chain;         /* [n] root first */
+    int n, root;
+    size_t class_bytes;       /* representative size of the class the decision used */
+    int defer;                /* pathmc under auto: a kbinomial plan is better, pass the
+                                 call to the module below */
+} mcast_plan_info_t;
+int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info);
+/* "k=2 segment_bytes=8192 window=4 max_sends=1 discipline=fpfs predicted_us=12.3
+ *  selected_by=model" (the verbose line's tail). */
+int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len);
+
+/* Size class of a message size, and the representative size of a class. */
+int mcast_size_class(size_t bytes);
+size_t mcast_class_bytes(int cls);
+
+/* Predicted time (us) of an M-byte broadcast on a tree with S-byte segments (0 = whole
+ * message) under the recurrence above; node_of_rank as in the input.  -1 on bad input. */
+double mcast_model_tree_us(const kb_tree_t *tree, size_t bytes, size_t segment_bytes,
+                           int max_sends, const int *node_of_rank, int all_local,
+                           const mcast_machine_t *machine);
+
+/* 64-bit digest of every field of a forced-parameter set and a machine model (for the
+ * per-communicator agreement of decision inputs). */
+uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine_t *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCAST_PLANNER_H */

@@ -1,0 +1,1135 @@
+/*
+ * The planner: registry, candidates, the model that predicts the engine, selection.
+ * (Formulas and selection order: mcast_planner.h.)
+ *
+ * Candidates under auto, each evaluated with the tree recurrence on this communicator's
+ * chain and locality (inside-node edges with the shm model, the rest with the net model):
+ *
+ *   kbinomial   k = 1 .. ceil(log2 n), segments S from the grid below, FPFS
+ *   chain       k = 1 in the registry's own name (the pipelined chain)
+ *   postal      lambda(S) = delta(S) / sigma(S) of the edge model, S from the grid
+ *               (whole message unless postal_pipelining)
+ *   linear      separate addressing (whole message, or the grid)
+ *   twolevel    across nodes: k-binomial over node leaders; inside: a chain, a binomial
+ *               or a flat tree per node; leaders send to other nodes first
+ *   torus       (pathmc, with a torus) separate, U-, S-, Md-, Mu-torus trees
+ *
+ *   segment grid: S = 2^i and 3*2^(i-1) from segment_min_bytes to min(segment_max_bytes,
+ *   M), and S = M (one segment)
+ *
+ * The cheapest prediction wins; ties keep the earlier candidate (registry order, then
+ * smaller k, then larger S).
+ */
+#include "mcast_planner.h"
+
+#include "pm_internal.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#define MC_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+struct PlanError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+void require(bool ok, const char *what)
+{
+    if (!ok) {
+        throw PlanError(what);
+    }
+}
+
+/* ---- registry ----------------------------------------------------------- */
+const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
+    {MCAST_ALG_AUTO, "auto", MCAST_COMP_KBINOMIAL | MCAST_COMP_PATHMC,
+     "the planner chooses per communicator and size class from the cost model (or the rules)"},
+    {MCAST_ALG_KBINOMIAL, "kbinomial", MCAST_COMP_KBINOMIAL,
+     "pipelined k-binomial tree with FPFS forwarding, optimal k and segment size"},
+    {MCAST_ALG_POSTAL, "postal", MCAST_COMP_KBINOMIAL,
+     "postal-model optimal tree for lambda (multi-send), optionally pipelined"},
+    {MCAST_ALG_BINOMIAL, "binomial", MCAST_COMP_KBINOMIAL, "binomial tree"},
+    {MCAST_ALG_LINEAR, "linear", MCAST_COMP_KBINOMIAL, "root sends to every rank (separate addressing)"},
+    {MCAST_ALG_CHAIN, "chain", MCAST_COMP_KBINOMIAL, "pipelined chain along the ordering"},
+    {MCAST_ALG_TWOLEVEL, "twolevel", MCAST_COMP_KBINOMIAL,
+     "k-binomial tree over node leaders, each node fanned out per block as it arrives"},
+    {MCAST_ALG_SEPARATE, "separate", MCAST_COMP_PATHMC, "torus: separate addressing"},
+    {MCAST_ALG_UTORUS, "utorus", MCAST_COMP_PATHMC, "torus: U-torus (binomial on the DOR chain)"},
+    {MCAST_ALG_STORUS, "storus", MCAST_COMP_PATHMC, "torus: S-torus (Hamiltonian chain)"},
+    {MCAST_ALG_MDTORUS, "mdtorus", MCAST_COMP_PATHMC, "torus: Md-torus (dimensional partitions)"},
+    {MCAST_ALG_MUTORUS, "mutorus", MCAST_COMP_PATHMC, "torus: Mu-torus (uniform partitions of length r)"},
+};
+
+int torus_alg_of(int alg)
+{
+    switch (alg) {
+    case MCAST_ALG_SEPARATE: return PM_TORUS_SEPARATE;
+    case MCAST_ALG_UTORUS: return PM_TORUS_UTORUS;
+    case MCAST_ALG_STORUS: return PM_TORUS_STORUS;
+    case MCAST_ALG_MDTORUS: return PM_TORUS_MDTORUS;
+    case MCAST_ALG_MUTORUS: return PM_TORUS_MUTORUS;
+    default: return -1;
+    }
+}
+
+/* Most blocks a plan may cut a message into (a forced segment is raised to respect it). */
+constexpr uint32_t PLAN_MAX_BLOCKS = 1u << 16;
+
+struct TreePtr {
+    kb_tree_t *t = nullptr;
+    TreePtr() = default;
+    explicit TreePtr(kb_tree_t *x) : t(x) {}
+    TreePtr(const TreePtr &) = delete;
+    TreePtr &operator=(const TreePtr &) = delete;
+    TreePtr(TreePtr &&o) noexcept : t(o.t) { o.t = nullptr; }
+    TreePtr &operator=(TreePtr &&o) noexcept
+    {
+        std::swap(t, o.t);
+        return *this;
+    }
+    ~TreePtr() { kb_tree_free(t); }
+};
+
+} // namespace
+
+/* ---- the plan ------------------------------------------------------------ */
+struct mcast_plan {
+    int n = 0, root = 0;
+    int algorithm = MCAST_ALG_AUTO;
+    TreePtr tree;
+    std::vector<int> chain;
+    std::vector<int> node_of_rank; /* empty: each rank its own node (unless all_local) */
+    bool all_local = false;
+    size_t segment_bytes = 0; /* 0: whole message */
+    int k = 0;
+    double lambda = 0;
+    int window = 4;
+    int max_sends = -1;
+    int discipline = KB_DISC_FPFS;
+    double predicted_us = -1;
+    std::string selected_by;
+    std::string extra; /* algorithm-specific words for the verbose line */
+    size_t class_bytes = 0;
+    bool defer = false;
+};
+
+namespace {
+
+/* ---- machine model -------------------------------------------------------- */
+struct EdgeCost {
+    double sigma, delta, occ, rho;
+};
+
+EdgeCost edge_cost(const mcast_loggp_t &g, size_t S)
+{
+    const double s = double(S);
+    EdgeCost e;
+    e.sigma = g.o_send_us + s * g.gap_ns_per_byte * 1e-3;
+    e.rho = g.o_recv_us + s * g.recv_ns_per_byte * 1e-3;
+    e.delta = g.o_send_us + g.latency_us + s * g.wire_ns_per_byte * 1e-3 + e.rho;
+    e.occ = S <= g.eager_bytes ? e.sigma : e.delta;
+    return e;
+}
+
+/* Sends a rank keeps in flight (mcast_forced_t.max_sends semantics). */
+int resolve_max_sends(int forced, int window, int nchildren, bool any_remote_child)
+{
+    const int all = std::max(1, window * std::max(1, nchildren));
+    if (forced >= 1) {
+        return forced;
+    }
+    if (forced == 0) {
+        return all;
+    }
+    return any_remote_child ? 1 : all;
+}
+
+struct Locality {
+    const int *node = nullptr;
+    bool all_local = false;
+    bool local(int u, int c) const { return all_local || (node != nullptr && node[u] == node[c]); }
+};
+
+/* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
+double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
+                 const Locality &loc, const mcast_machine_t &mach)
+{
+    if (S == 0 || S > M) {
+        S = std::max<size_t>(M, 1);
+    }
+    const double m = M == 0 ? 1.0 : std::ceil(double(M) / double(S));
+    const int n = t->n;
+    std::vector<double> a(size_t(n), 0.0), pin(size_t(n), 0.0), rho(size_t(n), 0.0);
+    std::vector<int> order;
+    order.reserve(size_t(n));
+    order.push_back(t->root);
+    double finish = 0.0;
+    std::vector<double> s, sig, occ;
+    for (size_t qi = 0; qi < order.size(); ++qi) {
+        const int u = order[qi];
+        const int first = t->child_off[u], end = t->child_off[u + 1];
+        const int k = end - first;
+        const double pin_u = std::max(pin[size_t(u)], rho[size_t(u)]);
+        if (k == 0) {
+            finish = std::max(finish, a[size_t(u)] + (m - 1.0) * pin_u);
+            continue;
+        }
+        bool any_remote = false;
+        for (int i = first; i < end; ++i) {
+            any_remote = any_remote || !loc.local(u, t->children[i]);
+        }
+        const int ms = resolve_max_sends(max_sends_forced, window, k, any_remote);
+        s.assign(size_t(k), 0.0);
+        sig.assign(size_t(k), 0.0);
+        occ.assign(size_t(k), 0.0);
+        double sum_sig = 0, sum_occ = 0;
+        std::vector<EdgeCost> ec(static_cast<size_t>(k));
+        for (int i = 0; i < k; ++i) {
+            const int c = t->children[first + i];
+            ec[size_t(i)] = edge_cost(loc.local(u, c) ? mach.shm : mach.net, S);
+            sig[size_t(i)] = ec[size_t(i)].sigma;
+            occ[size_t(i)] = ec[size_t(i)].occ;
+            sum_sig += sig[size_t(i)];
+            sum_occ += occ[size_t(i)];
+            double st = a[size_t(u)];
+            if (i > 0) {
+                st = std::max(st, s[size_t(i - 1)] + sig[size_t(i - 1)]);
+            }
+            if (i >= ms) {
+                st = std::max(st, s[size_t(i - ms)] + occ[size_t(i - ms)]);
+            }
+            s[size_t(i)] = st;
+        }
+        const double pout = std::max({pin_u, sum_sig, sum_occ / double(ms)});
+        for (int i = 0; i < k; ++i) {
+            const int c = t->children[first + i];
+            a[size_t(c)] = s[size_t(i)] + ec[size_t(i)].delta;
+            pin[size_t(c)] = pout;
+            rho[size_t(c)] = ec[size_t(i)].rho;
+            order.push_back(c);
+        }
+        /* u itself is done when its last copy of the last block is out */
+        finish = std::max(finish, s[size_t(k - 1)] + (m - 1.0) * pout + occ[size_t(k - 1)]);
+    }
+    return finish;
+}
+
+/* ---- candidates ------------------------------------------------------------ */
+struct Candidate {
+    int algorithm = MCAST_ALG_AUTO;
+    int k = 0;
+    size_t S = 0; /* 0: whole */
+    double lambda = 0;
+    int intra = 0; /* twolevel: 0 chain, 1 binomial, 2 flat */
+    double t = std::numeric_limits<double>::infinity();
+};
+
+/* x is better than y by more than rounding noise (keeps the earlier candidate on ties). */
+bool better(double x, double y)
+{
+    return !std::isfinite(y) ? std::isfinite(x) : x < y - 1e-9 * std::max(1.0, y);
+}
+
+std::vector<size_t> segment_grid(size_t M, const mcast_forced_t &f)
+{
+    std::vector<size_t> g;
+    if (f.segment_bytes != 0) {
+        g.push_back(f.segment_bytes);
+        return g;
+    }
+    g.push_back(0); /* whole message */
+    const size_t hi = std::min(f.segment_max_bytes, M);
+    for (size_t s = 1; s <= hi && s != 0; s *= 2) {
+        if (s >= f.segment_min_bytes && s < M) {
+            g.push_back(s);
+        }
+        const size_t s3 = s + s / 2;
+        if (s >= 2 && s3 >= f.segment_min_bytes && s3 <= hi && s3 < M) {
+            g.push_back(s3);
+        }
+        if (s > (std::numeric_limits<size_t>::max() >> 2)) {
+            break;
+        }
+    }
+    return g;
+}
+
+/* The chain this input implies (root first). */
+std::vector<int> input_chain(const mcast_plan_input_t &in)
+{
+    std::vector<int> c(size_t(in.n));
+    if (in.chain != nullptr) {
+        c.assign(in.chain, in.chain + in.n);
+    } else {
+        for (int i = 0; i < in.n; ++i) {
+            c[size_t(i)] = (in.root + i) % in.n;
+        }
+    }
+    return c;
+}
+
+/* Builds a tree of a registry algorithm; throws ArgError when it does not apply. */
+TreePtr build_tree(const mcast_plan_input_t &in, const std::vector<int> &chain, const Candidate &c)
+{
+    kb_tree_t *t = nullptr;
+    int rc = KB_OK;
+    kb_tree_params_t tp = {std::max(1, c.k), std::max(1.0, c.lambda)};
+    switch (c.algorithm) {
+    case MCAST_ALG_KBINOMIAL:
+        rc = kb_tree_build(KB_SHAPE_KBINOMIAL, in.n, in.root, chain.data(), &tp, &t);
+        break;
+    case MCAST_ALG_CHAIN:
+        rc = kb_tree_build(KB_SHAPE_CHAIN, in.n, in.root, chain.data(), &tp, &t);
+        break;
+    case MCAST_ALG_BINOMIAL:
+        rc = kb_tree_build(KB_SHAPE_BINOMIAL, in.n, in.root, chain.data(), &tp, &t);
+        break;
+    case MCAST_ALG_LINEAR:
+        rc = kb_tree_build(KB_SHAPE_LINEAR, in.n, in.root, chain.data(), &tp, &t);
+        break;
+    case MCAST_ALG_POSTAL:
+        rc = kb_tree_build(KB_SHAPE_POSTAL, in.n, in.root, chain.data(), &tp, &t);
+        break;
+    case MCAST_ALG_TWOLEVEL: {
+        require(in.node_of_rank != nullptr, "twolevel needs the ranks' nodes");
+        /* leaders: first rank of each node along the chain; children of a leader: the
+         * other leaders of its inter-node subtree first, then its node's tree */
+        std::vector<int> leaders, leader_of_node_pos;
+        std::vector<std::vector<int>> members; /* per node, chain order */
+        std::vector<int> node_index(size_t(in.n), -1);
+        std::vector<int> seen;
+        for (int r : chain) {
+            const int nd = in.node_of_rank[r];
+            auto it = std::find(seen.begin(), seen.end(), nd);
+            size_t idx;
+            if (it == seen.end()) {
+                seen.push_back(nd);
+                members.emplace_back();
+                leaders.push_back(r);
+                idx = seen.size() - 1;
+            } else {
+                idx = size_t(it - seen.begin());
+            }
+            members[idx].push_back(r);
+        }
+        const int nn = int(leaders.size());
+        kb_tree_t *inter = nullptr;
+        kb_tree_params_t ip = {std::max(1, c.k), 1.0};
+        if (kb_tree_build(KB_SHAPE_KBINOMIAL, nn, 0, nullptr, &ip, &inter) != KB_OK) {
+            throw PlanError("twolevel: inter-node tree");
+        }
+        TreePtr inter_owner(inter);
+        std::vector<std::vector<int>> kids(size_t(in.n));
+        for (int v = 0; v < nn; ++v) {
+            for (int i = inter->child_off[v]; i < inter->child_off[v + 1]; ++i) {
+                kids[size_t(leaders[size_t(v)])].push_back(leaders[size_t(inter->children[i])]);
+            }
+        }
+        for (const auto &mem : members) {
+            const int nm = int(mem.size());
+            if (nm < 2) {
+                continue;
+            }
+            kb_tree_t *loc = nullptr;
+            kb_tree_params_t lp = {std::max(1, kb_ceil_log2(nm)), 1.0};
+            const kb_shape_t sh = c.intra == 0 ? KB_SHAPE_CHAIN
+                                               : (c.intra == 1 ? KB_SHAPE_BINOMIAL : KB_SHAPE_LINEAR);
+            if (kb_tree_build(sh, nm, 0, nullptr, &lp, &loc) != KB_OK) {
+                throw PlanError("twolevel: node tree");
+            }
+            TreePtr loc_owner(loc);
+            for (int v = 0; v < nm; ++v) {
+                for (int i = loc->child_off[v]; i < loc->child_off[v + 1]; ++i) {
+                    kids[size_t(mem[size_t(v)])].push_back(mem[size_t(loc->children[i])]);
+                }
+            }
+        }
+        /* CSR */
+        t = static_cast<kb_tree_t *>(std::calloc(1, sizeof(kb_tree_t)));
+        if (t == nullptr) {
+            throw std::bad_alloc();
+        }
+        TreePtr out(t);
+        t->n = in.n;
+        t->root = in.root;
+        t->parent = static_cast<int *>(std::malloc(sizeof(int) * size_t(in.n)));
+        t->child_off = static_cast<int *>(std::malloc(sizeof(int) * size_t(in.n + 1)));
+        t->children = in.n > 1 ? static_cast<int *>(std::malloc(sizeof(int) * size_t(in.n - 1))) : nullptr;
+        if (t->parent == nullptr || t->child_off == nullptr || (in.n > 1 && t->children == nullptr)) {
+            throw std::bad_alloc();
+        }
+        for (int v = 0; v < in.n; ++v) {
+            t->parent[v] = KB_NO_PEER;
+        }
+        int off = 0;
+        for (int v = 0; v < in.n; ++v) {
+            t->child_off[v] = off;
+            for (int ch : kids[size_t(v)]) {
+                t->children[off++] = ch;
+                t->parent[ch] = v;
+            }
+        }
+        t->child_off[in.n] = off;
+        require(off == in.n - 1, "twolevel: not a spanning tree");
+        /* depth */
+        std::vector<int> d(size_t(in.n), 0), q{in.root};
+        int depth = 0;
+        for (size_t i = 0; i < q.size(); ++i) {
+            for (int j = t->child_off[q[i]]; j < t->child_off[q[i] + 1]; ++j) {
+                d[size_t(t->children[j])] = d[size_t(q[i])] + 1;
+                depth = std::max(depth, d[size_t(t->children[j])]);
+                q.push_back(t->children[j]);
+            }
+        }
+        t->depth = depth;
+        require(kb_tree_check(t) == KB_OK, "twolevel: invalid tree");
+        return out;
+    }
+    default: {
+        const int ta = torus_alg_of(c.algorithm);
+        require(ta >= 0, "unknown algorithm");
+        require(in.torus != nullptr && in.torus_coords != nullptr,
+                    "a torus algorithm needs a torus (Cartesian topology, topology or coordinates file)");
+        rc = pm_torus_build(pm_torus_alg_t(ta), in.torus, in.n, in.torus_coords, in.root,
+                            in.forced->mu_r, &t, nullptr);
+        if (rc == PM_ERR_NOMEM) {
+            throw std::bad_alloc();
+        }
+        require(rc == PM_OK, "torus tree does not apply");
+        return TreePtr(t);
+    }
+    }
+    if (rc == KB_ERR_NOMEM) {
+        throw std::bad_alloc();
+    }
+    require(rc == KB_OK, "tree does not apply");
+    return TreePtr(t);
+}
+
+/* lambda of the postal model for S-byte copies (the dominant edge kind). */
+double postal_lambda(const mcast_plan_input_t &in, size_t S)
+{
+    const mcast_loggp_t &g = in.all_local ? in.machine->shm : in.machine->net;
+    const EdgeCost e = edge_cost(g, std::max<size_t>(S, 1));
+    return e.sigma > 0 ? std::max(1.0, e.delta / e.sigma) : 1.0;
+}
+
+bool eligible(int alg, const mcast_plan_input_t &in)
+{
+    const mcast_alg_info_t &r = REGISTRY[alg];
+    if (alg == MCAST_ALG_AUTO || !(r.component & in.component)) {
+        return false;
+    }
+    if (torus_alg_of(alg) >= 0) {
+        return in.torus != nullptr;
+    }
+    if (alg == MCAST_ALG_TWOLEVEL) {
+        return in.node_of_rank != nullptr && !in.all_local && in.nnodes > 1 && in.nnodes < in.n;
+    }
+    return true;
+}
+
+struct Evaluator {
+    const mcast_plan_input_t &in;
+    std::vector<int> chain;
+    Locality loc;
+    size_t M;
+    Evaluator(const mcast_plan_input_t &i, size_t bytes) : in(i), chain(input_chain(i)), M(bytes)
+    {
+        loc.node = i.node_of_rank;
+        loc.all_local = i.all_local != 0;
+    }
+    double time(const kb_tree_t *t, size_t S) const
+    {
+        return tree_time(t, M, S, in.forced->max_sends, in.forced->window, loc, *in.machine);
+    }
+    /* Best S (from the grid) for a fixed tree; the candidate gets S and t. */
+    void best_segment(const kb_tree_t *t, Candidate &c, const std::vector<size_t> &grid) const
+    {
+        for (size_t S : grid) {
+            const double x = time(t, S);
+            if (better(x, c.t)) {
+                c.t = x;
+                c.S = S;
+            }
+        }
+    }
+    /* All candidates of one algorithm with the forced parameters applied. */
+    void evaluate(int alg, Candidate &best) const
+    {
+        const mcast_forced_t &f = *in.forced;
+        const std::vector<size_t> grid = segment_grid(M, f);
+        const std::vector<size_t> whole = {f.segment_bytes};
+        auto consider = [&](Candidate c, const std::vector<size_t> &g) {
+            TreePtr t = build_tree(in, chain, c);
+            c.t = std::numeric_limits<double>::infinity();
+            best_segment(t.t, c, g);
+            if (better(c.t, best.t)) {
+                best = c;
+            }
+        };
+        Candidate c;
+        c.algorithm = alg;
+        switch (alg) {
+        case MCAST_ALG_KBINOMIAL: {
+            const int kmax = std::max(1, kb_ceil_log2(in.n));
+            for (int k = 1; k <= kmax; ++k) {
+                if (f.k != 0 && k != f.k) {
+                    continue;
+                }
+                c.k = k;
+                consider(c, grid);
+            }
+            if (f.k > kmax) { /* a forced k above log2 n: the tree is binomial-like */
+                c.k = f.k;
+                consider(c, grid);
+            }
+            break;
+        }
+        case MCAST_ALG_CHAIN:
+            c.k = 1;
+            consider(c, grid);
+            break;
+        case MCAST_ALG_BINOMIAL:
+        case MCAST_ALG_LINEAR:
+            consider(c, whole); /* segmented only when segment_bytes is set */
+            break;
+        case MCAST_ALG_POSTAL: {
+            const bool pipelined = f.postal_pipelining != 0;
+            const std::vector<size_t> g = pipelined ? grid : whole;
+            for (size_t S : g) {
+                c.lambda = f.lambda > 0 ? f.lambda : postal_lambda(in, S == 0 ? M : S);
+                consider(c, std::vector<size_t>{S});
+            }
+            break;
+        }
+        case MCAST_ALG_TWOLEVEL: {
+            const int kmax = std::max(1, kb_ceil_log2(std::max(2, in.nnodes)));
+            for (int k = 1; k <= kmax; ++k) {
+                if (f.k != 0 && k != f.k) {
+                    continue;
+                }
+                for (int intra = 0; intra < 3; ++intra) {
+                    c.k = k;
+                    c.intra = intra;
+                    consider(c, grid);
+                }
+            }
+            break;
+        }
+        default:
+            consider(c, f.segment_bytes != 0 ? whole : grid);
+            break;
+        }
+    }
+};
+
+std::string fmt(const char *f, double x)
+{
+    char b[64];
+    std::snprintf(b, sizeof(b), f, x);
+    return b;
+}
+
+void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, TreePtr tree,
+               const std::string &selected_by, size_t class_bytes)
+{
+    p.n = in.n;
+    p.root = in.root;
+    p.algorithm = c.algorithm;
+    p.tree = std::move(tree);
+    p.chain = input_chain(in);
+    if (in.node_of_rank != nullptr) {
+        p.node_of_rank.assign(in.node_of_rank, in.node_of_rank + in.n);
+    }
+    p.all_local = in.all_local != 0;
+    p.segment_bytes = c.S == std::numeric_limits<size_t>::max() ? 0 : c.S;
+    p.k = (c.algorithm == MCAST_ALG_KBINOMIAL || c.algorithm == MCAST_ALG_TWOLEVEL) ? c.k : 0;
+    p.lambda = c.algorithm == MCAST_ALG_POSTAL ? c.lambda : 0.0;
+    p.window = in.forced->window;
+    p.max_sends = in.forced->max_sends;
+    p.discipline = in.forced->discipline;
+    p.predicted_us = c.t;
+    p.selected_by = selected_by;
+    p.class_bytes = class_bytes;
+    if (c.algorithm == MCAST_ALG_TWOLEVEL) {
+        static const char *const intra[] = {"chain", "binomial", "flat"};
+        p.extra = std::string("intra=") + intra[c.intra];
+    } else if (c.algorithm == MCAST_ALG_POSTAL) {
+        p.extra = "lambda=" + fmt("%.3f", c.lambda) +
+                  (c.S != 0 ? " pipelining=on" : " pipelining=off");
+    } else if (c.algorithm == MCAST_ALG_MUTORUS) {
+        int r = in.forced->mu_r;
+        for (int d = 0; r == 0 && in.torus != nullptr && d < in.torus->ndims; ++d) {
+            r = std::max(r, in.torus->dims[d]);
+        }
+        p.extra = "r=" + std::to_string(r);
+    }
+}
+
+void select(const mcast_plan_input_t &in, mcast_plan &out)
+{
+    require(in.n >= 1 && in.root >= 0 && in.root < in.n, "planner: bad n or root");
+    require(in.machine != nullptr && in.forced != nullptr, "planner: machine and forced needed");
+    const mcast_forced_t &f = *in.forced;
+    require(f.window >= 1, "planner: window must be >= 1");
+    require(f.max_sends >= -1, "planner: max_sends must be >= -1");
+    require(f.k >= 0 && f.mu_r >= 0 && f.lambda >= 0, "planner: negative k, r or lambda");
+    require(f.segment_min_bytes >= 1 && f.segment_max_bytes >= f.segment_min_bytes,
+                "planner: segment bounds");
+    require(f.discipline == KB_DISC_FPFS || f.discipline == KB_DISC_FCFS, "planner: discipline");
+    if (in.chain != nullptr) {
+        std::vector<char> seen(size_t(in.n), 0);
+        for (int i = 0; i < in.n; ++i) {
+            require(in.chain[i] >= 0 && in.chain[i] < in.n && !seen[size_t(in.chain[i])],
+                        "planner: chain is not a permutation");
+            seen[size_t(in.chain[i])] = 1;
+        }
+        require(in.chain[0] == in.root, "planner: chain must start at the root");
+    }
+    const int cls = mcast_size_class(in.bytes);
+    const size_t M = mcast_class_bytes(cls);
+
+    mcast_forced_t eff = f;
+    mcast_plan_input_t in2 = in;
+    in2.forced = &eff;
+    std::string by = "model";
+    std::vector<int> algs;
+    if (f.algorithm != MCAST_ALG_AUTO) {
+        require(f.algorithm > 0 && f.algorithm < MCAST_ALG_COUNT, "planner: unknown algorithm");
+        require((REGISTRY[f.algorithm].component & in.component) != 0,
+                    "planner: algorithm of another component");
+        algs.push_back(f.algorithm);
+        by = in.selected_by != nullptr ? in.selected_by : "forced";
+    } else {
+        /* The first rule that matches and names an algorithm that applies here; "auto"
+         * hands the size back to the model; unknown names are skipped. */
+        kb_rule_t rule;
+        int at = 0;
+        while (in.rules != nullptr &&
+               kb_rules_match_from(in.rules, at, in.n, M, in.all_local ? 1 : 0, &rule, &at) == 1) {
+            ++at;
+            const int id = mcast_registry_lookup(rule.algorithm);
+            if (id == MCAST_ALG_AUTO) {
+                break;
+            }
+            if (id > MCAST_ALG_AUTO && (REGISTRY[id].component & in.component) && eligible(id, in)) {
+                algs.push_back(id);
+                if (rule.k != 0) {
+                    eff.k = rule.k;
+                }
+                if (rule.segment_bytes != 0) {
+                    eff.segment_bytes = rule.segment_bytes;
+                }
+                by = "rules:" + std::to_string(rule.line);
+                break;
+            }
+        }
+        if (algs.empty()) {
+            for (int a = 1; a < MCAST_ALG_COUNT; ++a) {
+                /* under auto the unsegmented binomial / linear are covered by kbinomial /
+                 * postal; chain is kbinomial k = 1 */
+                if (eligible(a, in) && a != MCAST_ALG_BINOMIAL && a != MCAST_ALG_CHAIN &&
+                    a != MCAST_ALG_LINEAR) {
+                    algs.push_back(a);
+                }
+            }
+            if (in.component == MCAST_COMP_PATHMC) { /* compare with what kbinomial would do */
+                algs.push_back(MCAST_ALG_KBINOMIAL);
+                algs.push_back(MCAST_ALG_POSTAL);
+                if (eligible(MCAST_ALG_TWOLEVEL, in) || (in.node_of_rank && in.nnodes > 1 && in.nnodes < in.n)) {
+                    algs.push_back(MCAST_ALG_TWOLEVEL);
+                }
+            }
+        }
+    }
+    Evaluator ev(in2, M);
+    Candidate best;
+    for (int a : algs) {
+        if (a == MCAST_ALG_TWOLEVEL && !(in.node_of_rank && !in.all_local && in.nnodes > 1 && in.nnodes < in.n)) {
+            require(f.algorithm != MCAST_ALG_TWOLEVEL,
+                        "twolevel needs several nodes with several ranks each");
+            continue;
+        }
+        ev.evaluate(a, best);
+    }
+    require(best.algorithm != MCAST_ALG_AUTO, "planner: no candidate applies");
+    TreePtr tree = build_tree(in2, ev.chain, best);
+    fill_plan(out, in2, best, std::move(tree), by, M);
+    if (in.component == MCAST_COMP_PATHMC && (REGISTRY[best.algorithm].component & MCAST_COMP_PATHMC) == 0) {
+        out.defer = true;
+    }
+}
+
+/* ---- machine file ------------------------------------------------------------ */
+struct Key {
+    const char *name;
+    size_t off;
+    bool is_size;
+};
+const Key KEYS[] = {
+    {"o_send_us", offsetof(mcast_loggp_t, o_send_us), false},
+    {"o_recv_us", offsetof(mcast_loggp_t, o_recv_us), false},
+    {"latency_us", offsetof(mcast_loggp_t, latency_us), false},
+    {"gap_ns_per_byte", offsetof(mcast_loggp_t, gap_ns_per_byte), false},
+    {"wire_ns_per_byte", offsetof(mcast_loggp_t, wire_ns_per_byte), false},
+    {"recv_ns_per_byte", offsetof(mcast_loggp_t, recv_ns_per_byte), false},
+    {"eager_bytes", offsetof(mcast_loggp_t, eager_bytes), true},
+};
+
+constexpr size_t MACHINE_MAX_BYTES = 64 * 1024;
+
+void parse_machine(const std::string &text, const std::string &name, mcast_machine_t &m)
+{
+    require(text.size() <= MACHINE_MAX_BYTES, (name + ": larger than 64 KiB").c_str());
+    std::istringstream is(text);
+    std::string line;
+    int ln = 0;
+    bool version = false;
+    auto err = [&](const std::string &what) {
+        throw PlanError(name + ":" + std::to_string(ln) + ": " + what);
+    };
+    while (std::getline(is, line)) {
+        ++ln;
+        const size_t hash = line.find('#');
+        if (hash != std::string::npos) {
+            line.erase(hash);
+        }
+        std::istringstream ls(line);
+        std::string key;
+        if (!(ls >> key)) {
+            continue;
+        }
+        if (key == "version") {
+            int v = 0;
+            if (!(ls >> v) || v != 1) {
+                err("unsupported version (this reader knows version 1)");
+            }
+            version = true;
+            continue;
+        }
+        if (!version) {
+            err("the first statement must be 'version 1'");
+        }
+        if (key == "provenance") {
+            std::string rest;
+            std::getline(ls, rest);
+            const size_t b = rest.find_first_not_of(" \t");
+            rest = b == std::string::npos ? "" : rest.substr(b);
+            std::snprintf(m.source, sizeof(m.source), "%s (%s)", name.c_str(), rest.c_str());
+            continue;
+        }
+        const size_t dot = key.find('.');
+        if (dot == std::string::npos) {
+            err("unknown statement '" + key + "'");
+        }
+        const std::string part = key.substr(0, dot), field = key.substr(dot + 1);
+        mcast_loggp_t *g = part == "net" ? &m.net : (part == "shm" ? &m.shm : nullptr);
+        if (g == nullptr) {
+            err("unknown model '" + part + "' (net or shm)");
+        }
+        const Key *k = nullptr;
+        for (const Key &c : KEYS) {
+            if (field == c.name) {
+                k = &c;
+            }
+        }
+        if (k == nullptr) {
+            err("unknown key '" + field + "'");
+        }
+        std::string val, more;
+        if (!(ls >> val) || (ls >> more)) {
+            err("expected one value");
+        }
+        char *end = nullptr;
+        errno = 0;
+        const double v = std::strtod(val.c_str(), &end);
+        if (end == val.c_str() || *end != '\0' || errno != 0 || !std::isfinite(v) || v < 0 ||
+            v > 1e12) {
+            err("bad value '" + val + "' (a number between 0 and 1e12)");
+        }
+        char *base = reinterpret_cast<char *>(g);
+        if (k->is_size) {
+            *reinterpret_cast<size_t *>(base + k->off) = size_t(v);
+        } else {
+            *reinterpret_cast<double *>(base + k->off) = v;
+        }
+    }
+    if (!version) {
+        ln = 1;
+        err("empty machine file (expected 'version 1')");
+    }
+}
+
+/* A regular file of at most `cap` bytes (a directory, a device or a larger file is
+ * refused), with errno's text on failure. */
+std::string read_small_file(const char *path, size_t cap)
+{
+    FILE *f = std::fopen(path, "rb");
+    if (f == nullptr) {
+        throw PlanError(std::string(path) + ": cannot open: " + std::strerror(errno));
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        std::fclose(f);
+        throw PlanError(std::string(path) + ": not a regular file");
+    }
+    std::string text;
+    char buf[4096];
+    size_t got;
+    while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0) {
+        text.append(buf, got);
+        if (text.size() > cap) {
+            std::fclose(f);
+            throw PlanError(std::string(path) + ": larger than " + std::to_string(cap) + " bytes");
+        }
+    }
+    std::fclose(f);
+    return text;
+}
+
+template <class F> int guarded(char *errbuf, size_t errlen, F &&f) noexcept
+{
+    try {
+        f();
+        return KB_OK;
+    } catch (const PlanError &e) {
+        if (errbuf != nullptr && errlen > 0) {
+            std::snprintf(errbuf, errlen, "%s", e.what());
+        }
+        return KB_ERR_ARG;
+    } catch (const std::bad_alloc &) {
+        return KB_ERR_NOMEM;
+    } catch (...) {
+        return KB_ERR_INTERNAL;
+    }
+}
+
+uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = static_cast<const unsigned char *>(p);
+    for (size_t i = 0; i < n; ++i) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+} // namespace
+
+/* ---- C API ------------------------------------------------------------------- */
+MC_API int mcast_registry_count(void)
+{
+    return MCAST_ALG_COUNT;
+}
+
+MC_API const mcast_alg_info_t *mcast_registry_get(int id)
+{
+    return (id >= 0 && id < MCAST_ALG_COUNT) ? &REGISTRY[id] : nullptr;
+}
+
+MC_API int mcast_registry_lookup(const char *name)
+{
+    if (name == nullptr) {
+        return -1;
+    }
+    for (const mcast_alg_info_t &r : REGISTRY) {
+        if (std::strcmp(r.name, name) == 0) {
+            return r.id;
+        }
+    }
+    return -1;
+}
+
+MC_API void mcast_machine_default(mcast_machine_t *m)
+{
+    if (m == nullptr) {
+        return;
+    }
+    std::memset(m, 0, sizeof(*m));
+    /* InfiniBand-class network: 10 GB/s, 1.5 us, 0.5 us per message each side */
+    m->net = mcast_loggp_t{0.5, 0.5, 1.5, 0.1, 0.1, 65536, 0.0};
+    /* shared memory: copy in/out below 4 KiB (eager), single copy by the receiver above */
+    m->shm = mcast_loggp_t{0.3, 0.3, 0.2, 0.1, 0.0, 4096, 0.1};
+    std::snprintf(m->source, sizeof(m->source), "defaults");
+}
+
+MC_API int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m,
+                               char *errbuf, size_t errlen)
+{
+    if (text == nullptr || m == nullptr) {
+        return KB_ERR_ARG;
+    }
+    return guarded(errbuf, errlen, [&] {
+        mcast_machine_t tmp;
+        mcast_machine_default(&tmp);
+        std::snprintf(tmp.source, sizeof(tmp.source), "%s", name ? name : "machine file");
+        parse_machine(text, name ? name : "machine file", tmp);
+        *m = tmp;
+    });
+}
+
+MC_API int mcast_machine_load(const char *path, mcast_machine_t *m, char *errbuf, size_t errlen)
+{
+    if (path == nullptr || m == nullptr) {
+        return KB_ERR_ARG;
+    }
+    return guarded(errbuf, errlen, [&] {
+        const std::string text = read_small_file(path, MACHINE_MAX_BYTES);
+        mcast_machine_t tmp;
+        mcast_machine_default(&tmp);
+        std::snprintf(tmp.source, sizeof(tmp.source), "%s", path);
+        parse_machine(text, path, tmp);
+        *m = tmp;
+    });
+}
+
+MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const char *provenance)
+{
+    if (path == nullptr || m == nullptr) {
+        return KB_ERR_ARG;
+    }
+    FILE *f = std::fopen(path, "w");
+    if (f == nullptr) {
+        return PM_ERR_IO;
+    }
+    std::fprintf(f, "# mcast machine model (mcast_planner.h); written by mcast-calibrate\nversion 1\n");
+    if (provenance != nullptr) {
+        std::fprintf(f, "provenance %s\n", provenance);
+    }
+    const mcast_loggp_t *parts[2] = {&m->net, &m->shm};
+    const char *names[2] = {"net", "shm"};
+    for (int i = 0; i < 2; ++i) {
+        for (const Key &k : KEYS) {
+            const char *base = reinterpret_cast<const char *>(parts[i]);
+            if (k.is_size) {
+                std::fprintf(f, "%s.%s %zu\n", names[i], k.name,
+                             *reinterpret_cast<const size_t *>(base + k.off));
+            } else {
+                std::fprintf(f, "%s.%s %.6g\n", names[i], k.name,
+                             *reinterpret_cast<const double *>(base + k.off));
+            }
+        }
+    }
+    return std::fclose(f) == 0 ? int(KB_OK) : int(PM_ERR_IO);
+}
+
+MC_API void mcast_forced_default(mcast_forced_t *f)
+{
+    if (f == nullptr) {
+        return;
+    }
+    std::memset(f, 0, sizeof(*f));
+    f->algorithm = MCAST_ALG_AUTO;
+    f->segment_min_bytes = 1024;
+    f->segment_max_bytes = size_t(1) << 20;
+    f->window = 4;
+    f->max_sends = -1;
+    f->discipline = KB_DISC_FPFS;
+    f->postal_pipelining = 1;
+}
+
+MC_API int mcast_size_class(size_t bytes)
+{
+    if (bytes == 0) {
+        return 0;
+    }
+    int e = 63 - __builtin_clzll((unsigned long long) bytes);
+    int f = 0;
+    if (e >= 2) {
+        f = int((bytes >> (e - 2)) & 3u);
+    }
+    return 1 + 4 * e + f;
+}
+
+MC_API size_t mcast_class_bytes(int cls)
+{
+    if (cls <= 0) {
+        return 0;
+    }
+    const int e = (cls - 1) / 4, f = (cls - 1) % 4;
+    if (e < 2) {
+        return size_t(1) << e;
+    }
+    const size_t lo = (size_t(1) << e) + size_t(f) * (size_t(1) << (e - 2));
+    return lo + (size_t(1) << (e - 2)) / 2; /* the middle of [lo, lo + 2^(e-2)) */
+}
+
+MC_API int mcast_plan_select(const mcast_plan_input_t *in, mcast_plan_t **out, char *errbuf,
+                             size_t errlen)
+{
+    if (in == nullptr || out == nullptr) {
+        return KB_ERR_ARG;
+    }
+    *out = nullptr;
+    return guarded(errbuf, errlen, [&] {
+        auto p = std::make_unique<mcast_plan>();
+        select(*in, *p);
+        *out = p.release();
+    });
+}
+
+MC_API void mcast_plan_free(mcast_plan_t *p)
+{
+    delete p;
+}
+
+MC_API int mcast_plan_blocks(const mcast_plan_t *p, size_t bytes, size_t *block_bytes,
+                             uint32_t *nblocks)
+{
+    if (p == nullptr || block_bytes == nullptr || nblocks == nullptr) {
+        return KB_ERR_ARG;
+    }
+    size_t S = p->segment_bytes == 0 ? bytes : std::min(p->segment_bytes, bytes);
+    if (S == 0) {
+        S = 1;
+    }
+    if (bytes / S >= PLAN_MAX_BLOCKS) { /* never more blocks than the planner allows */
+        S = (bytes + PLAN_MAX_BLOCKS - 1) / PLAN_MAX_BLOCKS;
+    }
+    *block_bytes = S;
+    *nblocks = uint32_t((bytes + S - 1) / S);
+    return KB_OK;
+}
+
+MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mcast_sched_t **out)
+{
+    if (p == nullptr || out == nullptr || rank < 0 || rank >= p->n) {
+        return KB_ERR_ARG;
+    }
+    size_t S;
+    uint32_t m;
+    mcast_plan_blocks(p, bytes, &S, &m);
+    return mcast_sched_tree(p->tree.t, rank, m, kb_discipline_t(p->discipline), out);
+}
+
+MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t bytes,
+                                    mcast_engine_params_t *ep)
+{
+    if (p == nullptr || ep == nullptr || rank < 0 || rank >= p->n) {
+        return KB_ERR_ARG;
+    }
+    uint32_t m;
+    ep->bytes = bytes;
+    mcast_plan_blocks(p, bytes, &ep->block_bytes, &m);
+    ep->window = p->window;
+    const kb_tree_t *t = p->tree.t;
+    const int first = t->child_off[rank], end = t->child_off[rank + 1];
+    bool any_remote = false;
+    for (int i = first; i < end; ++i) {
+        const int c = t->children[i];
+        any_remote = any_remote || !(p->all_local || (!p->node_of_rank.empty() &&
+                                                      p->node_of_rank[size_t(c)] ==
+                                                          p->node_of_rank[size_t(rank)]));
+    }
+    ep->max_sends = resolve_max_sends(p->max_sends, p->window, end - first, any_remote);
+    return KB_OK;
+}
+
+MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
+{
+    if (p == nullptr || info == nullptr) {
+        return KB_ERR_ARG;
+    }
+    info->algorithm = p->algorithm;
+    info->name = REGISTRY[p->algorithm].name;
+    info->k = p->k;
+    info->segment_bytes = p->segment_bytes;
+    info->lambda = p->lambda;
+    info->window = p->window;
+    info->max_sends = p->max_sends;
+    info->discipline = p->discipline;
+    info->predicted_us = p->predicted_us;
+    info->selected_by = p->selected_by.c_str();
+    info->tree = p->tree.t;
+    info->chain = p->chain.data();
+    info->n = p->n;
+    info->root = p->root;
+    info->class_bytes = p->class_bytes;
+    info->defer = p->defer ? 1 : 0;
+    return KB_OK;
+}
+
+MC_API int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len)
+{
+    if (p == nullptr || buf == nullptr || len == 0) {
+        return KB_ERR_ARG;
+    }
+    std::string s;
+    if (p->k != 0) {
+        s += "k=" + std::to_string(p->k) + " ";
+    }
+    if (!p->extra.empty()) {
+        s += p->extra + " ";
+    }
+    s += "segment_bytes=" + (p->segment_bytes == 0 ? std::string("whole") : std::to_string(p->segment_bytes));
+    if (p->segment_bytes != 0 && p->class_bytes / p->segment_bytes >= PLAN_MAX_BLOCKS) {
+        s += " (raised to keep at most " + std::to_string(PLAN_MAX_BLOCKS) + " blocks)";
+    }
+    s += " window=" + std::to_string(p->window);
+    s += " max_sends=" + (p->max_sends == -1 ? std::string("auto") : std::to_string(p->max_sends));
+    s += std::string(" discipline=") + (p->discipline == KB_DISC_FCFS ? "fcfs" : "fpfs");
+    s += " transport=pml";
+    s += " predicted_us=" + fmt("%.1f", p->predicted_us);
+    s += " class_bytes=" + std::to_string(p->class_bytes);
+    s += " selected_by=" + p->selected_by;
+    std::snprintf(buf, len, "%s", s.c_str());
+    return KB_OK;
+}
+
+MC_API double mcast_model_tree_us(const kb_tree_t *tree, size_t bytes, size_t segment_bytes,
+                                  int max_sends, const int *node_of_rank, int all_local,
+                                  const mcast_machine_t *machine)
+{
+    if (tree == nullptr || machine == nullptr || kb_tree_check(tree) != KB_OK || max_sends < -1) {
+        return -1.0;
+    }
+    try {
+        Locality loc;
+        loc.node = node_of_rank;
+        loc.all_local = all_local != 0;
+        return tree_time(tree, bytes, segment_bytes, max_sends, 4, loc, *machine);
+    } catch (...) {
+        return -1.0;
+    }
+}
+
+MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine_t *m)
+{
+    uint64_t h = 1469598103934665603ull;
+    if (f != nullptr) {
+        const int ints[] = {f->algorithm, f->k, f->window, f->max_sends, f->discipline,
+                            f->postal_pipelining, f->mu_r};
+        h = fnv(h, ints, sizeof(ints));
+        const uint64_t sizes[] = {f->segment_bytes, f->segment_min_bytes, f->segment_max_bytes};
+        h = fnv(h, sizes, sizeof(sizes));
+        h = fnv(h, &f->lambda, sizeof(f->lambda));
+    }
+    if (m != nullptr) {
+        const mcast_loggp_t *parts[2] = {&m->net, &m->shm};
+        for (const mcast_loggp_t *g : parts) {
+            const double d[] = {g->o_send_us, g->o_recv_us, g->latency_us, g->gap_ns_per_byte,
+                                g->wire_ns_per_byte, g->recv_ns_per_byte};
+            h = fnv(h, d, sizeof(d));
+            const uint64_t e = g->eager_bytes;
+            h = fnv(h, &e, sizeof(e));
+        }
+    }
+    return h;
+}

@@ -1,0 +1,620 @@
+/*
+ * PML transport and drivers (see mcast_pml.h for the contract).
+ *
+ *   post(op)          isend / irecv of the op's bytes into slot's request
+ *   poll              every active slot: completed?  -> length check, unpack,
+ *                                                       mcast_engine_complete(slot)
+ *   idle (1024 polls  probe: last message of a peer where more was expected -> cancel
+ *   without progress)        its receives, mcast_engine_peer_ended; extra messages of a
+ *                            peer whose last we await -> drain them
+ *   blocking          poll / opal_progress until the engine is done
+ *   nonblocking       a progress function polls every active Ibcast; the request
+ *                     completes when its engine is done
+ */
+#include "mcast_pml.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/constants.h"
+#include "opal/sys/atomic.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/mca/pml/pml.h"
+#include "ompi/message/message.h"
+#include "opal/datatype/opal_convertor.h"
+#include "opal/runtime/opal_progress.h"
+#include "opal/threads/mutex.h"
+
+#define MCAST_STAGE_SLACK 64  /* the convertor packs whole elements from an element start */
+#define MCAST_IDLE_PROBE 1024 /* polls without progress between two probes */
+
+typedef struct mcast_slot {
+    ompi_request_t *req;
+    bool active;
+    int kind;      /* mcast_op_kind_t */
+    int peer;
+    size_t off, len;
+    unsigned flags;
+    int err;       /* a local failure to report at completion */
+    char *stage;   /* staging (non-contiguous datatypes) */
+    size_t stage_cap;
+} mcast_slot_t;
+
+typedef struct mcast_call {
+    mcast_engine_t *engine;
+    bool own_engine;
+    mcast_sched_t *sched;
+    mcast_engine_params_t ep;
+    struct ompi_communicator_t *comm;
+    int tag, tag_last;
+    char *base;          /* contiguous: the packed stream in place */
+    bool staged;
+    opal_convertor_t sconv, rconv;
+    bool sconv_ready, rconv_ready;
+    void *buf;
+    int count;
+    struct ompi_datatype_t *dtype;
+    int nslots;
+    mcast_slot_t *slots;
+    long idle;
+    int *drain;          /* peers sending more than we expect */
+    int ndrain;
+    char *scratch;
+    size_t scratch_cap;
+} mcast_call_t;
+
+bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes)
+{
+    size_t tsize = 0;
+    if (count < 0) {
+        return false;
+    }
+    ompi_datatype_type_size(dtype, &tsize);
+    if (0 != tsize && (size_t) count > SIZE_MAX / tsize) {
+        return false;
+    }
+    *bytes = tsize * (size_t) count;
+    return true;
+}
+
+static bool grow(char **p, size_t *cap, size_t want)
+{
+    if (*cap >= want) {
+        return true;
+    }
+    char *q = realloc(*p, want);
+    if (NULL == q) {
+        return false;
+    }
+    *p = q;
+    *cap = want;
+    return true;
+}
+
+/* ---- the transport -------------------------------------------------------- */
+
+/* A convertor positioned at byte `off` of the stream.  Open MPI's convertor continues a
+ * stream safely, but jumping forward after an op that ended inside an element corrupts
+ * its state (seen with a struct datatype): the call's own convertor serves ops that
+ * continue where it stopped, any other op gets a fresh one (*tmp, destructed by the
+ * caller when *fresh).  Packing restarts at the element holding `off` (*pos <= off). */
+static opal_convertor_t *convertor_at(mcast_call_t *c, bool send, size_t off, opal_convertor_t *tmp,
+                                      bool *fresh, size_t *pos)
+{
+    opal_convertor_t *own = send ? &c->sconv : &c->rconv;
+    bool *ready = send ? &c->sconv_ready : &c->rconv_ready;
+    *fresh = false;
+    opal_convertor_t *cv = own;
+    if (*ready && own->bConverted != off) {
+        cv = tmp;
+        *fresh = true;
+    }
+    if (!*ready || *fresh) {
+        OBJ_CONSTRUCT(cv, opal_convertor_t);
+        const int rc = send ? opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor,
+                                                                        &c->dtype->super, c->count,
+                                                                        c->buf, 0, cv)
+                            : opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor,
+                                                                        &c->dtype->super, c->count,
+                                                                        c->buf, 0, cv);
+        if (OMPI_SUCCESS != rc) {
+            OBJ_DESTRUCT(cv);
+            *fresh = false;
+            return NULL;
+        }
+        if (cv == own) {
+            *ready = true;
+        }
+    }
+    *pos = off;
+    if (OMPI_SUCCESS != opal_convertor_set_position(cv, pos)) {
+        if (*fresh) {
+            OBJ_DESTRUCT(cv);
+            *fresh = false;
+        }
+        return NULL;
+    }
+    return cv;
+}
+
+/* Pack bytes [off, off + len) of the user buffer into s->stage; returns where they start
+ * (the convertor restarts at the element that holds byte `off`). */
+static char *pack_range(mcast_call_t *c, mcast_slot_t *s, size_t off, size_t len)
+{
+    opal_convertor_t tmp, *cv;
+    bool fresh;
+    size_t pos;
+    char *out = NULL;
+    if (NULL == (cv = convertor_at(c, true, off, &tmp, &fresh, &pos))) {
+        return NULL;
+    }
+    if (pos <= off && grow(&s->stage, &s->stage_cap, (off - pos) + len + MCAST_STAGE_SLACK)) {
+        struct iovec iov = {.iov_base = s->stage, .iov_len = (off - pos) + len + MCAST_STAGE_SLACK};
+        uint32_t iov_count = 1;
+        size_t max_data = iov.iov_len;
+        if (opal_convertor_pack(cv, &iov, &iov_count, &max_data) >= 0 &&
+            max_data >= (off - pos) + len) {
+            out = s->stage + (off - pos);
+        }
+    }
+    if (fresh) {
+        OBJ_DESTRUCT(cv);
+    }
+    return out;
+}
+
+static int unpack_range(mcast_call_t *c, mcast_slot_t *s)
+{
+    opal_convertor_t tmp, *cv;
+    bool fresh;
+    size_t pos;
+    int rc = MPI_ERR_INTERN;
+    if (NULL == (cv = convertor_at(c, false, s->off, &tmp, &fresh, &pos))) {
+        return rc;
+    }
+    struct iovec iov = {.iov_base = s->stage, .iov_len = s->len};
+    uint32_t iov_count = 1;
+    size_t max_data = s->len;
+    if (pos == s->off && opal_convertor_unpack(cv, &iov, &iov_count, &max_data) >= 0 &&
+        max_data == s->len) {
+        rc = OMPI_SUCCESS;
+    }
+    if (fresh) {
+        OBJ_DESTRUCT(cv);
+    }
+    return rc;
+}
+
+static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_t off, size_t len,
+                      unsigned flags)
+{
+    mcast_call_t *c = ctx;
+    mcast_slot_t *s = &c->slots[slot];
+    static char nothing[1];
+    const int tag = (flags & MCAST_XF_LAST) ? c->tag_last : c->tag;
+    char *data = nothing;
+    s->kind = kind;
+    s->peer = peer;
+    s->off = off;
+    s->len = len;
+    s->flags = flags;
+    s->err = OMPI_SUCCESS;
+    if (len > (size_t) INT_MAX) {
+        s->err = MPI_ERR_COUNT;
+        len = 0; /* keep the peer in step: an empty message it will reject */
+    } else if (len > 0 && !c->staged) {
+        data = c->base + off;
+    } else if (len > 0 && MCAST_OP_SEND == kind) {
+        data = pack_range(c, s, off, len);
+        if (NULL == data) {
+            s->err = OMPI_ERR_OUT_OF_RESOURCE;
+            data = nothing;
+            len = 0;
+        }
+    } else if (len > 0) {
+        if (grow(&s->stage, &s->stage_cap, len)) {
+            data = s->stage;
+        } else {
+            s->err = OMPI_ERR_OUT_OF_RESOURCE;
+            len = 0; /* consume the message anyway: it truncates */
+        }
+    }
+    int rc = (MCAST_OP_SEND == kind)
+                 ? MCA_PML_CALL(isend(data, (int) len, MPI_BYTE, peer, tag,
+                                      MCA_PML_BASE_SEND_STANDARD, c->comm, &s->req))
+                 : MCA_PML_CALL(irecv(data, (int) len, MPI_BYTE, peer, tag, c->comm, &s->req));
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    s->active = true;
+    return 0;
+}
+
+/* A finished request: its error, with a length mismatch as truncation. */
+static int finish_request(mcast_call_t *c, mcast_slot_t *s)
+{
+    int st = s->req->req_status.MPI_ERROR;
+    if (OMPI_SUCCESS == st && MCAST_OP_RECV == s->kind && 0 == s->err &&
+        s->req->req_status._ucount != s->len) {
+        st = MPI_ERR_TRUNCATE; /* the sender's message was shorter */
+    }
+    ompi_request_free(&s->req);
+    s->req = MPI_REQUEST_NULL;
+    if (OMPI_SUCCESS == st && MCAST_OP_RECV == s->kind && c->staged && s->len > 0 && 0 == s->err) {
+        st = unpack_range(c, s);
+    }
+    return (OMPI_SUCCESS != s->err) ? s->err : st;
+}
+
+static bool probe(mcast_call_t *c, int peer, int tag);
+static void add_drain(mcast_call_t *c, int peer);
+
+static int poll_slots(mcast_call_t *c)
+{
+    int progressed = 0;
+    for (int i = 0; i < c->nslots; i++) {
+        mcast_slot_t *s = &c->slots[i];
+        if (!s->active || !REQUEST_COMPLETE(s->req)) {
+            continue;
+        }
+        int st = finish_request(c, s);
+        /* Our last message from this peer came: had the peer more to send (its
+         * signature is longer), those messages are already here (matching is ordered per
+         * peer), unmatched.  Then this block is not the peer's block at our index: fail
+         * it before it is forwarded, and drain the peer. */
+        if (OMPI_SUCCESS == st && MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST) &&
+            probe(c, s->peer, c->tag)) {
+            st = MPI_ERR_TRUNCATE;
+            add_drain(c, s->peer);
+        }
+        s->active = false;
+        mcast_engine_complete(c->engine, i, st);
+        progressed++;
+    }
+    return progressed;
+}
+
+/* Receive one message of (peer, tag) into the scratch buffer, if one is there. */
+static bool take_message(mcast_call_t *c, int peer, int tag)
+{
+    int matched = 0;
+    ompi_message_t *msg = NULL;
+    ompi_status_public_t st;
+    if (OMPI_SUCCESS != MCA_PML_CALL(improbe(peer, tag, c->comm, &matched, &msg, &st)) ||
+        !matched) {
+        return false;
+    }
+    size_t len = st._ucount;
+    if (!grow(&c->scratch, &c->scratch_cap, len > 0 ? len : 1)) {
+        len = 0; /* truncates: still consumed */
+    }
+    MCA_PML_CALL(mrecv(c->scratch, (int) (len > INT_MAX ? 0 : len), MPI_BYTE, &msg, &st));
+    return true;
+}
+
+static bool probe(mcast_call_t *c, int peer, int tag)
+{
+    int flag = 0;
+    ompi_status_public_t st;
+    return OMPI_SUCCESS == MCA_PML_CALL(iprobe(peer, tag, c->comm, &flag, &st)) && flag;
+}
+
+/* A peer's stream ended before ours: its last message came where we expected more. */
+static void peer_ended(mcast_call_t *c, int peer)
+{
+    take_message(c, peer, c->tag_last);
+    /* first tell the engine (it posts nothing more from this peer), then cancel what is
+     * posted */
+    mcast_engine_peer_ended(c->engine, peer, MPI_ERR_TRUNCATE);
+    for (int i = 0; i < c->nslots; i++) {
+        mcast_slot_t *s = &c->slots[i];
+        if (!s->active || MCAST_OP_RECV != s->kind || s->peer != peer) {
+            continue;
+        }
+        ompi_request_cancel(s->req);
+        ompi_status_public_t st;
+        ompi_request_wait(&s->req, &st);
+        s->active = false;
+        /* cancelled (or, had it matched meanwhile, still a mismatched stream) */
+        mcast_engine_complete(c->engine, i, MPI_ERR_TRUNCATE);
+    }
+}
+
+static void idle_probe(mcast_call_t *c)
+{
+    for (int i = 0; i < c->nslots; i++) {
+        mcast_slot_t *s = &c->slots[i];
+        if (!s->active || MCAST_OP_RECV != s->kind) {
+            continue;
+        }
+        const int peer = s->peer;
+        if (!(s->flags & MCAST_XF_LAST)) {
+            if (probe(c, peer, c->tag_last) && !probe(c, peer, c->tag)) {
+                peer_ended(c, peer);
+            }
+        } else if (probe(c, peer, c->tag)) { /* more than we expect: drain until its last */
+            s->err = MPI_ERR_TRUNCATE;
+            add_drain(c, peer);
+        }
+    }
+}
+
+static void add_drain(mcast_call_t *c, int peer)
+{
+    for (int k = 0; k < c->ndrain; k++) {
+        if (c->drain[k] == peer) {
+            return;
+        }
+    }
+    int *d = realloc(c->drain, sizeof(int) * (size_t) (c->ndrain + 1));
+    if (NULL != d) {
+        c->drain = d;
+        c->drain[c->ndrain++] = peer;
+    }
+}
+
+static void drain_step(mcast_call_t *c)
+{
+    for (int k = 0; k < c->ndrain; k++) {
+        while (take_message(c, c->drain[k], c->tag)) {
+        }
+        bool waiting = false; /* our last receive from it still open? */
+        for (int i = 0; i < c->nslots; i++) {
+            waiting = waiting || (c->slots[i].active && MCAST_OP_RECV == c->slots[i].kind &&
+                                  c->slots[i].peer == c->drain[k]);
+        }
+        if (!waiting) {
+            c->drain[k--] = c->drain[--c->ndrain];
+        }
+    }
+}
+
+/* One round of progress; true when the engine is done. */
+static bool call_progress(mcast_call_t *c)
+{
+    if (poll_slots(c) > 0) {
+        c->idle = 0;
+    } else if (++c->idle % MCAST_IDLE_PROBE == 0) {
+        idle_probe(c);
+    }
+    if (c->ndrain > 0) {
+        drain_step(c);
+    }
+    return mcast_engine_done(c->engine);
+}
+
+/* ---- calls ---------------------------------------------------------------- */
+
+/* `reserve` consecutive tags of the communicator's nonblocking-collective tag space (the
+ * counter libnbc and adapt draw from too, so concurrent operations never share a tag),
+ * wrapping at the end of the space.  (coll_base_util.h has this as an inline function,
+ * but that header cannot be included with Debian's devel headers: it pulls a Fortran
+ * header that is not installed.) */
+static int reserve_tags(struct ompi_communicator_t *comm, int32_t reserve)
+{
+    int32_t tag, old;
+    do {
+        tag = old = comm->c_nbc_tag;
+        if (tag - reserve < MCA_COLL_BASE_TAG_NONBLOCKING_END) {
+            tag = MCA_COLL_BASE_TAG_NONBLOCKING_BASE;
+        }
+    } while (!OPAL_ATOMIC_COMPARE_EXCHANGE_STRONG_32(&comm->c_nbc_tag, &old, tag - reserve));
+    return tag;
+}
+static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_engine_t *engine,
+                      void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes,
+                      struct ompi_communicator_t *comm)
+{
+    memset(c, 0, sizeof(*c));
+    const int rank = ompi_comm_rank(comm);
+    c->comm = comm;
+    c->buf = buf;
+    c->count = count;
+    c->dtype = dtype;
+    if (KB_OK != mcast_plan_engine_params(plan, rank, bytes, &c->ep) ||
+        KB_OK != mcast_plan_schedule(plan, rank, bytes, &c->sched)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    c->nslots = c->ep.window + c->ep.max_sends;
+    c->slots = calloc((size_t) c->nslots, sizeof(*c->slots));
+    c->engine = engine;
+    if (NULL == c->engine) {
+        c->engine = mcast_engine_create();
+        c->own_engine = true;
+    }
+    if (NULL == c->slots || NULL == c->engine) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (ompi_datatype_is_contiguous_memory_layout(dtype, count)) {
+        ptrdiff_t true_lb = 0, true_extent = 0;
+        ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+        c->base = (char *) buf + true_lb;
+    } else {
+        c->staged = true;
+    }
+    /* two tags per broadcast: the same on every rank (collectives are called in order) */
+    c->tag = reserve_tags(comm, 2);
+    c->tag_last = c->tag - 1;
+    return OMPI_SUCCESS;
+}
+
+static int call_start(mcast_call_t *c)
+{
+    const mcast_xport_t x = {c, xport_post};
+    return (KB_OK == mcast_engine_start(c->engine, c->sched, &c->ep, &x)) ? OMPI_SUCCESS
+                                                                          : MPI_ERR_INTERN;
+}
+
+static void call_cleanup(mcast_call_t *c)
+{
+    for (int i = 0; NULL != c->slots && i < c->nslots; i++) {
+        free(c->slots[i].stage);
+    }
+    free(c->slots);
+    if (c->sconv_ready) {
+        OBJ_DESTRUCT(&c->sconv);
+    }
+    if (c->rconv_ready) {
+        OBJ_DESTRUCT(&c->rconv);
+    }
+    mcast_sched_free(c->sched);
+    if (c->own_engine) {
+        mcast_engine_destroy(c->engine);
+    }
+    free(c->drain);
+    free(c->scratch);
+    c->slots = NULL;
+    c->sched = NULL;
+    c->engine = NULL;
+}
+
+int mcast_pml_bcast(const mcast_plan_t *plan, mcast_engine_t *engine, void *buf, int count,
+                    struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm)
+{
+    mcast_call_t c;
+    int rc = call_setup(&c, plan, engine, buf, count, dtype, bytes, comm);
+    if (OMPI_SUCCESS == rc) {
+        rc = call_start(&c);
+    }
+    if (OMPI_SUCCESS == rc) {
+        while (!call_progress(&c)) {
+            opal_progress();
+        }
+        rc = mcast_engine_status(c.engine);
+    }
+    call_cleanup(&c);
+    return rc;
+}
+
+/* ---- nonblocking ---------------------------------------------------------- */
+typedef struct mcast_ireq {
+    ompi_request_t super;
+    mcast_call_t call;
+    struct mcast_ireq *next; /* active list */
+    bool freed;              /* MPI_Request_free came before completion */
+} mcast_ireq_t;
+
+static void ireq_construct(mcast_ireq_t *r)
+{
+    r->next = NULL;
+    r->freed = false;
+}
+
+OBJ_CLASS_INSTANCE(mcast_ireq_t, ompi_request_t, ireq_construct, NULL);
+
+static mcast_ireq_t *active = NULL;
+static opal_mutex_t active_lock = OPAL_MUTEX_STATIC_INIT;
+static bool progress_registered = false;
+
+static void ireq_release(mcast_ireq_t *r)
+{
+    OBJ_RELEASE(r->call.dtype);
+    OBJ_RELEASE(r->call.comm);
+    call_cleanup(&r->call);
+    OMPI_REQUEST_FINI(&r->super);
+    OBJ_RELEASE(r);
+}
+
+static int ireq_free(ompi_request_t **request)
+{
+    mcast_ireq_t *r = (mcast_ireq_t *) *request;
+    *request = MPI_REQUEST_NULL;
+    OPAL_THREAD_LOCK(&active_lock);
+    const bool done = REQUEST_COMPLETE(&r->super);
+    if (!done) {
+        r->freed = true; /* the progress function releases it when it completes */
+    }
+    OPAL_THREAD_UNLOCK(&active_lock);
+    if (done) {
+        ireq_release(r);
+    }
+    return OMPI_SUCCESS;
+}
+
+static int ireq_cancel(ompi_request_t *request, int complete)
+{
+    (void) request;
+    (void) complete;
+    return MPI_ERR_REQUEST; /* collective requests cannot be cancelled */
+}
+
+/* Set while ibcast_progress runs: the PML's probe calls opal_progress, which must not
+ * re-enter it (without threads the lock below is a no-op). */
+static volatile bool in_progress = false;
+
+static int ibcast_progress(void)
+{
+    if (NULL == active || in_progress || OPAL_THREAD_TRYLOCK(&active_lock)) {
+        return 0;
+    }
+    in_progress = true;
+    int n = 0;
+    mcast_ireq_t **link = &active;
+    while (NULL != *link) {
+        mcast_ireq_t *r = *link;
+        if (!call_progress(&r->call)) {
+            link = &r->next;
+            continue;
+        }
+        *link = r->next;
+        n++;
+        r->super.req_status.MPI_ERROR = mcast_engine_status(r->call.engine);
+        if (r->freed) {
+            ireq_release(r);
+        } else {
+            ompi_request_complete(&r->super, true);
+        }
+    }
+    in_progress = false;
+    OPAL_THREAD_UNLOCK(&active_lock);
+    return n;
+}
+
+int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi_datatype_t *dtype,
+                     size_t bytes, struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    mcast_ireq_t *r = OBJ_NEW(mcast_ireq_t);
+    if (NULL == r) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OMPI_REQUEST_INIT(&r->super, false);
+    r->super.req_state = OMPI_REQUEST_ACTIVE;
+    r->super.req_type = OMPI_REQUEST_COLL;
+    r->super.req_free = ireq_free;
+    r->super.req_cancel = ireq_cancel;
+    r->super.req_status.MPI_SOURCE = 0;
+    r->super.req_status.MPI_TAG = 0;
+    r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    r->super.req_status._cancelled = 0;
+    r->super.req_status._ucount = 0;
+    int rc = call_setup(&r->call, plan, NULL, buf, count, dtype, bytes, comm);
+    OBJ_RETAIN(dtype);
+    OBJ_RETAIN(comm);
+    OPAL_THREAD_LOCK(&active_lock);
+    if (OMPI_SUCCESS == rc) {
+        rc = call_start(&r->call);
+    }
+    if (OMPI_SUCCESS != rc) {
+        OPAL_THREAD_UNLOCK(&active_lock);
+        ireq_release(r);
+        return rc;
+    }
+    if (!progress_registered) {
+        opal_progress_register(ibcast_progress);
+        progress_registered = true;
+    }
+    r->next = active;
+    active = r;
+    OPAL_THREAD_UNLOCK(&active_lock);
+    *request = &r->super;
+    return OMPI_SUCCESS;
+}
+
+void mcast_pml_fini(void)
+{
+    if (progress_registered) {
+        opal_progress_unregister(ibcast_progress);
+        progress_registered = false;
+    }
+}

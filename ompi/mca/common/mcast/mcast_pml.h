@@ -1,0 +1,49 @@
+/*
+ * The Open MPI transport of the core engine (mcast_engine.h) over the PML, and the two
+ * drivers that run a plan: blocking (MPI_Bcast) and nonblocking (MPI_Ibcast, progressed
+ * by Open MPI's progress engine).
+ *
+ * Transport contract, as the engine expects it:
+ *   - an op is bytes [off, off + len) of the packed type signature: contiguous buffers in
+ *     place; other datatypes through Open MPI's convertor, packed (send) or unpacked
+ *     (receive) per op into a staging slot of at most one op's bytes (+64), so memory
+ *     stays bounded by (window + max_sends) ops whatever the message size;
+ *   - a send always puts a message on the wire: when staging fails it sends 0 bytes, the
+ *     receiver sees the length mismatch (error mode of the engine); a receive always
+ *     consumes its message (0-byte buffer when staging fails, which truncates);
+ *   - every broadcast takes two fresh tags of the communicator's collective tag space
+ *     (the counter libnbc and adapt use), one for a peer's last message: messages of a
+ *     broadcast never match another broadcast, blocking or not;
+ *   - a received length different from the expected one is MPI_ERR_TRUNCATE;
+ *   - when a rank waits without progress it probes its peers: a peer's last message
+ *     arriving where more was expected (its message was shorter: the peer's stream ended)
+ *     cancels the remaining receives from it; a peer sending more than expected is
+ *     drained until its last message.  So ranks that pass different signatures end with
+ *     MPI_ERR_TRUNCATE instead of waiting forever or matching a later broadcast.
+ */
+#ifndef MCAST_PML_H
+#define MCAST_PML_H
+
+#include "ompi_config.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/request/request.h"
+#include "mcast_planner.h"
+
+/* One blocking broadcast of (buf, count, dtype) = `bytes` signature bytes along `plan`.
+ * `engine` is reused across calls (NULL: a temporary one).  Returns OMPI_SUCCESS or an
+ * MPI error class. */
+int mcast_pml_bcast(const mcast_plan_t *plan, mcast_engine_t *engine, void *buf, int count,
+                    struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm);
+
+/* The same, nonblocking: *request completes (MPI_Wait/Test) when this rank's part is done. */
+int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi_datatype_t *dtype,
+                     size_t bytes, struct ompi_communicator_t *comm, ompi_request_t **request);
+
+/* Bytes of the packed type signature of (count, dtype); false on overflow or count < 0. */
+bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes);
+
+/* Unregister the progress function (component close). */
+void mcast_pml_fini(void);
+
+#endif /* MCAST_PML_H */

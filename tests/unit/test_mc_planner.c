@@ -1,0 +1,475 @@
+/*
+ * The planner (mcast_planner.h):
+ *  - registry: ids, unique names, lookup, components;
+ *  - size classes: every size falls into the class whose representative it shares;
+ *  - the model against the engine on the simulated network: exact in unit steps for
+ *    k-binomial FPFS trees (L1 + (m-1)k) and chains, within a stated tolerance under
+ *    LogGP timing for every tree shape the registry builds;
+ *  - auto within 1.05x of the best plan the registry can build (best k and segment by
+ *    exhaustive search, both timed by the engine on the simulated network);
+ *  - selection order forced > rules > model, forced algorithms that do not apply;
+ *  - machine files (values, errors as file:line), the digest of decision inputs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbinomial.h"
+#include "mcast_engine.h"
+#include "mcast_planner.h"
+
+
+static mcast_plan_t *select_ok(const mcast_plan_input_t *in)
+{
+    mcast_plan_t *p = NULL;
+    char e[512] = "";
+    const int rc = mcast_plan_select(in, &p, e, sizeof(e));
+    if (KB_OK != rc) {
+        fail_msg("mcast_plan_select: rc %d %s", rc, e);
+    }
+    return p;
+}
+
+static void test_registry(void **state)
+{
+    (void) state;
+    const int n = mcast_registry_count();
+    assert_int_equal(n, MCAST_ALG_COUNT);
+    for (int i = 0; i < n; ++i) {
+        const mcast_alg_info_t *a = mcast_registry_get(i);
+        assert_non_null(a);
+        assert_int_equal(a->id, i);
+        assert_int_equal(mcast_registry_lookup(a->name), i);
+        assert_true(strlen(a->description) > 5);
+        assert_true(a->component & (MCAST_COMP_KBINOMIAL | MCAST_COMP_PATHMC));
+        for (int j = 0; j < i; ++j) {
+            assert_string_not_equal(a->name, mcast_registry_get(j)->name);
+        }
+    }
+    assert_null(mcast_registry_get(n));
+    assert_null(mcast_registry_get(-1));
+    assert_int_equal(mcast_registry_lookup("broadcast"), -1);
+    assert_int_equal(mcast_registry_lookup(NULL), -1);
+    assert_int_equal(mcast_registry_lookup("chain"), MCAST_ALG_CHAIN);
+}
+
+static void test_size_classes(void **state)
+{
+    (void) state;
+    assert_int_equal(mcast_size_class(0), 0);
+    assert_int_equal(mcast_class_bytes(0), 0);
+    int prev = 0;
+    for (size_t b = 1; b < ((size_t) 1 << 34); b = b < 4096 ? b + 1 : b + b / 7 + 1) {
+        const int c = mcast_size_class(b);
+        assert_true(c >= prev); /* monotone */
+        prev = c;
+        assert_int_equal(mcast_size_class(mcast_class_bytes(c)), c);
+        if (b < 8) {
+            continue;
+        }
+        /* four classes per power of two: the representative is within 12.5% */
+        const double rel = fabs((double) mcast_class_bytes(c) - (double) b) / (double) b;
+        assert_true(rel <= 0.126);
+    }
+    assert_int_not_equal(mcast_size_class(1023), mcast_size_class(1024));
+}
+
+static mcast_machine_t unit_machine(void)
+{
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    const mcast_loggp_t u = {1.0, 0.0, 0.0, 0.0, 0.0, (size_t) -1, 0.0};
+    m.net = u;
+    m.shm = u;
+    return m;
+}
+
+static double simulate(const kb_tree_t *t, size_t M, size_t S, int window, int max_sends,
+                       const mcast_loggp_t *net, const int *node, const mcast_machine_t *mach)
+{
+    const int n = t->n;
+    mcast_sched_t **s = calloc((size_t) n, sizeof(*s));
+    assert_non_null(s);
+    if (S == 0 || S > M) {
+        S = M;
+    }
+    const uint32_t m = (uint32_t) ((M + S - 1) / S);
+    for (int r = 0; r < n; ++r) {
+        assert_int_equal(mcast_sched_tree(t, r, m, KB_DISC_FPFS, &s[r]), KB_OK);
+    }
+    (void) node;
+    (void) mach;
+    mcast_engine_params_t ep = {M, S, window, max_sends};
+    mcast_simnet_params_t sp;
+    memset(&sp, 0, sizeof(sp));
+    sp.net = *net;
+    sp.fail_rank = -1;
+    mcast_simnet_result_t res;
+    char err[256] = "";
+    if (KB_OK != mcast_simnet_run(n, t->root, s, &ep, &sp, NULL, NULL, &res, err, sizeof(err))) {
+        fail_msg("simnet: %s", err);
+    }
+    for (int r = 0; r < n; ++r) {
+        mcast_sched_free(s[r]);
+    }
+    free(s);
+    return res.finish_us;
+}
+
+/* Unit steps: the model is the seeds' L1 + (m-1)k on k-binomial trees whose root has the
+ * largest fan-out, and equals the engine's unit-step time. */
+static void test_model_unit_steps(void **state)
+{
+    (void) state;
+    const mcast_machine_t mach = unit_machine();
+    long exact = 0;
+    for (int n = 2; n <= 64; ++n) {
+        for (int k = 1; k <= kb_ceil_log2(n); ++k) {
+            const kb_tree_params_t tp = {k, 1.0};
+            kb_tree_t *t = NULL;
+            assert_int_equal(kb_tree_build(KB_SHAPE_KBINOMIAL, n, 0, NULL, &tp, &t), KB_OK);
+            int dmax = 0;
+            for (int v = 0; v < n; ++v) {
+                dmax = kb_tree_nchildren(t, v) > dmax ? kb_tree_nchildren(t, v) : dmax;
+            }
+            for (size_t m = 1; m <= 7; m += 2) {
+                const double model = mcast_model_tree_us(t, m, 1, 1, NULL, 0, &mach);
+                const double sim = simulate(t, m, 1, 2, 1, &mach.net, NULL, &mach);
+                assert_true(fabs(model - sim) < 1e-9);
+                if (kb_tree_nchildren(t, 0) == dmax) {
+                    assert_true(fabs(model - (double) kb_steps(n, (long) m, k)) < 1e-9 ||
+                                model <= (double) kb_steps(n, (long) m, k));
+                    assert_true(fabs(model - (double) (kb_L1(n, k) + (long) (m - 1) * dmax)) < 1e-9);
+                    exact++;
+                }
+            }
+            kb_tree_free(t);
+        }
+    }
+    assert_true(exact > 300);
+}
+
+/* LogGP: the model against the engine on the simulated network, every shape. */
+static void test_model_loggp(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const kb_shape_t shapes[] = {KB_SHAPE_KBINOMIAL, KB_SHAPE_CHAIN, KB_SHAPE_BINOMIAL,
+                                 KB_SHAPE_LINEAR, KB_SHAPE_POSTAL};
+    const size_t sizes[] = {8, 4096, 65536, 1 << 20, 4 << 20};
+    const size_t segs[] = {0, 8192, 65536};
+    double worst = 0, sum = 0;
+    int cases = 0, chain_exact = 0;
+    for (int n = 2; n <= 64; n = n * 2 + 1) {
+        for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
+            const kb_tree_params_t tp = {2, 3.0};
+            kb_tree_t *t = NULL;
+            assert_int_equal(kb_tree_build(shapes[si], n, n / 2, NULL, &tp, &t), KB_OK);
+            for (size_t mi = 0; mi < sizeof(sizes) / sizeof(sizes[0]); ++mi) {
+                for (size_t gi = 0; gi < sizeof(segs) / sizeof(segs[0]); ++gi) {
+                    const size_t M = sizes[mi], S = segs[gi];
+                    if (S != 0 && (S >= M || M / S > 1024)) {
+                        continue;
+                    }
+                    const double model = mcast_model_tree_us(t, M, S, 1, NULL, 0, &mach);
+                    const double sim = simulate(t, M, S, 4, 1, &mach.net, NULL, &mach);
+                    const double err = fabs(model - sim) / sim;
+                    if (shapes[si] == KB_SHAPE_CHAIN && err < 1e-9) {
+                        chain_exact++;
+                    }
+                    worst = err > worst ? err : worst;
+                    sum += err;
+                    cases++;
+                    if (err > 0.10) {
+                        fail_msg("n=%d shape=%zu M=%zu S=%zu: model %.2f sim %.2f", n, si, M, S,
+                                 model, sim);
+                    }
+                }
+            }
+            kb_tree_free(t);
+        }
+    }
+    printf("# model vs engine on the simulated network: %d cases, mean error %.2f%%, worst %.2f%%, "
+           "%d chains exact\n", cases, 100.0 * sum / cases, 100.0 * worst, chain_exact);
+    assert_true(chain_exact > 10);
+}
+
+static mcast_plan_input_t input(int n, int root, size_t bytes, const mcast_machine_t *m,
+                                const mcast_forced_t *f)
+{
+    mcast_plan_input_t in;
+    memset(&in, 0, sizeof(in));
+    in.component = MCAST_COMP_KBINOMIAL;
+    in.n = n;
+    in.root = root;
+    in.bytes = bytes;
+    in.nnodes = n;
+    in.machine = m;
+    in.forced = f;
+    return in;
+}
+
+/* Simulated time of a plan (all ranks' schedules from mcast_plan_schedule). */
+static double plan_sim(const mcast_plan_t *p, int n, size_t M, const mcast_machine_t *mach)
+{
+    mcast_sched_t **s = calloc((size_t) n, sizeof(*s));
+    mcast_plan_info_t info;
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    for (int r = 0; r < n; ++r) {
+        assert_int_equal(mcast_plan_schedule(p, r, M, &s[r]), KB_OK);
+    }
+    mcast_engine_params_t ep;
+    assert_int_equal(mcast_plan_engine_params(p, 0, M, &ep), KB_OK);
+    ep.max_sends = 1; /* across nodes: one copy at a time (what auto resolves to) */
+    mcast_simnet_params_t sp;
+    memset(&sp, 0, sizeof(sp));
+    sp.net = mach->net;
+    sp.fail_rank = -1;
+    mcast_simnet_result_t res;
+    char err[256] = "";
+    if (KB_OK != mcast_simnet_run(n, info.root, s, &ep, &sp, NULL, NULL, &res, err, sizeof(err))) {
+        fail_msg("simnet: %s", err);
+    }
+    for (int r = 0; r < n; ++r) {
+        mcast_sched_free(s[r]);
+    }
+    free(s);
+    return res.finish_us;
+}
+
+/* auto against the best forced (algorithm, k, segment) found by exhaustive search, both
+ * run by the engine on the simulated network. */
+static void test_auto_near_best(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const int ns[] = {4, 16, 33, 64};
+    const size_t sizes[] = {64, 4096, 65536, 1 << 20, 4 << 20};
+    const int algs[] = {MCAST_ALG_KBINOMIAL, MCAST_ALG_POSTAL, MCAST_ALG_LINEAR, MCAST_ALG_BINOMIAL};
+    const size_t segs[] = {0, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144};
+    double worst = 0;
+    for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni) {
+        const int n = ns[ni];
+        for (size_t mi = 0; mi < sizeof(sizes) / sizeof(sizes[0]); ++mi) {
+            /* the class representative: what the planner decides for */
+            const size_t M = mcast_class_bytes(mcast_size_class(sizes[mi]));
+            mcast_forced_t f;
+            mcast_forced_default(&f);
+            f.max_sends = 1;
+            mcast_plan_input_t in = input(n, 0, M, &mach, &f);
+            mcast_plan_t *p = NULL;
+            p = select_ok(&in);
+            const double t_auto = plan_sim(p, n, M, &mach);
+            mcast_plan_free(p);
+            double best = INFINITY;
+            for (size_t ai = 0; ai < sizeof(algs) / sizeof(algs[0]); ++ai) {
+                for (int k = 0; k <= (algs[ai] == MCAST_ALG_KBINOMIAL ? kb_ceil_log2(n) : 0); ++k) {
+                    for (size_t gi = 0; gi < sizeof(segs) / sizeof(segs[0]); ++gi) {
+                        if (segs[gi] >= M || (segs[gi] != 0 && M / segs[gi] > 2048)) {
+                            continue;
+                        }
+                        mcast_forced_t g = f;
+                        g.algorithm = algs[ai];
+                        g.k = algs[ai] == MCAST_ALG_KBINOMIAL ? (k == 0 ? 1 : k) : 0;
+                        g.segment_bytes = segs[gi];
+                        mcast_plan_input_t gi_in = input(n, 0, M, &mach, &g);
+                        mcast_plan_t *q = NULL;
+                        q = select_ok(&gi_in);
+                        const double t = plan_sim(q, n, M, &mach);
+                        best = t < best ? t : best;
+                        mcast_plan_free(q);
+                    }
+                }
+            }
+            const double ratio = t_auto / best;
+            worst = ratio > worst ? ratio : worst;
+            if (ratio > 1.05) {
+                fail_msg("n=%d M=%zu: auto %.2f us, best searched %.2f us (%.3fx)", n, M, t_auto,
+                         best, ratio);
+            }
+        }
+    }
+    printf("# auto / best searched plan on the simulated network: worst %.3f\n", worst);
+}
+
+static void test_selection_order(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    mcast_plan_input_t in = input(8, 3, 100000, &mach, &f);
+    mcast_plan_t *p = NULL;
+    mcast_plan_info_t info;
+    char desc[512];
+    /* model */
+    p = select_ok(&in);
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    assert_string_equal(info.selected_by, "model");
+    assert_int_equal(info.root, 3);
+    assert_int_equal(info.chain[0], 3);
+    assert_true(info.predicted_us > 0);
+    assert_int_equal(mcast_plan_describe(p, desc, sizeof(desc)), KB_OK);
+    assert_non_null(strstr(desc, "selected_by=model"));
+    mcast_plan_free(p);
+    /* rules */
+    kb_rules_t *rules = NULL;
+    char err[256];
+    assert_int_equal(kb_rules_parse("* 0-1k linear\n* 1k- chain segment_bytes=4k\n", "t", &rules, err,
+                                    sizeof(err)), KB_OK);
+    in.rules = rules;
+    p = select_ok(&in);
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    assert_string_equal(info.name, "chain");
+    assert_string_equal(info.selected_by, "rules:2");
+    assert_int_equal(info.segment_bytes, 4096);
+    mcast_plan_free(p);
+    /* forced beats rules */
+    f.algorithm = MCAST_ALG_POSTAL;
+    p = select_ok(&in);
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    assert_string_equal(info.name, "postal");
+    assert_string_equal(info.selected_by, "forced");
+    mcast_plan_free(p);
+    kb_rules_free(rules);
+    in.rules = NULL;
+    /* a torus algorithm without a torus, and one of another component */
+    f.algorithm = MCAST_ALG_MDTORUS;
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+    in.component = MCAST_COMP_PATHMC;
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+    assert_null(p);
+    /* with a torus it applies, and its prediction is of the tree that runs (r forced) */
+    pm_torus_shape_t shape = {2, {4, 2}, 1, 1};
+    int coords[16];
+    for (int r = 0; r < 8; ++r) {
+        coords[2 * r] = r / 2;
+        coords[2 * r + 1] = r % 2;
+    }
+    in.torus = &shape;
+    in.torus_coords = coords;
+    f.algorithm = MCAST_ALG_MUTORUS;
+    f.mu_r = 2;
+    p = select_ok(&in);
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    assert_int_equal(mcast_plan_describe(p, desc, sizeof(desc)), KB_OK);
+    assert_non_null(strstr(desc, "r=2"));
+    const double direct = mcast_model_tree_us(info.tree, 100000 > info.class_bytes ? info.class_bytes : info.class_bytes,
+                                              info.segment_bytes, -1, NULL, 0, &mach);
+    assert_true(fabs(direct - info.predicted_us) < 1e-6 * direct);
+    mcast_plan_free(p);
+    /* bad input */
+    f.algorithm = MCAST_ALG_AUTO;
+    f.window = 0;
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+    f.window = 4;
+    in.root = 8;
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+}
+
+/* A forced tiny segment never makes more than 65536 blocks. */
+static void test_block_cap(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_KBINOMIAL;
+    f.segment_bytes = 1;
+    mcast_plan_input_t in = input(4, 0, 1 << 20, &mach, &f);
+    mcast_plan_t *p = NULL;
+    p = select_ok(&in);
+    size_t B;
+    uint32_t m;
+    assert_int_equal(mcast_plan_blocks(p, (size_t) 1 << 20, &B, &m), KB_OK);
+    assert_true(m <= 65536);
+    assert_true(B * m >= ((size_t) 1 << 20));
+    assert_int_equal(mcast_plan_blocks(p, 100, &B, &m), KB_OK);
+    assert_int_equal(B, 1);
+    assert_int_equal(m, 100);
+    mcast_plan_free(p);
+}
+
+static void test_machine_file(void **state)
+{
+    (void) state;
+    mcast_machine_t m;
+    char err[256] = "";
+    assert_int_equal(mcast_machine_parse("version 1\nprovenance host x 2026-11-23\nnet.latency_us 3.5\n"
+                                         "shm.eager_bytes 8192 # comment\n", "f", &m, err, sizeof(err)),
+                     KB_OK);
+    assert_true(fabs(m.net.latency_us - 3.5) < 1e-12);
+    assert_int_equal(m.shm.eager_bytes, 8192);
+    assert_non_null(strstr(m.source, "host x"));
+    mcast_machine_t d;
+    mcast_machine_default(&d);
+    assert_true(fabs(m.net.o_send_us - d.net.o_send_us) < 1e-12); /* untouched keys keep defaults */
+    assert_int_equal(mcast_machine_parse("net.latency_us 1\n", "f", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_non_null(strstr(err, "f:1:"));
+    assert_int_equal(mcast_machine_parse("version 1\n\nnet.latency 1\n", "g", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_non_null(strstr(err, "g:3: unknown key"));
+    assert_int_equal(mcast_machine_parse("version 1\nnet.latency_us -1\n", "g", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.latency_us 1 2\n", "g", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 2\n", "g", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("", "g", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_int_equal(mcast_machine_load("/", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_non_null(strstr(err, "not a regular file"));
+    assert_int_equal(mcast_machine_load("/nonexistent/x", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_non_null(strstr(err, "No such file"));
+    /* write + load round trip */
+    char path[] = "/tmp/mc_machine_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    d.net.latency_us = 7.25;
+    assert_int_equal(mcast_machine_write(path, &d, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &m, err, sizeof(err)), KB_OK);
+    assert_true(fabs(m.net.latency_us - 7.25) < 1e-9);
+    assert_int_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    remove(path);
+}
+
+static void test_digest(void **state)
+{
+    (void) state;
+    mcast_forced_t a, b;
+    mcast_forced_default(&a);
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    const uint64_t h = mcast_forced_digest(&a, &m);
+    b = a; b.k = 3; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
+    b = a; b.window = 2; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
+    b = a; b.segment_bytes = 5; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
+    b = a; b.lambda = 1.5; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
+    b = a; b.algorithm = MCAST_ALG_CHAIN; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
+    mcast_machine_t m2 = m;
+    m2.shm.eager_bytes++;
+    assert_int_not_equal(h, mcast_forced_digest(&a, &m2));
+    assert_int_equal(h, mcast_forced_digest(&a, &m));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_size_classes),
+        cmocka_unit_test(test_model_unit_steps),
+        cmocka_unit_test(test_model_loggp),
+        cmocka_unit_test(test_auto_near_best),
+        cmocka_unit_test(test_selection_order),
+        cmocka_unit_test(test_block_cap),
+        cmocka_unit_test(test_machine_file),
+        cmocka_unit_test(test_digest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
