@@ -158,7 +158,9 @@ int mcast_plan_select(const mcast_plan_input_t *in, mcast_plan_t **out, char *er
                       size_t errlen);
 void mcast_plan_free(mcast_plan_t *p);
 
-/* Block geometry of the plan for an M-byte message: block bytes and count. */
+/* Block geometry of the plan for an M-byte message: block bytes and count.  A block is
+ * at most 16 MiB and a message at most 65536 blocks (a plan's segment is adjusted for
+ * the message at hand; every rank does the same for the same size). */
 int mcast_plan_blocks(const mcast_plan_t *p, size_t bytes, size_t *block_bytes, uint32_t *nblocks);
 /* Rank `rank`'s schedule for an M-byte message (free with mcast_sched_free). */
 int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mcast_sched_t **out);

@@ -88,8 +88,12 @@ int torus_alg_of(int alg)
     }
 }
 
-/* Most blocks a plan may cut a message into (a forced segment is raised to respect it). */
+/* Most blocks a plan may cut a message into (a forced segment is raised to respect it),
+ * and the largest block (a "whole message" plan of a larger message uses several): one
+ * block is one point-to-point message (int count) and, for non-contiguous datatypes,
+ * one staging buffer, so (window + sends in flight) blocks bound a rank's extra memory. */
 constexpr uint32_t PLAN_MAX_BLOCKS = 1u << 16;
+constexpr size_t PLAN_MAX_BLOCK_BYTES = size_t(16) << 20;
 
 struct TreePtr {
     kb_tree_t *t = nullptr;
@@ -997,6 +1001,7 @@ MC_API int mcast_plan_blocks(const mcast_plan_t *p, size_t bytes, size_t *block_
         return KB_ERR_ARG;
     }
     size_t S = p->segment_bytes == 0 ? bytes : std::min(p->segment_bytes, bytes);
+    S = std::min(S, PLAN_MAX_BLOCK_BYTES);
     if (S == 0) {
         S = 1;
     }

@@ -127,6 +127,11 @@ static void validate(void)
                            f->segment_min_bytes, (size_t) 1 << 30,
                            d.segment_max_bytes < f->segment_min_bytes ? f->segment_min_bytes
                                                                       : d.segment_max_bytes);
+    if (f->segment_bytes > 0 && f->segment_bytes < 512 && 0 == OPAL_PROC_MY_NAME.vpid) {
+        opal_output(0, "coll:kbinomial: coll_kbinomial_segment_bytes=%zu: every segment is one "
+                       "message (about a microsecond each), so a 1 MiB broadcast sends thousands; "
+                       "a message is never cut into more than 65536 segments", f->segment_bytes);
+    }
     if (!(f->lambda == 0.0 || (f->lambda >= 1.0 && f->lambda <= 1e6))) {
         if (0 == OPAL_PROC_MY_NAME.vpid) {
             opal_output(0, "coll:kbinomial: coll_kbinomial_lambda=%g is neither 0 nor in [1, 1e6]; "

@@ -37,6 +37,7 @@ typedef struct mcast_slot {
     size_t off, len;
     unsigned flags;
     int err;       /* a local failure to report at completion */
+    unsigned long seq; /* post order */
     char *stage;   /* staging (non-contiguous datatypes) */
     size_t stage_cap;
 } mcast_slot_t;
@@ -58,6 +59,7 @@ typedef struct mcast_call {
     int nslots;
     mcast_slot_t *slots;
     long idle;
+    unsigned long posts;
     int *drain;          /* peers sending more than we expect */
     int ndrain;
     char *scratch;
@@ -200,6 +202,7 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
     s->len = len;
     s->flags = flags;
     s->err = OMPI_SUCCESS;
+    s->seq = c->posts++;
     if (len > (size_t) INT_MAX) {
         s->err = MPI_ERR_COUNT;
         len = 0; /* keep the peer in step: an empty message it will reject */
@@ -321,22 +324,67 @@ static void peer_ended(mcast_call_t *c, int peer)
     }
 }
 
+/* The oldest posted receive from `peer` (receives from one peer match in post order). */
+static int oldest_recv(const mcast_call_t *c, int peer)
+{
+    int best = -1;
+    for (int i = 0; i < c->nslots; i++) {
+        const mcast_slot_t *s = &c->slots[i];
+        if (s->active && MCAST_OP_RECV == s->kind && s->peer == peer &&
+            (best < 0 || s->seq < c->slots[best].seq)) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Nothing progressed for a while: look for peers whose stream differs from ours.
+ *   our next receive from P is not its last, and P's last message waits unmatched with
+ *   no other message of P: if that receive is still unmatched (a cancel succeeds), P
+ *   sent fewer messages than we expect: P's stream ended;
+ *   our last receive from P is open and another message of P waits: P sends more than
+ *   we expect (our earlier receives from P all completed before the last was posted):
+ *   drain P. */
 static void idle_probe(mcast_call_t *c)
 {
     for (int i = 0; i < c->nslots; i++) {
         mcast_slot_t *s = &c->slots[i];
-        if (!s->active || MCAST_OP_RECV != s->kind) {
+        if (!s->active || MCAST_OP_RECV != s->kind || REQUEST_COMPLETE(s->req)) {
             continue;
         }
         const int peer = s->peer;
-        if (!(s->flags & MCAST_XF_LAST)) {
-            if (probe(c, peer, c->tag_last) && !probe(c, peer, c->tag)) {
-                peer_ended(c, peer);
+        if (s->flags & MCAST_XF_LAST) {
+            if (probe(c, peer, c->tag)) {
+                s->err = MPI_ERR_TRUNCATE;
+                add_drain(c, peer);
             }
-        } else if (probe(c, peer, c->tag)) { /* more than we expect: drain until its last */
-            s->err = MPI_ERR_TRUNCATE;
-            add_drain(c, peer);
+            continue;
         }
+        if (!probe(c, peer, c->tag_last) || probe(c, peer, c->tag)) {
+            continue;
+        }
+        const int o = oldest_recv(c, peer);
+        mcast_slot_t *os = &c->slots[o];
+        ompi_status_public_t st;
+        ompi_request_cancel(os->req);
+        /* (a wait returns the error; it does not set st.MPI_ERROR) */
+        int rc = ompi_request_wait(&os->req, &st);
+        os->req = MPI_REQUEST_NULL;
+        os->active = false;
+        if (st._cancelled) {
+            mcast_engine_complete(c->engine, o, MPI_ERR_TRUNCATE);
+            peer_ended(c, peer);
+            return;
+        }
+        /* it had matched after all: an ordinary completion */
+        if (OMPI_SUCCESS == rc && 0 == os->err && st._ucount != os->len) {
+            rc = MPI_ERR_TRUNCATE;
+        }
+        if (OMPI_SUCCESS == rc && c->staged && os->len > 0 && 0 == os->err) {
+            rc = unpack_range(c, os);
+        }
+        mcast_engine_complete(c->engine, o, OMPI_SUCCESS != os->err ? os->err : rc);
+        return;
     }
 }
 
@@ -490,6 +538,17 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_engine_t *engine, void *buf,
 /* ---- nonblocking ---------------------------------------------------------- */
 typedef struct mcast_ireq {
     ompi_request_t super;
+    /* Open MPI 4.1's MPI_Ibcast takes every collective request for an
+     * ompi_coll_base_nbc_request_t: for a derived datatype it stores the datatype and a
+     * completion callback in the fields that follow ompi_request_t there
+     * (ompi_coll_base_retain_datatypes).  That header cannot be included with Debian's
+     * devel headers (it pulls a Fortran header that is not installed), so this is its
+     * layout: a callback, its data, and two object pointers. */
+    struct {
+        void *cb;
+        void *cb_data;
+        void *objs[2];
+    } nbc;
     mcast_call_t call;
     struct mcast_ireq *next; /* active list */
     bool freed;              /* MPI_Request_free came before completion */
@@ -497,6 +556,7 @@ typedef struct mcast_ireq {
 
 static void ireq_construct(mcast_ireq_t *r)
 {
+    memset(&r->nbc, 0, sizeof(r->nbc));
     r->next = NULL;
     r->freed = false;
 }
@@ -560,10 +620,11 @@ static int ibcast_progress(void)
         *link = r->next;
         n++;
         r->super.req_status.MPI_ERROR = mcast_engine_status(r->call.engine);
-        if (r->freed) {
+        const bool freed = r->freed;
+        /* (runs the datatype-release callback MPI_Ibcast may have installed) */
+        ompi_request_complete(&r->super, true);
+        if (freed) {
             ireq_release(r);
-        } else {
-            ompi_request_complete(&r->super, true);
         }
     }
     in_progress = false;
