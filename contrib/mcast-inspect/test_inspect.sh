@@ -73,6 +73,21 @@ for alg in binomial linear postal chain separate utorus storus mdtorus mutorus; 
     done
 done
 
+# 3b. The registry: one algorithm a line with a description and its component; names
+#     unique; auto, the k-binomial family and the torus family are there; the auto plan
+#     says which algorithm the planner chose and why.
+run list --list-algorithms
+check "--list-algorithms exits 0" status_is list 0
+check "--list-algorithms: names unique" test "$(awk '{print $1}' "$tmp/list.out" | sort | uniq -d | wc -l)" = 0
+for a in auto kbinomial postal chain twolevel utorus mutorus; do
+    grep -q "^$a  *[a-z].*\[coll/" "$tmp/list.out" || bad "--list-algorithms: $a missing"
+done
+check "--list-algorithms: every line names its component" \
+    test "$(grep -vc '\[coll/\(kbinomial\|pathmc\|kbinomial,pathmc\)\]$' "$tmp/list.out")" = 0
+run auto --topology "$TORUS" --bytes 1M
+check "auto exits 0" status_is auto 0
+check "auto: the plan line says selected_by=model" grep -q '^plan: algorithm=[a-z]* .*selected_by=model' "$tmp/auto.out"
+
 # 4. A malformed topology: exit 2, "file:line: message" on stderr.
 printf 'torus 4x4\nhost a 0 0\nhost b 0 9\n' >"$tmp/bad.topo"
 run malformed --topology "$tmp/bad.topo"
