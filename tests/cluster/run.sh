@@ -145,7 +145,12 @@ fi
 
 # ---- ours
 if [ -n "$COMP" ]; then
-    for alg in auto kbinomial postal binomial linear; do
+    # coll/kbinomial's algorithms from the registry (twolevel needs several ranks per host:
+    # its row follows)
+    ALGS=$("$TOP/contrib/mcast-inspect/mcast-inspect" --list-algorithms |
+           awk '/\[coll\/kbinomial/ && $1 != "twolevel" {print $1}')
+    [ -n "$ALGS" ] || bad "cannot list the algorithms (mcast-inspect --list-algorithms)"
+    for alg in $ALGS; do
         for root in 0 rotate; do
             # shellcheck disable=SC2046
             if "$CLUSTER" run -- -np "$N" $(ours "$alg") --mca coll_kbinomial_verbose 1 \

@@ -63,6 +63,12 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     in->rules = m->use_rules ? c->rules : NULL;
 }
 
+static void kbinomial_context(mcast_module_t *m, char *buf, size_t len)
+{
+    const mcast_locality_t *loc = m->comm_state;
+    snprintf(buf, len, "ordering=%s nodes=%d", loc->ordering_name, loc->nnodes);
+}
+
 const mcast_component_ops_t mca_coll_kbinomial_ops = {
     .name = "kbinomial",
     .component = MCAST_COMP_KBINOMIAL,
@@ -70,4 +76,5 @@ const mcast_component_ops_t mca_coll_kbinomial_ops = {
     .digests = kbinomial_digests,
     .prepare = kbinomial_prepare,
     .input = kbinomial_input,
+    .context = kbinomial_context,
 };

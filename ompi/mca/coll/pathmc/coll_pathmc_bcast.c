@@ -204,6 +204,19 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     in->forced = forced;
 }
 
+static void pathmc_context(mcast_module_t *m, char *buf, size_t len)
+{
+    const mca_coll_pathmc_state_t *st = m->comm_state;
+    int used = snprintf(buf, len, "torus=");
+    for (int d = 0; d < st->shape.ndims && used >= 0 && (size_t) used < len; d++) {
+        used += snprintf(buf + used, len - (size_t) used, "%s%d", d ? "x" : "", st->shape.dims[d]);
+    }
+    if (used >= 0 && (size_t) used < len) {
+        snprintf(buf + used, len - (size_t) used, " source=%s ordering=dor nodes=%d", st->source,
+                 st->locality->nnodes);
+    }
+}
+
 const mcast_component_ops_t mca_coll_pathmc_ops = {
     .name = "pathmc",
     .component = MCAST_COMP_PATHMC,
@@ -211,4 +224,5 @@ const mcast_component_ops_t mca_coll_pathmc_ops = {
     .digests = pathmc_digests,
     .prepare = pathmc_prepare,
     .input = pathmc_input,
+    .context = pathmc_context,
 };

@@ -218,9 +218,11 @@ static void print_plan(mcast_module_t *m, struct ompi_communicator_t *comm, mcas
     char desc[400];
     mcast_plan_get_info(e->plan, &info);
     mcast_plan_describe(e->plan, desc, sizeof(desc));
-    fprintf(stderr, "coll:%s: %scomm=%u size=%d root=%d bytes=%zu algorithm=%s %s\n",
+    char ctx[200] = "";
+    m->ops->context(m, ctx, sizeof(ctx));
+    fprintf(stderr, "coll:%s: %scomm=%u size=%d root=%d bytes=%zu algorithm=%s %s %s\n",
             m->ops->name, kind ? "ibcast " : "", ompi_comm_get_cid(comm), ompi_comm_size(comm),
-            root, bytes, info.name, desc);
+            root, bytes, info.name, desc, ctx);
     if (m->ops->params->verbose >= 2 && NULL != info.chain) {
         fprintf(stderr, "coll:%s: comm=%u root=%d chain=", m->ops->name, ompi_comm_get_cid(comm),
                 root);

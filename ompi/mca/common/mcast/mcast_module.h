@@ -48,6 +48,8 @@ typedef struct mcast_component_ops {
      * filled from the parameters. */
     void (*input)(struct mcast_module *m, struct ompi_communicator_t *comm, int root, size_t bytes,
                   mcast_plan_input_t *in, mcast_forced_t *forced, int *chain);
+    /* What the plan line adds about the communicator ("ordering=poc nodes=4"). */
+    void (*context)(struct mcast_module *m, char *buf, size_t len);
 } mcast_component_ops_t;
 
 typedef enum {
