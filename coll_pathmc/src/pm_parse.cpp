@@ -270,8 +270,9 @@ std::unique_ptr<Topology> parse_ibnet(Lines &L, const std::string &f)
         size_t b = s.find_first_not_of(" \t");
         if (b == std::string::npos || s[b] == '#') continue;
         s = s.substr(b);
-        last = ln;
         auto tk = tokens(s);
+        if (tk.empty()) continue;   /* only other white space (\v, \f): found by fuzzing */
+        last = ln;
         size_t eq = tk[0].find('=');
         if (eq != std::string::npos && eq > 0 && isalpha((unsigned char)tk[0][0])) continue; /* vendid=, ... */
         if (is_ib_header(tk)) {

@@ -145,7 +145,7 @@ void build_torus(Topology &t, const std::vector<int> &dims, bool wrap, bool bidi
     for (int k : dims) {
         if (k < 2 || k > 4096) throw ArgError(PM_ERR_ARG, "dimension size must be 2..4096");
         total *= k;
-        if (total > (1L << 20)) throw ArgError(PM_ERR_ARG, "torus larger than 2^20 routers");
+        if (total > PM_MAX_SWITCHES) throw ArgError(PM_ERR_ARG, limit("torus with too many routers", PM_MAX_SWITCHES));
     }
     t.kind = PM_TOPO_TORUS;
     t.dims = dims;
@@ -186,7 +186,7 @@ void build_fattree(Topology &t, int m, int n)
     if (m < 2 || m % 2 || n < 1 || n > 8) throw ArgError(PM_ERR_ARG, "fattree needs even m >= 2, 1 <= n <= 8");
     double hosts = 2.0;
     for (int i = 0; i < n; ++i) hosts *= m / 2.0;
-    if (hosts > (1 << 20)) throw ArgError(PM_ERR_ARG, "fat-tree larger than 2^20 hosts");
+    if (hosts > PM_MAX_HOSTS) throw ArgError(PM_ERR_ARG, limit("fat-tree with too many hosts", PM_MAX_HOSTS));
     t.kind = PM_TOPO_FATTREE;
     t.ft_m = m;
     t.ft_n = n;

@@ -220,7 +220,8 @@ static void test_ports_and_dims(void **state)
     expect_parse_error(big, PM_FMT_IBNET, text);
     free(big);
     expect_parse_error("torus 2x2x2x2x2x2x2x2x2\n", PM_FMT_NATIVE, "in:1: more than 8 dimensions");
-    expect_parse_error("torus 2048x1024\n", PM_FMT_NATIVE, "in:1: torus larger than 2^20 routers");
+    expect_parse_error("torus 2048x1024\n", PM_FMT_NATIVE, "in:1: torus with too many routers (limit 1048576)");
+    expect_parse_error("fattree 256 3\n", PM_FMT_NATIVE, "in:1: fat-tree with too many hosts (limit 1048576)");
     /* a switch with a declared port count fills up: the next link is refused at its line */
     pm_topology_t *t = parse("switch s 2\nhost a\nhost b\nlink s a\nlink s b\n", PM_FMT_NATIVE, PM_OK, NULL);
     pm_topology_free(t);
