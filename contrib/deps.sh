@@ -2,12 +2,15 @@
 # Install the Debian 12 packages this project needs (run as root).
 #   contrib/deps.sh          build + run the comparison
 #   contrib/deps.sh test     also what the tests need
+#   contrib/deps.sh fuzz     also clang + libFuzzer (make -C tests/fuzz fuzz, tests/asan/run.sh)
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
        libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz"
-TEST="libcmocka-dev hpcc iproute2 procps"
+TEST="libcmocka-dev hpcc iproute2 procps strace"
+FUZZ="clang-14 libclang-rt-14-dev"
 pkgs=$BUILD
 [ "${1:-}" = test ] && pkgs="$BUILD $TEST"
+[ "${1:-}" = fuzz ] && pkgs="$BUILD $TEST $FUZZ"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

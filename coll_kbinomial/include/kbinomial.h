@@ -179,7 +179,14 @@ double kb_sim_postal(const kb_tree_t *tree, double lambda);
  * m/M (MiB) suffixes.  where=node matches communicators inside one node, net those
  * across nodes.  The first matching line wins.  ALGORITHM is not checked here (the
  * component knows its names).  Errors name "file:line".
+ * Limits (docs/limits.md): the file is read with kb_file_read() (kb_file.h:
+ * regular files only, "path:0: cannot open file: <strerror>"), at most
+ * KB_RULES_MAX_FILE_BYTES; a line at most KB_RULES_MAX_LINE_BYTES; at most
+ * KB_RULES_MAX_RULES rules.
  * ------------------------------------------------------------------------- */
+#define KB_RULES_MAX_FILE_BYTES (1L << 20)
+#define KB_RULES_MAX_LINE_BYTES 4096
+#define KB_RULES_MAX_RULES 10000
 typedef struct kb_rules kb_rules_t;   /* opaque */
 typedef struct kb_rule {
     int line;                /* line of the file */

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #define KB_API extern "C" __attribute__((visibility("default")))
@@ -26,6 +27,16 @@ template <class F> int status_of(F &&f) noexcept
     } catch (...) {
         return KB_ERR_INTERNAL;
     }
+}
+
+/* A C caller may pass any int for an enum parameter; reading an out-of-range value as
+ * the C++ enum is undefined (UBSan -fsanitize=enum), so the raw bits are checked first. */
+template <class E> bool enum_in(const E *e, int lo, int hi)
+{
+    static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+    int v;
+    std::memcpy(&v, e, sizeof v);
+    return v >= lo && v <= hi;
 }
 
 /* Runs f() and returns its value, or `fail` on any exception. */
@@ -60,6 +71,9 @@ KB_API int kb_tree_build(kb_shape_t shape, int n, int root, const int *ordering,
         return KB_ERR_ARG;
     }
     *out = nullptr;
+    if (!enum_in(&shape, KB_SHAPE_LINEAR, KB_SHAPE_CHAIN)) {
+        return KB_ERR_ARG;
+    }
     kb_tree_t *t = nullptr;
     const int rc = status_of([&] {
         const kb::Tree tree = kb::build_tree(shape, n, root, ordering, params);
@@ -167,6 +181,9 @@ KB_API double kb_postal_lambda(size_t seg_bytes, const kb_postal_model_t *model)
 
 KB_API long kb_sim_steps(const kb_tree_t *tree, long m, kb_discipline_t disc)
 {
+    if (!enum_in(&disc, KB_DISC_FPFS, KB_DISC_FCFS)) {
+        return -1L;
+    }
     return value_or(-1L, [&] { return kb::sim_steps(tree, m, disc); });
 }
 

@@ -9,13 +9,14 @@
  * suffixes k/K (1024) and m/M (1048576).  The first matching line wins.
  */
 #include "kb_core.hpp"
+#include "kb_file.h"
 
 #include <cctype>
+#include <climits>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -85,7 +86,10 @@ static kb_rules *parse_rules(const std::string &text, const std::string &name)
         std::string raw;
         int line = 0;
         while (std::getline(in, raw)) {
+            if (line == INT_MAX) fail(name, line, "too many lines");
             ++line;
+            if (raw.size() > KB_RULES_MAX_LINE_BYTES)
+                fail(name, line, "line too long (limit " + std::to_string(KB_RULES_MAX_LINE_BYTES) + ")");
             size_t hash = raw.find('#');
             if (hash != std::string::npos) raw.erase(hash);
             std::istringstream ls(raw);
@@ -93,6 +97,8 @@ static kb_rules *parse_rules(const std::string &text, const std::string &name)
             for (std::string t; ls >> t;) tok.push_back(t);
             if (tok.empty()) continue;
             if (tok.size() < 3) fail(name, line, "need RANKS BYTES ALGORITHM");
+            if (r->rules.size() >= KB_RULES_MAX_RULES)
+                fail(name, line, "too many rules (limit " + std::to_string(KB_RULES_MAX_RULES) + ")");
             kb_rules::Rule rule{line, 0, 0, 0, 0, tok[2], 0, 0, 0};
             unsigned long long lo, hi;
             range(tok[0], false, 0x7fffffffull, lo, hi, name, line);
@@ -182,17 +188,16 @@ extern "C" __attribute__((visibility("default"))) int kb_rules_load(const char *
     if (!out) return KB_ERR_ARG;
     *out = nullptr;
     if (!path) return KB_ERR_ARG;
-    return guarded(err, errlen, [&] {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            set_err(err, errlen, std::string(path) + ":0: cannot open file");
-            return (int) KB_ERR_ARG;
-        }
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        *out = parse_rules(ss.str(), path);
+    char *text = nullptr;
+    size_t len = 0;
+    int rc = kb_file_read(path, KB_RULES_MAX_FILE_BYTES, &text, &len, err, errlen);
+    if (rc != KB_OK) return rc == KB_ERR_NOMEM ? (int) KB_ERR_NOMEM : (int) KB_ERR_ARG;
+    rc = guarded(err, errlen, [&] {
+        *out = parse_rules(std::string(text, len), path);
         return (int) KB_OK;
     });
+    std::free(text);
+    return rc;
 }
 
 extern "C" __attribute__((visibility("default"))) int kb_rules_count(const kb_rules_t *rules)

@@ -38,7 +38,17 @@
  * Also accepted: ibnetdiscover output and ibsim net files (PM_FMT_IBNET),
  * Slurm topology.conf (PM_FMT_SLURM).  PM_FMT_AUTO looks at the first
  * significant line.  Errors are reported as "file:line: message" in the
- * caller's buffer.
+ * caller's buffer.  In every format each host has a link to a switch (an
+ * unlinked host is an error at the line that declares it).
+ *
+ * Limits (pm_limits.h, docs/limits.md): file and line bytes, name bytes, hosts,
+ * switches, ports and links, checked before anything is built; files are read
+ * with kb_file_read() (regular files only: a directory, FIFO or /dev/zero is
+ * refused with PM_ERR_IO and "path:0: not a regular file (...)").
+ *
+ * A loaded topology may be shared by several threads for the queries below and
+ * pm_order_hosts(); pm_route, pm_check_contention and
+ * pm_topology_set_updown_root update caches and need the caller's lock.
  * ------------------------------------------------------------------------- */
 #ifndef PATHMC_H
 #define PATHMC_H
@@ -46,6 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kbinomial.h"
+#include "pm_limits.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,6 +11,7 @@
 #include <new>
 #include <sstream>
 
+#include "kb_file.h"
 #include "pm_internal.h"
 
 namespace pm {
@@ -86,23 +87,16 @@ int pm_topology_parse_string(const char *text, pm_format_t fmt, const char *name
 
 int pm_topology_load_fmt(const char *path, pm_format_t fmt, pm_topology_t **topo, char *errbuf, size_t errlen)
 {
-    if (!path || !topo) return PM_ERR_ARG;
+    if (!path || !topo || fmt < PM_FMT_AUTO || fmt > PM_FMT_SLURM) return PM_ERR_ARG;
     *topo = nullptr;
-    PM_GUARD(errbuf, errlen, {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            set_err(errbuf, errlen, std::string(path) + ":0: cannot open file");
-            return PM_ERR_IO;
-        }
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        std::string text = ss.str();
-        if (text.find('\0') != std::string::npos) {
-            set_err(errbuf, errlen, std::string(path) + ":1: binary file");
-            return PM_ERR_PARSE;
-        }
-        return pm_topology_parse_string(text.c_str(), fmt, path, topo, errbuf, errlen);
-    })
+    char *text = nullptr;
+    size_t len = 0;
+    int rc = kb_file_read(path, PM_MAX_FILE_BYTES, &text, &len, errbuf, errlen);
+    if (rc != KB_OK)
+        return rc == KB_FILE_ERR_BINARY ? PM_ERR_PARSE : rc == KB_ERR_NOMEM ? PM_ERR_NOMEM : PM_ERR_IO;
+    rc = pm_topology_parse_string(text, fmt, path, topo, errbuf, errlen);
+    free(text);
+    return rc;
 }
 
 int pm_topology_load(const char *path, pm_topology_t **topo, char *errbuf, size_t errlen)

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pathmc.h"
+#include "pm_limits.h"
 
 namespace pm {
 
@@ -34,6 +35,7 @@ struct Node {
     bool is_host = false;
     std::vector<int> ports;       /* port index -> physical link id (-1 free) */
     bool fixed_ports = false;     /* port count declared (else grows on demand) */
+    size_t first_free = 0;        /* no free port below (ports are never freed) */
     std::vector<int> coord;       /* torus routers and their hosts; fat-tree labels */
     int level = -1;               /* fat-tree switch level (0 = top) */
 };
@@ -51,6 +53,7 @@ struct Topology {
     std::vector<int> hosts;            /* node ids of hosts, in declaration order */
     std::vector<int> switches;         /* node ids of switches/routers, declaration order */
     std::map<std::string, int> by_name;/* name (and aliases) -> node id */
+    size_t port_slots = 0;             /* sum of ports.size() (PM_MAX_PORTS) */
 
     /* torus */
     std::vector<int> dims;
@@ -66,8 +69,10 @@ struct Topology {
     mutable std::vector<int> ud_level; /* per node, BFS level (switches) */
     mutable std::map<int, std::vector<int>> ud_cache; /* src switch -> pred dlink per (state) */
 
+    /* Both check the limits of pm_limits.h (ArgError PM_ERR_ARG, "... (limit N)"). */
     int add_node(const std::string &name, bool is_host, int nports);
     int add_link(int a, int b, int cls, int pa = -1, int pb = -1);
+    int free_port(int node);           /* lowest free port of a node, -1 if none; amortised O(1) */
     int find(const std::string &name) const;
     int host_switch(int host) const;   /* node the host's single link reaches */
     int other_end(int dlink) const { return (dlink & 1) ? links[dlink >> 1].a : links[dlink >> 1].b; }

@@ -107,7 +107,13 @@ std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind, const std:
                 }
             break;
         case PM_ORDER_SNAKE: key[r] = snake_rank_key(t.nodes[h].coord, t.dims); break;
-        case PM_ORDER_POC: key[r] = {sw_rank[t.host_switch(h)]}; break;
+        case PM_ORDER_POC: {
+            const int s = t.host_switch(h);   /* parsers reject unlinked hosts; never index with -1 */
+            if (s < 0 || t.nodes[s].is_host)
+                throw ArgError(PM_ERR_UNSUPPORTED, "host '" + t.nodes[h].name + "' is not linked to a switch");
+            key[r] = {sw_rank[s]};
+            break;
+        }
         case PM_ORDER_FATTREE: key[r] = t.nodes[h].coord; break;
         default: throw ArgError(PM_ERR_ARG, "unknown ordering kind");
         }

@@ -31,15 +31,35 @@
 
 namespace pm {
 
+static std::string limit(const char *what, long lim)
+{
+    return std::string(what) + " (limit " + std::to_string(lim) + ")";
+}
+
+/* Grows a node's port table by `more` slots, within PM_MAX_PORTS. */
+static void grow_ports(Topology &t, Node &nd, size_t more)
+{
+    if (more > (size_t) PM_MAX_PORTS - t.port_slots) throw ArgError(PM_ERR_ARG, limit("too many ports", PM_MAX_PORTS));
+    nd.ports.resize(nd.ports.size() + more, -1);
+    t.port_slots += more;
+}
+
 int Topology::add_node(const std::string &name, bool is_host, int nports)
 {
+    if (name.size() > PM_MAX_NAME_BYTES)
+        throw ArgError(PM_ERR_ARG, limit(("name '" + name.substr(0, 32) + "...' too long").c_str(), PM_MAX_NAME_BYTES));
     if (by_name.count(name)) throw ArgError(PM_ERR_ARG, "duplicate node name '" + name + "'");
+    if (is_host && hosts.size() >= (size_t) PM_MAX_HOSTS) throw ArgError(PM_ERR_ARG, limit("too many hosts", PM_MAX_HOSTS));
+    if (!is_host && switches.size() >= (size_t) PM_MAX_SWITCHES)
+        throw ArgError(PM_ERR_ARG, limit("too many switches", PM_MAX_SWITCHES));
+    if (nports > PM_MAX_DECLARED_PORTS)
+        throw ArgError(PM_ERR_ARG, limit(("'" + name + "' declares too many ports").c_str(), PM_MAX_DECLARED_PORTS));
     Node nd;
     nd.name = name;
     nd.is_host = is_host;
-    nd.ports.assign(nports > 0 ? nports : 0, -1);
     nd.fixed_ports = nports > 0;
-    nodes.push_back(nd);
+    grow_ports(*this, nd, nports > 0 ? (size_t) nports : 0);
+    nodes.push_back(std::move(nd));
     int id = (int)nodes.size() - 1;
     by_name[name] = id;
     (is_host ? hosts : switches).push_back(id);
@@ -47,16 +67,26 @@ int Topology::add_node(const std::string &name, bool is_host, int nports)
     return id;
 }
 
-static int take_port(Node &nd, int want)
+int Topology::free_port(int node)
 {
+    Node &nd = nodes[node];
+    while (nd.first_free < nd.ports.size() && nd.ports[nd.first_free] >= 0) ++nd.first_free;
+    return nd.first_free < nd.ports.size() ? (int) nd.first_free : -1;
+}
+
+/* A free port (want < 0: the lowest; grown on demand unless the count was declared)
+ * or port `want`.  Ports are never freed, so the first_free scan is O(1) amortised. */
+static int take_port(Topology &t, int node, int want)
+{
+    Node &nd = t.nodes[node];
     if (want < 0) {
-        for (size_t p = 0; p < nd.ports.size(); ++p)
-            if (nd.ports[p] < 0) return (int)p;
+        int p = t.free_port(node);
+        if (p >= 0) return p;
         if (nd.fixed_ports) throw ArgError(PM_ERR_ARG, "'" + nd.name + "' has no free port");
-        nd.ports.push_back(-1);
+        grow_ports(t, nd, 1);
         return (int)nd.ports.size() - 1;
     }
-    if ((size_t)want >= nd.ports.size()) nd.ports.resize(want + 1, -1);
+    if ((size_t)want >= nd.ports.size()) grow_ports(t, nd, (size_t) want + 1 - nd.ports.size());
     if (nd.ports[want] >= 0)
         throw ArgError(PM_ERR_ARG, "port " + std::to_string(want + 1) + " of '" + nd.name +
                                        "' is already connected");
@@ -66,11 +96,12 @@ static int take_port(Node &nd, int want)
 int Topology::add_link(int a, int b, int cls, int pa, int pb)
 {
     if (a == b) throw ArgError(PM_ERR_ARG, "link from '" + nodes[a].name + "' to itself");
+    if (links.size() >= (size_t) PM_MAX_LINKS) throw ArgError(PM_ERR_ARG, limit("too many links", PM_MAX_LINKS));
     Link l;
     l.a = a; l.b = b; l.cls = cls;
-    l.pa = take_port(nodes[a], pa);
+    l.pa = take_port(*this, a, pa);
     nodes[a].ports[l.pa] = (int)links.size();
-    l.pb = take_port(nodes[b], pb);
+    l.pb = take_port(*this, b, pb);
     nodes[b].ports[l.pb] = (int)links.size();
     links.push_back(l);
     ud_valid = false;
@@ -114,7 +145,7 @@ void build_torus(Topology &t, const std::vector<int> &dims, bool wrap, bool bidi
     for (int k : dims) {
         if (k < 2 || k > 4096) throw ArgError(PM_ERR_ARG, "dimension size must be 2..4096");
         total *= k;
-        if (total > (1L << 20)) throw ArgError(PM_ERR_ARG, "torus larger than 2^20 routers");
+        if (total > PM_MAX_SWITCHES) throw ArgError(PM_ERR_ARG, limit("torus with too many routers", PM_MAX_SWITCHES));
     }
     t.kind = PM_TOPO_TORUS;
     t.dims = dims;
@@ -155,7 +186,7 @@ void build_fattree(Topology &t, int m, int n)
     if (m < 2 || m % 2 || n < 1 || n > 8) throw ArgError(PM_ERR_ARG, "fattree needs even m >= 2, 1 <= n <= 8");
     double hosts = 2.0;
     for (int i = 0; i < n; ++i) hosts *= m / 2.0;
-    if (hosts > (1 << 20)) throw ArgError(PM_ERR_ARG, "fat-tree larger than 2^20 hosts");
+    if (hosts > PM_MAX_HOSTS) throw ArgError(PM_ERR_ARG, limit("fat-tree with too many hosts", PM_MAX_HOSTS));
     t.kind = PM_TOPO_FATTREE;
     t.ft_m = m;
     t.ft_n = n;

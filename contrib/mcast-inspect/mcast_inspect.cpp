@@ -666,18 +666,33 @@ std::string topo_description(const pm_topology_t *t)
     return "graph";
 }
 
-void print_tree_ascii(const Inspection &in, int v, const std::string &prefix, bool last, bool top)
+/* The tree as an indented picture, iteratively (an S-torus chain is n deep) and with
+ * lines of bounded width: levels below kMaxDrawDepth print "[depth d]" instead of
+ * more indentation, so the picture is O(n) bytes whatever the depth. */
+void print_tree_ascii(const Inspection &in)
 {
+    constexpr int kMaxDrawDepth = 32;
     const kb_tree_t *t = in.tree;
-    std::string line = top ? "" : prefix + (last ? "`-- " : "|-- ");
-    line += fmt("%d %s", v, in.hosts[v].c_str());
-    if (in.step_into[v] >= 0) {
-        line += fmt(" (step %d)", in.step_into[v]);
-    }
-    printf("  %s\n", line.c_str());
-    const std::string next = top ? "" : prefix + (last ? "    " : "|   ");
-    for (int j = t->child_off[v]; j < t->child_off[v + 1]; ++j) {
-        print_tree_ascii(in, t->children[j], next, j + 1 == t->child_off[v + 1], false);
+    struct Item { int v, depth; bool last; };
+    std::vector<Item> stack{{t->root, 0, true}};
+    std::vector<bool> last_at;   /* last_at[d]: the ancestor at depth d is a last child */
+    while (!stack.empty()) {
+        const Item it = stack.back();
+        stack.pop_back();
+        last_at.resize(it.depth + 1);
+        last_at[it.depth] = it.last;
+        std::string line;
+        for (int d = 1; d < std::min(it.depth, kMaxDrawDepth); ++d) line += last_at[d] ? "    " : "|   ";
+        if (it.depth >= kMaxDrawDepth) line += fmt("[depth %d] ", it.depth);
+        if (it.depth > 0) line += it.last ? "`-- " : "|-- ";
+        line += fmt("%d %s", it.v, in.hosts[it.v].c_str());
+        if (in.step_into[it.v] >= 0) {
+            line += fmt(" (step %d)", in.step_into[it.v]);
+        }
+        printf("  %s\n", line.c_str());
+        for (int j = t->child_off[it.v + 1] - 1; j >= t->child_off[it.v]; --j) {   /* first child on top */
+            stack.push_back({t->children[j], it.depth + 1, j + 1 == t->child_off[it.v + 1]});
+        }
     }
 }
 
@@ -715,7 +730,7 @@ void print_report(const Inspection &in)
                ch.empty() ? "" : ch.c_str() + 1);
     }
     printf("tree:\n");
-    print_tree_ascii(in, t->root, "", true, true);
+    print_tree_ascii(in);
 
     printf("\n== conflicts ==\n");
     printf("schedule: FPFS single packet (pm_plan_from_tree), %zu messages, %d steps\n",

@@ -126,5 +126,23 @@ fi
 run torus_again --topology "$TORUS" --algorithm kbinomial --bytes 64K
 check "report is deterministic" cmp -s "$tmp/torus.out" "$tmp/torus_again.out"
 
+# 8. Deep trees (issue 18: print_tree_ascii recursed once per level and indented 4
+#    bytes per level, so an S-torus chain's picture grew quadratically until SIGSEGV):
+#    the picture lists every rank once, in lines of bounded width.
+printf 'torus 8x8x8\n' >"$tmp/t512.topo"
+run deep --topology "$tmp/t512.topo" --algorithm storus
+check "storus on 512 hosts exits 0" status_is deep 0
+check "storus on 512 hosts: tree depth 511" grep -qx 'depth: 511' "$tmp/deep.out"
+sed -n '/^tree:$/,/^$/p' "$tmp/deep.out" | sed '1d;$d' >"$tmp/deep.tree"
+tree_ranks_once() { # tree_ranks_once PICTURE N: "<drawing> RANK HOST [(step S)]" lines
+    sed 's/ (step [0-9]*)$//' "$1" | awk '{ print $(NF - 1) }' | sort -n >"$tmp/ranks"
+    seq 0 $(($2 - 1)) >"$tmp/expect"
+    cmp -s "$tmp/ranks" "$tmp/expect"
+}
+check "deep tree picture lists ranks 0..511 once" tree_ranks_once "$tmp/deep.tree" 512
+width=$(awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }' "$tmp/deep.tree")
+check "deep tree picture lines are at most 200 bytes (widest $width)" test "$width" -le 200
+check "deep tree picture marks levels below 32" grep -q '\[depth 511\] `-- ' "$tmp/deep.tree"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

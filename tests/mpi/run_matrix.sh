@@ -204,6 +204,39 @@ done
 row "pathmc topology_file np=4 alg=auto" "pathmc:[a-z]*.*source=topology_file" \
     4 PML_OB1 --mca coll_pathmc_topology_file "$coords" "$CHECK" -l 20000
 rm -f "$coords"
+# Topology files are read and parsed once per process, not once per communicator
+# (bcast_check broadcasts on 4 communicators): np opens of the file under strace.  A file
+# that cannot be used is reported once per process (at most np lines): here an
+# ibnetdiscover Ca block without a link, which the parser rejects at its line (issue 18:
+# it used to reach the POC ordering and read sw_rank[-1]).
+topo_once=$(mktemp) unlinked=$(mktemp)
+printf 'torus 2x2\nhost %s 1 0\n' "$(hostname)" >"$topo_once"
+printf 'Switch 4 "S-1" # "sw0"\n[1] "H-a"[1]\nCa 1 "H-a" # "a HCA-1"\n[1] "S-1"[1]\nCa 1 "H-b" # "b HCA-1"\n' >"$unlinked"
+out=$(mktemp)
+timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+    --mca coll_kbinomial_topology_file "$unlinked" "$CHECK" -l 20000 >"$out" 2>&1
+nwarn=$(grep -c "topology_file $unlinked not used: $unlinked:5: host \"H-b\" has no link" "$out")
+if grep -q "np=4 .* 0 failures" "$out" && [ "$nwarn" -ge 1 ] && [ "$nwarn" -le 4 ]; then
+    pass=$((pass + 1)); echo "PASS topology_file with an unlinked Ca: rejected at its line, $nwarn warnings for 4 processes"
+else
+    fail=$((fail + 1)); echo "FAIL topology_file with an unlinked Ca ($nwarn warnings)"; tail -n 5 "$out" | sed 's/^/    /'
+fi
+if command -v strace >/dev/null; then
+    trace=$(mktemp)
+    strace -f -qq -e trace=openat -o "$trace" timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" \
+        "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" --mca coll_kbinomial_topology_file "$topo_once" \
+        "$CHECK" -l 20000 >"$out" 2>&1
+    nopen=$(grep -c "\"$topo_once\"" "$trace")
+    if grep -q "np=4 .* 0 failures" "$out" && [ "$nopen" = 4 ]; then
+        pass=$((pass + 1)); echo "PASS topology_file parsed once per process (4 opens for 4 processes)"
+    else
+        fail=$((fail + 1)); echo "FAIL topology_file parsed once per process: $nopen opens for 4 processes"
+    fi
+    rm -f "$trace"
+else
+    echo "SKIP topology_file parsed once per process: strace not installed (contrib/deps.sh test)"
+fi
+rm -f "$out" "$topo_once" "$unlinked"
 # Single-node discovery reads every rank's place from the node's locality strings (no
 # allgather): with ranks bound to cores the chain is the hierarchy (package, NUMA, core),
 # and dup'ed / split communicators get it too.

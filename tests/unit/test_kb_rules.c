@@ -116,7 +116,7 @@ static void test_errors(void **state)
     kb_rules_t *r;
     char err[256];
     assert_int_equal(kb_rules_load("/nonexistent/rules", &r, err, sizeof err), KB_ERR_ARG);
-    assert_string_equal(err, "/nonexistent/rules:0: cannot open file");
+    assert_string_equal(err, "/nonexistent/rules:0: cannot open file: No such file or directory");
     assert_int_equal(kb_rules_parse(NULL, "t", &r, err, sizeof err), KB_ERR_ARG);
 }
 

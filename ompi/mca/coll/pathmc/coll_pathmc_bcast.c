@@ -13,6 +13,7 @@
 
 #include "coll_pathmc.h"
 #include "ompi/mca/common/mcast/mcast_fabric.h"
+#include "ompi/mca/common/mcast/mcast_topo_cache.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/topo/base/base.h"
 #include "opal/mca/base/mca_base_var.h"
@@ -88,9 +89,9 @@ static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
                        const char *path, const char *source)
 {
     char err[256] = "";
-    pm_topology_t *topo = NULL;
+    const pm_topology_t *topo = NULL; /* parsed once per process, shared: not freed here */
     bool ok = OMPI_SUCCESS == mcast_locality_discover(st->locality, comm, "pathmc", NULL) &&
-              PM_OK == pm_topology_load(path, &topo, err, sizeof(err)) &&
+              NULL != (topo = mcast_topo_cache_get(path, NULL, err, sizeof(err))) &&
               topo_torus(comm, st, topo, err, sizeof(err));
     if (ok) {
         st->source = source;
@@ -98,7 +99,6 @@ static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
         fprintf(stderr, "coll:pathmc: comm=%u: %s %s not used: %s\n", ompi_comm_get_cid(comm),
                 source, path, err);
     }
-    pm_topology_free(topo);
     return ok;
 }
 

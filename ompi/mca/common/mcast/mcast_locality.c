@@ -16,6 +16,7 @@
 #include "pathmc.h"
 #include "mcast_fabric.h"
 #include "mcast_planner.h"
+#include "mcast_topo_cache.h"
 
 /* What each rank contributes to the one allgather. */
 typedef struct mcast_locality_record {
@@ -52,7 +53,9 @@ void mcast_locality_free(void *locality)
 {
     mcast_locality_t *loc = locality;
     if (NULL != loc) {
-        pm_topology_free(loc->topo);
+        if (!loc->topo_cached) {
+            pm_topology_free(loc->topo);
+        }
         free((void *) loc->hosts);
         free(loc->host_names);
         free(loc->ordering);
@@ -135,6 +138,7 @@ static void place_of(const opal_process_name_t *name, mcast_locality_record_t *r
 
 void mcast_locality_cache_fini(void)
 {
+    mcast_topo_cache_fini();
     OPAL_THREAD_LOCK(&place_lock);
     if (NULL != place_cache) {
         OBJ_RELEASE(place_cache);
@@ -143,22 +147,30 @@ void mcast_locality_cache_fini(void)
     OPAL_THREAD_UNLOCK(&place_lock);
 }
 
-/* Take a loaded topology as the network when it orders every host; false (rank 0
- * says why) otherwise.  `what` names the source in messages and in loc->network. */
+/* Take a topology as the network when it orders every host; false (rank 0 says why,
+ * once per process and source) otherwise.  `what` names the source in messages and in
+ * loc->network.  A cached topology (topology file) is shared, any other is owned. */
 static bool use_topology(struct ompi_communicator_t *comm, const char *component, const char *what,
-                         const char *path, pm_topology_t *topo, char *err, size_t errlen,
-                         mcast_locality_t *loc)
+                         const char *path, pm_topology_t *topo, bool cached, char *err,
+                         size_t errlen, mcast_locality_t *loc)
 {
     if (NULL == topo ||
         PM_OK != pm_order_hosts(topo, PM_ORDER_AUTO, loc->n, loc->hosts, -1, loc->ordering, err,
                                 errlen)) {
-        if (0 == ompi_comm_rank(comm)) {
-            fprintf(stderr, "coll:%s: comm=%u: %s%s%s not used: %s\n", component,
-                    ompi_comm_get_cid(comm), what, path ? " " : "", path ? path : "", err);
+        char key[512];
+        snprintf(key, sizeof(key), "%s not used: %s%s%s", component, what, path ? " " : "",
+                 path ? path : "");
+        if (0 == ompi_comm_rank(comm) && mcast_warn_once(key)) {
+            fprintf(stderr, "coll:%s: comm=%u: %s%s%s not used: %s (reported once per process)\n",
+                    component, ompi_comm_get_cid(comm), what, path ? " " : "", path ? path : "",
+                    err);
         }
-        pm_topology_free(topo);
+        if (!cached) {
+            pm_topology_free(topo);
+        }
         return false;
     }
+    loc->topo_cached = cached;
     switch (pm_topology_kind(topo)) {
     case PM_TOPO_TORUS:
         loc->ordering_name = "dor";
@@ -285,16 +297,16 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
     pm_topology_t *topo = NULL;
     bool networked = false;
     if (NULL != topology_file && '\0' != topology_file[0]) {
-        if (PM_OK != pm_topology_load(topology_file, &topo, err, sizeof(err))) {
-            topo = NULL;
-        }
-        networked = use_topology(comm, component, "topology_file", topology_file, topo, err,
+        topo = (pm_topology_t *) mcast_topo_cache_get(topology_file, &loc->topology_digest, err,
+                                                      sizeof(err));
+        networked = use_topology(comm, component, "topology_file", topology_file, topo, true, err,
                                  sizeof(err), loc);
     }
     if (!networked && all[0].fab_ndims > 0) { /* the resource manager's fabric coordinates */
         err[0] = '\0';
         topo = fabric_topology(all, loc->hosts, n, err, sizeof(err));
-        networked = use_topology(comm, component, "pmix", NULL, topo, err, sizeof(err), loc);
+        networked = use_topology(comm, component, "pmix", NULL, topo, false, err, sizeof(err),
+                                 loc);
     }
     if (networked) {
         /* ordering and its name come from the network topology */

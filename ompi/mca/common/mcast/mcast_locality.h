@@ -35,6 +35,8 @@ typedef struct mcast_locality {
     double discovery_us; /* what discovery cost this process (allgather included) */
     struct pm_topology *topo;  /* the network topology when one names every host */
     const char *network;       /* where topo came from: "topology_file", "pmix" (or NULL) */
+    bool topo_cached;          /* topo belongs to mcast_topo_cache (shared, never freed here) */
+    uint64_t topology_digest;  /* kb_digest64 of the topology file's bytes (0: none/unreadable) */
     char *host_names;          /* [n * MCAST_HOST_NAME_LEN] */
     const char **hosts;        /* [n] pointers into host_names */
 } mcast_locality_t;
@@ -44,13 +46,15 @@ mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm);
 void mcast_locality_free(void *locality);
 
 /* At the first broadcast, collectively: exchange the records and build the chain.
- * topology_file may be NULL or "".  A topology that cannot be used (bad file, a host
- * it does not name) is reported once (rank 0) and the hierarchy is used instead;
+ * topology_file may be NULL or "".  The file is parsed once per process
+ * (mcast_topo_cache.h; its digest in loc->topology_digest).  A topology that cannot
+ * be used (bad file, a host it does not name) is reported once per process (by a
+ * communicator's rank 0) and the hierarchy is used instead;
  * every rank takes the same decision because every rank sees the same data. */
 int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *comm,
                             const char *component, const char *topology_file);
 
-/* Drop the per-process place cache (component close). */
+/* Drop the per-process place cache and topology cache (component close). */
 void mcast_locality_cache_fini(void);
 
 /* The chain for a broadcast from `root` (root first) into chain[n]. */
