@@ -98,11 +98,23 @@ AC_DEFUN([MCAST_CHECK_OPTIONAL], [
   PKG_CHECK_MODULES([UCX], [ucx], [mcast_have_ucx=yes], [mcast_have_ucx="no (apt-get install libucx-dev)"])
 ])
 
-# MCAST_CHECK_CMOCKA: unit tests need CMocka.
+# MCAST_CHECK_CMOCKA: the tests (`make check`) need CMocka; the components do not.
+#   default          build the tests when CMocka is there, else leave them out (said in the summary)
+#   --enable-tests   require them: stop with the package to install when CMocka is missing
+#   --disable-tests  never build them
 AC_DEFUN([MCAST_CHECK_CMOCKA], [
-  AC_ARG_ENABLE([tests], [AS_HELP_STRING([--disable-tests], [do not require CMocka])], [], [enable_tests=yes])
-  PKG_CHECK_MODULES([CMOCKA], [cmocka], [mcast_have_cmocka=yes], [mcast_have_cmocka=no])
-  AS_IF([test "$enable_tests" = yes && test "$mcast_have_cmocka" != yes],
-        [AC_MSG_ERROR([CMocka is required for the tests. Debian: apt-get install libcmocka-dev (or --disable-tests)])])
+  AC_ARG_ENABLE([tests],
+    [AS_HELP_STRING([--enable-tests], [build the tests (make check); needs CMocka (default: when CMocka is found)])],
+    [], [enable_tests=auto])
+  mcast_have_cmocka=no
+  AS_IF([test "x$enable_tests" != xno],
+        [PKG_CHECK_MODULES([CMOCKA], [cmocka], [mcast_have_cmocka=yes], [mcast_have_cmocka=no])])
+  AS_CASE(["$enable_tests/$mcast_have_cmocka"],
+    [yes/no], [AC_MSG_ERROR([--enable-tests: the tests need CMocka, which was not found. Debian: apt-get install libcmocka-dev (contrib/deps.sh test installs everything the tests need), or configure without --enable-tests])],
+    [no/*], [mcast_build_tests="no (--disable-tests)"],
+    [*/yes], [mcast_build_tests=yes],
+    [mcast_build_tests="no (CMocka not found: apt-get install libcmocka-dev, or contrib/deps.sh test; then re-run configure)"])
   AM_CONDITIONAL([MCAST_HAVE_CMOCKA], [test "$mcast_have_cmocka" = yes])
+  AM_CONDITIONAL([MCAST_BUILD_TESTS], [test "$mcast_build_tests" = yes])
+  AC_SUBST([mcast_build_tests])
 ])

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install the Debian 12 packages this project needs (run as root).
 #   contrib/deps.sh          build + run the comparison
-#   contrib/deps.sh test     also what the tests need
+#   contrib/deps.sh test     also what the tests need (make check; configure builds the
+#                            tests when CMocka is there)
 #   contrib/deps.sh fuzz     also clang + libFuzzer (make -C tests/fuzz fuzz, tests/asan/run.sh)
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
@@ -16,6 +17,7 @@ for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
+    echo "deps.sh: installing$missing (and what they need; a few minutes on a new machine)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     # shellcheck disable=SC2086

@@ -1,24 +1,42 @@
 /*
- * osu_style_bcast.c -- MPI_Bcast latency benchmark using the method of the
- * OSU micro-benchmarks (our own code, same output layout as `osu_bcast -f`).
+ * osu_style_bcast.c -- MPI_Bcast latency benchmark: the method of the OSU micro-benchmarks
+ * (our own code, same output layout as `osu_bcast -f`) and, for small messages, the method
+ * of the Intel MPI Benchmarks (IMB-MPI1 Bcast).
  *
- * Method, per message size:
+ * -M osu (OSU's osu_bcast), per message size:
  *   - `warmup` untimed broadcasts, then `iterations` timed ones;
  *   - each timed iteration: t0 = MPI_Wtime(); MPI_Bcast(); t += MPI_Wtime() - t0;
  *     then MPI_Barrier() (not timed) so that iterations do not overlap;
  *   - every rank computes its own average latency; rank 0 reports the average,
- *     minimum and maximum of those per-rank averages (MPI_Reduce).
+ *     minimum and maximum of those per-rank averages (MPI_Reduce); the value is the average.
  *   - Large messages (> 8 KiB) use fewer iterations (see -I / -X).
+ *   Skew: the barrier releases ranks at different times (the last rank to arrive leaves
+ *   first); when a broadcast needs no handshake (eager messages), a receiver that leaves
+ *   the barrier late finds the data already there and a root that leaves first only posts
+ *   sends: for small messages the average is mostly the barrier's exit skew.
+ *
+ * -M imb (IMB-MPI1 Bcast), per message size:
+ *   - `warmup` untimed broadcasts, one MPI_Barrier, then `iterations` broadcasts back to
+ *     back with the root rotating (root = iteration mod ranks), timed as one loop per rank;
+ *   - the value is the slowest rank's loop time / iterations (IMB's t_max): no rank can
+ *     finish before the data of every broadcast reached it, one barrier's skew is spread
+ *     over all iterations, and a fixed root cannot run ahead of its receivers.
+ *
+ * -M auto: imb for sizes <= -T bytes (default 4096: the eager sizes, where the barrier
+ * skew dominates osu), osu above (what bcast-compare runs by default).  Each output line names its method (last column)
+ * and its value column: Avg for osu, Max for imb.
  *
  * Options:
  *   -m [min:]max   message sizes, powers of two from min to max (default 1:4194304)
  *   -i N           iterations for small messages (default 1000)
  *   -I N           iterations for large messages (default: -i / 10, at least 1)
- *   -x N           warm-up iterations for small messages (default 200)
- *   -X N           warm-up iterations for large messages (default: -x / 20, at least 1)
- *   -r ROOT        root rank (default 0); `-r rotate` rotates the root every iteration
+ *   -x N           warm-up iterations for small messages (default 100)
+ *   -X N           warm-up iterations for large messages (default: -x / 10, at least 1)
+ *   -M osu|imb|auto  method (default osu), -T BYTES the auto threshold (default 4096)
+ *   -r ROOT        root rank for osu (default 0); `-r rotate` rotates the root every iteration
  *   -c             validate: the root fills the buffer with a pattern depending on the
- *                  iteration, every rank checks it after each broadcast (untimed);
+ *                  iteration, every rank checks it after each broadcast (untimed; in imb
+ *                  mode the warm-up broadcasts are the validated ones);
  *                  aborts with a message on mismatch
  *   -h             help
  *
@@ -40,7 +58,7 @@ static void usage(const char *prog)
     if (rank == 0) {
         fprintf(stderr,
                 "usage: %s [-m [min:]max] [-i iters] [-I large_iters] [-x warmup] [-X large_warmup]\n"
-                "          [-r root|rotate] [-c] [-t] [-h]\n"
+                "          [-M osu|imb|auto] [-T bytes] [-r root|rotate] [-c] [-t] [-h]\n"
                 "  -t  broadcast on a periodic 2-D Cartesian communicator (MPI_Dims_create)\n",
                 prog);
     }
@@ -88,7 +106,9 @@ static void check(const uint8_t *buf, size_t sz, long it, int r)
 int main(int argc, char **argv)
 {
     size_t min_size = 1, max_size = 4194304;
-    long iters = 1000, iters_large = -1, warmup = 200, warmup_large = -1;
+    long iters = 1000, iters_large = -1, warmup = 100, warmup_large = -1;
+    enum { M_OSU, M_IMB, M_AUTO } method = M_OSU;
+    size_t auto_max_imb = 4096;
     int root = 0, rotate = 0, validate = 0, torus = 0;
     MPI_Comm comm = MPI_COMM_WORLD;
     int opt, bad = 0;
@@ -97,7 +117,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
-    while ((opt = getopt(argc, argv, "m:i:I:x:X:r:cth")) != -1) {
+    while ((opt = getopt(argc, argv, "m:i:I:x:X:M:T:r:cth")) != -1) {
         switch (opt) {
         case 'm': {
             char spec[64];
@@ -119,6 +139,15 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "rotate") == 0) rotate = 1;
             else root = atoi(optarg);
             break;
+        case 'M':
+            if (strcmp(optarg, "osu") == 0) method = M_OSU;
+            else if (strcmp(optarg, "imb") == 0) method = M_IMB;
+            else if (strcmp(optarg, "auto") == 0) method = M_AUTO;
+            else bad = 1;
+            break;
+        case 'T':
+            if (parse_size(optarg, &auto_max_imb)) bad = 1;
+            break;
         case 'c': validate = 1; break;
         case 't': torus = 1; break;
         case 'h': usage(argv[0]); MPI_Finalize(); return 0;
@@ -126,7 +155,7 @@ int main(int argc, char **argv)
         }
     }
     if (iters_large < 0) iters_large = iters / 10 > 0 ? iters / 10 : 1;
-    if (warmup_large < 0) warmup_large = warmup / 20 > 0 ? warmup / 20 : 1;
+    if (warmup_large < 0) warmup_large = warmup / 10 > 0 ? warmup / 10 : 1;
     if (min_size > max_size || iters < 1 || iters_large < 1 || warmup < 0 || warmup_large < 0 ||
         root < 0 || root >= nprocs) bad = 1;
     if (bad) {
@@ -149,8 +178,15 @@ int main(int argc, char **argv)
             printf("# ranks %d, root rotating, validation %s\n", nprocs, validate ? "on" : "off");
         else
             printf("# ranks %d, root %d, validation %s\n", nprocs, root, validate ? "on" : "off");
-        printf("# %-10s %18s %18s %18s %12s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
-               "Max Latency(us)", "Iterations");
+        if (method == M_OSU)
+            printf("# method osu: value = Avg\n");
+        else if (method == M_IMB)
+            printf("# method imb: value = Max (slowest rank)\n");
+        else
+            printf("# method imb up to %zu bytes (value = Max, slowest rank), osu above (value = Avg)\n",
+                   auto_max_imb);
+        printf("# %-10s %18s %18s %18s %12s %6s\n", "Size", "Avg Latency(us)", "Min Latency(us)",
+               "Max Latency(us)", "Iterations", "Method");
         fflush(stdout);
     }
 
@@ -170,19 +206,39 @@ int main(int argc, char **argv)
         double timer = 0.0;
         int count = (int)size;
 
+        int imb = method == M_IMB || (method == M_AUTO && size <= auto_max_imb);
+
         MPI_Barrier(comm);
-        for (long it = 0; it < n_iter + n_warm; it++) {
-            int r = rotate ? (int)(it % nprocs) : root;
-            if (validate) {
-                if (rank == r) fill(buf, size, it, r);
-                else memset(buf, 0xA5 ^ (int)(it & 0xff), size);
+        if (imb) {
+            /* warm-up (validated with -c), one barrier, the timed loop with rotating roots */
+            for (long it = 0; it < n_warm; it++) {
+                int r = (int)(it % nprocs);
+                if (validate) {
+                    if (rank == r) fill(buf, size, it, r);
+                    else memset(buf, 0xA5 ^ (int)(it & 0xff), size);
+                }
+                MPI_Bcast(buf, count, MPI_BYTE, r, comm);
+                if (validate && rank != r) check(buf, size, it, r);
             }
-            double t0 = MPI_Wtime();
-            MPI_Bcast(buf, count, MPI_BYTE, r, comm);
-            double t1 = MPI_Wtime();
-            if (it >= n_warm) timer += t1 - t0;
-            if (validate && rank != r) check(buf, size, it, r);
             MPI_Barrier(comm);
+            double t0 = MPI_Wtime();
+            for (long it = 0; it < n_iter; it++)
+                MPI_Bcast(buf, count, MPI_BYTE, (int)(it % nprocs), comm);
+            timer = MPI_Wtime() - t0;
+        } else {
+            for (long it = 0; it < n_iter + n_warm; it++) {
+                int r = rotate ? (int)(it % nprocs) : root;
+                if (validate) {
+                    if (rank == r) fill(buf, size, it, r);
+                    else memset(buf, 0xA5 ^ (int)(it & 0xff), size);
+                }
+                double t0 = MPI_Wtime();
+                MPI_Bcast(buf, count, MPI_BYTE, r, comm);
+                double t1 = MPI_Wtime();
+                if (it >= n_warm) timer += t1 - t0;
+                if (validate && rank != r) check(buf, size, it, r);
+                MPI_Barrier(comm);
+            }
         }
 
         double lat = timer * 1e6 / (double)n_iter, lat_min = 0, lat_max = 0, lat_sum = 0;
@@ -190,8 +246,8 @@ int main(int argc, char **argv)
         MPI_Reduce(&lat, &lat_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
         MPI_Reduce(&lat, &lat_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
         if (rank == 0) {
-            printf("%-12zu %18.2f %18.2f %18.2f %12ld\n", size, lat_sum / nprocs, lat_min, lat_max,
-                   n_iter);
+            printf("%-12zu %18.2f %18.2f %18.2f %12ld %6s\n", size, lat_sum / nprocs, lat_min, lat_max,
+                   n_iter, imb ? "imb" : "osu");
             fflush(stdout);
         }
         if (size >= max_size) break;
