@@ -33,13 +33,14 @@
  *
  * Cost model (rounds are optimal: a block received in round t is forwarded from t + 1):
  *   unit steps   T = m - 1 + q                                      (any n, not only 2^j)
- *   LogGP        T = q h + (m - 1) max(g, h / 2),   B = ceil(M / m), h = hop(B),
- *                g = send_gap(B) (fam_core.hpp): the first block crosses q hops; then a
- *                rank sends one block per round, at its port's pace g unless the blocks it
- *                forwards arrived too recently: in the simulated network a round costs
- *                g + 0.15..0.4 (h - g) for eager blocks (the share of rounds that forward a
- *                block received one round before grows with n) and g once h - g < g;
- *                h / 2 is the middle of that range (tests: within 25% of mcast_simnet_run).
+ *   LogGP        T = q h + (m - 1) max(g, (0.6 - 0.9/q) h),   B = ceil(M / m),
+ *                h = hop(B), g = send_gap(B) (fam_core.hpp): the first block crosses q
+ *                hops; then a rank sends one block per round, at its port's pace g unless
+ *                the blocks it forwards arrived too recently.  The share of such rounds on
+ *                the critical path grows with q: measured on the simulated network (flat-1024
+ *                parameters, 256 B - 4 KiB blocks) a round costs 0.36 h at q = 3, 0.47 h at
+ *                q = 6, 0.55 h at q = 11, and g once g > that; 0.6 - 0.9/q fits those within
+ *                10 % (tests: the model within 20 % of mcast_simnet_run).
  *   best m       minimises that over m (mcast_level_best_nblocks): about
  *                sqrt((q - 1) M b / a) with a = o_s + latency + o_r, b = max(gap, wire).
  *
@@ -295,7 +296,8 @@ double circulant_predict(int n, size_t M, uint32_t m, const Model &md)
     }
     const double B = block_len(M, m, 0);
     const double h = md.hop(B), g = md.send_gap(B);
-    return double(clog2(uint64_t(n))) * h + double(m - 1) * std::max(g, h / 2.0);
+    const int q = clog2(uint64_t(n));
+    return double(q) * h + double(m - 1) * std::max(g, (0.6 - 0.9 / q) * h);
 }
 
 } // namespace fam

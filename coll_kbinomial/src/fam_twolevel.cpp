@@ -134,7 +134,9 @@ std::unique_ptr<mcast_sched> two_level(int n, int root, int rank, const int *ord
     kb::require(intra.family == MCAST_FAM_TREE, "two_level: the node-local level must be a tree");
     const Nodes N = nodes_of(n, root, ordering, node_of_rank);
     const int nodes = int(N.members.size());
-    check_level(&inter, nodes, m);
+    if (nodes > 1) { /* one node: no inter-node level (any m) */
+        check_level(&inter, nodes, m);
+    }
     const int j = N.node_of[size_t(rank)], me = N.local_of[size_t(rank)];
     const std::vector<int> &mem = N.members[size_t(j)];
     const kb::Tree lt = local_tree(intra, int(mem.size()));
@@ -144,7 +146,7 @@ std::unique_ptr<mcast_sched> two_level(int n, int root, int rank, const int *ord
     }
     /* What the leader holds, in order, with steps. */
     Ops inter_recv, inter_send;
-    if (m > 0) {
+    if (m > 0 && nodes > 1) {
         const auto is = level_sched(inter, nodes, 0, j, nullptr, m);
         for (int kind = 0; kind < 2; ++kind) {
             Ops &dst = kind == MCAST_OP_RECV ? inter_recv : inter_send;
