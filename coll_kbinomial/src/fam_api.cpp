@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <new>
+#include <vector>
 
 namespace mc {
 namespace fam {
@@ -426,22 +427,48 @@ MC_API int mcast_level_best_nblocks(const mcast_level_t *level, int n, size_t by
         if (level->family == MCAST_FAM_SCATTER_ALLGATHER) {
             hi = std::min<uint64_t>(hi, uint64_t(n));
         }
-        /* Every block size B gives m = ceil(bytes / B); walk the distinct m (O(sqrt M)). */
-        double best = -1.0;
-        uint32_t best_m = 1;
+        /* Every block size B gives m = ceil(bytes / B): the distinct m (O(sqrt M) of them). */
+        std::vector<uint32_t> cand;
         for (uint64_t m = 1; m <= hi;) {
             const uint64_t B = (bytes + m - 1) / m;
-            const uint32_t mm = uint32_t((bytes + B - 1) / B);
-            const double t = level_predict(*level, n, bytes, mm, md);
-            if (best < 0.0 || t < best) {
-                best = t;
-                best_m = mm;
-            }
-            /* next m with a smaller block size: B' = B - 1 */
+            cand.push_back(uint32_t((bytes + B - 1) / B));
             if (B <= 1) {
                 break;
             }
-            m = std::max<uint64_t>(m + 1, (bytes + (B - 1) - 1) / (B - 1));
+            m = std::max<uint64_t>(m + 1, (bytes + (B - 1) - 1) / (B - 1)); /* block size B - 1 */
+        }
+        double best = -1.0;
+        uint32_t best_m = 1;
+        auto eval = [&](uint32_t m) {
+            const double t = level_predict(*level, n, bytes, m, md);
+            if (best < 0.0 || t < best) {
+                best = t;
+                best_m = m;
+            }
+        };
+        if (level->family == MCAST_FAM_CIRCULANT || cand.size() <= 512) {
+            for (uint32_t m : cand) { /* O(1) each, or few: exact */
+                eval(m);
+            }
+        } else { /* models that cost O(n): 5 % steps, then every count within 10 % of the best */
+            double last = 0.0;
+            for (uint32_t m : cand) {
+                if (m >= last * 1.05 || m == cand.back()) {
+                    eval(m);
+                    last = m;
+                }
+            }
+            const uint32_t centre = best_m;
+            std::vector<uint32_t> near;
+            for (uint32_t m : cand) {
+                if (m * 1.1 >= centre && m <= centre * 1.1) {
+                    near.push_back(m);
+                }
+            }
+            const size_t stride = near.size() / 128 + 1;
+            for (size_t k = 0; k < near.size(); k += stride) {
+                eval(near[k]);
+            }
         }
         *nblocks = best_m;
         *block_bytes = (bytes + best_m - 1) / best_m;

@@ -243,7 +243,7 @@ double two_level_predict(const mcast_level_t &inter, const mcast_level_t &intra,
 {
     kb::require(nodes >= 1 && ppn >= 1, "two_level: nodes and ppn must be >= 1");
     kb::require(intra.family == MCAST_FAM_TREE, "two_level: the node-local level must be a tree");
-    const double Ti = level_predict(inter, nodes, M, m, net);
+    const double Ti = nodes == 1 ? 0.0 : level_predict(inter, nodes, M, m, net);
     if (m == 0 || ppn == 1) {
         return Ti;
     }

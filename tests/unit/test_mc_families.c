@@ -552,8 +552,28 @@ static void test_rejects(void **state)
     assert_int_equal(mcast_tree_two_level(4, 0, NULL, node, 0, KB_SHAPE_CHAIN, NULL, &tr), KB_ERR_ARG);
     assert_null(tr);
     assert_true(mcast_two_level_predict_us(&c, &c, 2, 2, 100, 4, &FLAT, &FLAT, 1, 1) < 0.0);
-    const mcast_level_t chain = tree_level(KB_SHAPE_CHAIN, 0);
-    assert_true(mcast_two_level_predict_us(&c, &chain, 2, 2, 100, 4, &FLAT, &FLAT, 1, 1) > 0.0);
+}
+
+/* The two-level model reduces to its levels: one rank per node is the inter-node model, one
+ * node the node-local tree's; with both it is at least either level alone. */
+static void test_two_level_model(void **state)
+{
+    (void) state;
+    const mcast_level_t chain = tree_level(KB_SHAPE_CHAIN, 0), bin = tree_level(KB_SHAPE_BINOMIAL, 0);
+    const mcast_loggp_t shm = {0.2, 0.2, 0.3, 0.1, 0.1, (size_t) -1};
+    for (int f = 0; f < F_COUNT; ++f) {
+        const mcast_level_t inter = level_of(f);
+        const size_t M = 1 << 20;
+        const uint32_t m = 16;
+        const double ti = mcast_level_predict_us(&inter, 32, M, m, &FLAT, 4, 2);
+        const double tl = mcast_level_predict_us(&bin, 8, M, m, &shm, 4, 2);
+        assert_true(ti > 0.0 && tl > 0.0);
+        assert_true(mcast_two_level_predict_us(&inter, &bin, 32, 1, M, m, &FLAT, &shm, 4, 2) == ti);
+        assert_true(fabs(mcast_two_level_predict_us(&inter, &bin, 1, 8, M, m, &FLAT, &shm, 4, 2) - tl) < 1e-9);
+        const double t2 = mcast_two_level_predict_us(&inter, &bin, 32, 8, M, m, &FLAT, &shm, 4, 2);
+        assert_true(t2 >= ti && t2 >= tl);
+        assert_true(mcast_two_level_predict_us(&inter, &chain, 32, 8, M, m, &FLAT, &shm, 4, 2) >= ti);
+    }
 }
 
 int main(void)
@@ -568,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_two_level_tree_leaders),
         cmocka_unit_test(test_best_nblocks),
         cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_two_level_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
