@@ -15,7 +15,7 @@
  *                          MCAST_SAG_RD        ceil(log2 m) + log2 n for n = 2^j; other n
  *                                              add the non-power-of-two fix-ups' substeps
  *   TWOTREE                0                   max_t D_t + 2 (k_t - 1), k_0 = ceil(m/2),
- *                                              k_1 = floor(m/2), D_t <= 2 ceil(log2 n) + 1
+ *                                              k_1 = floor(m/2), D_t <= 2 ceil(log2 n)
  *   CIRCULANT              0                   m - 1 + ceil(log2 n)           (optimal)
  *   TREE (kb_tree shape)   shape + params      L1 + (m - 1) k (FPFS, k-binomial)
  *

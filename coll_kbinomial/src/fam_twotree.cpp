@@ -37,9 +37,9 @@
  *                  model assumes that window: with window 4 instead of 16 at n = 64 and
  *                  512-byte blocks the simulated time is 1.5x the model)
  * with g = send_gap(B), h = hop(B), B = ceil(M / m) (fam_core.hpp).  In unit steps
- * (g = h = 1): T = max_t D_t + 2 (k_t - 1), D_t <= 2 ceil(log2 n) + 1; e.g. n = 1024,
- * m = 64: 84 rounds, against m - 1 + log2 n = 73 for the circulant schedule and
- * 2m + log2 n for one pipelined binary tree.
+ * (g = h = 1): T = max_t D_t + 2 (k_t - 1), D_t <= 2 ceil(log2 n) (n <= 3000 checked);
+ * e.g. n = 1024, m = 64: 82 rounds, against m - 1 + log2 n = 73 for the circulant schedule
+ * and L1 + 2 (m - 1) = 140 for one pipelined binary (2-binomial) tree.
  *
  * n = 10 (N = 9 is odd: T1 is T0 shifted by one):
  *
