@@ -69,8 +69,9 @@ int mcast_sched_scatter_allgather(int n, int root, int rank, const int *ordering
 /* Two binary trees over positions 1..n-1 (in-order numbered; the second mirrored or
  * shifted so that every rank is interior in at most one), even blocks down the first, odd
  * blocks down the second, the root alternating; children ordered by a 2-edge-colouring
- * so that a rank receives from its two parents in alternate rounds.  One block per op.
- * variant must be 0. */
+ * so that a rank receives from its two parents in alternate rounds (all ranks but at most
+ * 2 for some n = 3 mod 4).  One block per op.  variant must be 0.  Run it with a receive
+ * window of at least mcast_level_window's. */
 int mcast_sched_twotree(int n, int root, int rank, const int *ordering, uint32_t nblocks,
                         int variant, mcast_sched_t **out);
 

@@ -21,7 +21,8 @@
  * the out-edge and the in-edge of a rank with one child (that child is served one round
  * after the block arrives).  The constraint graph has degree <= 3; a BFS 2-colouring that
  * skips the few conflicting constraints orders each rank's two children (the child whose
- * edge has the other parity first).  O(n) time per rank, done once per plan; the schedule
+ * edge has the other parity first).  For n <= 1100 at most 2 ranks (only for some
+ * n = 3 mod 4) then receive from both trees in the same rounds.  O(n) time per rank, done once per plan; the schedule
  * itself keeps O(1) numbers.
  *
  * Cost model (every rank sends block j of its tree to child 1, then child 2):
