@@ -280,7 +280,6 @@ Model model_of(const mcast_loggp_t *net, int window, int max_sends)
     check_model(net, window, max_sends);
     Model md;
     md.net = *net;
-    md.window = window;
     md.max_sends = max_sends;
     return md;
 }

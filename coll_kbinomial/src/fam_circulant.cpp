@@ -22,7 +22,7 @@
  * takes for round k the first sum in (r + n - s_{k+1}, r + n - s_k]; its last skip index e
  * is the block (e = q: the baseblock) and is removed from the list.  O(log n) steps.
  * S[k] of r is R[k] of r + s_k (the root sends block k in round k): one partial search per
- * k, O(log^2 n) steps (about 400 at n = 2^20).
+ * k, O(log^2 n) steps (about 1000 search steps at n = 2^20).
  *
  * Execution with m blocks: x = (q - (m-1) mod q) mod q rounds are skipped at the front so
  * that the last phase ends the broadcast; round i (i = x .. x + m - 2 + q) carries virtual

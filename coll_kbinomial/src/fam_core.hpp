@@ -40,7 +40,7 @@ int clog2(uint64_t x);
  */
 struct Model {
     mcast_loggp_t net{};
-    int window = 1, max_sends = 1;
+    int max_sends = 1;
     double hop(double b) const;
     double inj(double b) const;
     double slot(double b) const;

@@ -117,7 +117,6 @@ struct Plan {
     std::vector<signed char> tree_of;    /* tree v is interior in, -1 none */
     std::vector<double> A[2];            /* first arrival per tree */
     double D[2] = {0.0, 0.0};
-    long collisions = 0;                 /* ranks receiving both trees in the same parity */
 };
 
 long shape_of(const Shape &s, int t, long pos)
@@ -252,10 +251,6 @@ Plan make_plan(int n, double g, double h)
                 }
             }
         }
-    }
-    for (int v = 1; v < n; ++v) {
-        const long a0 = long(P.A[0][size_t(v)]), a1 = long(P.A[1][size_t(v)]);
-        P.collisions += ((a0 - a1) % 2 == 0) ? 1 : 0;
     }
     return P;
 }
