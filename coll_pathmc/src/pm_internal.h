@@ -87,10 +87,15 @@ std::string write_ibnet(const Topology &t);
 void route(const Topology &t, pm_routing_t r, int src_host, int dst_host, std::vector<int> &out);
 bool updown_is_up(const Topology &t, int dlink);
 void updown_prepare(const Topology &t);
+/* Shortest legal up*-down* route between two switches (directed links). */
+void route_updown_switches(const Topology &t, int s, int d, std::vector<int> &out);
 
 /* Orderings (pm_order.cpp) */
 std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind,
                              const std::vector<int> &host_of_rank, int root);
+/* POC switch order: DFS preorder from the up*-down* root over down links
+ * between levels (seed 001 Fig. 13 step 1), then unreachable switches. */
+std::vector<int> poc_switch_order(const Topology &t);
 
 /* Trees (pm_torus_common.cpp) */
 struct Tree {
