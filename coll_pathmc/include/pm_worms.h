@@ -212,9 +212,16 @@ int pm_worms_cyclic(const pm_topology_t *topo, const pm_reach_t *reach, int nwor
  * are its chain successor first, then the first destination of each worm it
  * sends in later phases, then the other ranks on its host.  Ranks sharing a
  * host: the lowest rank (the root on the root's host) stands for the host.
- * Predicted time: FPFS unit steps of the tree (kb_sim_steps) for m =
- * ceil(bytes/seg) segments, times alpha + beta*seg; seg is searched over
- * powers of two in [min_seg_bytes, max_seg_bytes] and bytes itself.
+ * Predicted time: FPFS unit steps of the tree for m = ceil(bytes/seg)
+ * segments (the count kb_sim_steps simulates, from Lemma 1 in closed form:
+ * max over ranks of first arrival + (m-1) x largest ancestor fan-out), times
+ * alpha + beta*seg; seg is searched over powers of two in [min_seg_bytes,
+ * max_seg_bytes] and bytes itself.
+ * Chain hops follow down* paths along disjoint POCs and never share a link in
+ * a step (Theorem 4); a worm's first hop can: when the contention checker
+ * finds conflicts, worms are reassigned among the holders eligible in their
+ * phase (at most min(600, 200000/n) trials) while the count drops; `conflicts`
+ * is what is left.
  * ------------------------------------------------------------------------- */
 typedef struct pm_pathlg_params {
     pm_worm_kind_t kind;           /* PM_WORM_PATH (the seed's choice) or PM_WORM_SSR */
@@ -231,6 +238,8 @@ typedef struct pm_pathlg_result {
     size_t seg_bytes;              /* chosen segment size (bytes if unsegmented) */
     long steps;                    /* FPFS unit steps for ceil(bytes/seg_bytes) segments */
     double predicted_us;           /* steps * (alpha + beta * seg_bytes) */
+    long conflicts;                /* link conflicts left in the tree's FPFS steps
+                                      (pm_check_contention on pm_plan_from_tree) */
 } pm_pathlg_result_t;
 
 /* Defaults: PATH, LESS_GREEDY, bytes 0, the kbinomial defaults alpha 2 us,

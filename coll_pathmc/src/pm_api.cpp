@@ -22,9 +22,6 @@ void choose(const pm_torus_shape_t *, int, const int *, int, size_t, const pm_to
 const pm_torus_algorithm_t *registry_get(int);
 int registry_lookup(const char *);
 std::string generate_irregular(int, int, int, int, uint64_t);
-void check_contention(const Topology &, pm_routing_t, const std::vector<int> &, int, const pm_msg_t *, int, long *,
-                      long *);
-void plan_from_tree(const kb_tree_t *, std::vector<pm_msg_t> &, int *);
 }  // namespace pm
 
 using namespace pm;

@@ -97,6 +97,11 @@ std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind,
  * between levels (seed 001 Fig. 13 step 1), then unreachable switches. */
 std::vector<int> poc_switch_order(const Topology &t);
 
+/* Contention checker (pm_check.cpp) */
+void check_contention(const Topology &t, pm_routing_t routing, const std::vector<int> &host_of, int nmsgs,
+                      const pm_msg_t *msgs, int nsteps, long *conflicts, long *total);
+void plan_from_tree(const kb_tree_t *k, std::vector<pm_msg_t> &out, int *nsteps);
+
 /* Trees (pm_torus_common.cpp) */
 struct Tree {
     int n = 0, root = 0;

@@ -58,6 +58,7 @@ struct Plan {
     int source = -1;
     int nphases = 0;
     std::vector<Worm> worms;
+    std::vector<std::vector<int>> eligible; /* per phase: the holders allowed to send */
 };
 /* Validates src/dsts (hosts, distinct, src not a destination). */
 Plan make_plan(const Topology &t, pm_worm_kind_t kind, pm_phase_alg_t alg, int src,
@@ -129,7 +130,9 @@ struct Render {
     size_t seg_bytes = 0;
     long steps = 0;
     double predicted_us = 0;
+    long conflicts = 0;                     /* link conflicts left (pm_check_contention) */
 };
+
 Render pathlg_render(const Topology &t, const std::vector<int> &host_of_rank, int root,
                      const pm_pathlg_params_t &p);
 

@@ -471,6 +471,7 @@ int pm_pathlg_render(const pm_topology_t *topo, int n, const char *const *hosts,
         out->seg_bytes = r.seg_bytes;
         out->steps = r.steps;
         out->predicted_us = r.predicted_us;
+        out->conflicts = r.conflicts;
         return PM_OK;
     })
 }

@@ -168,6 +168,7 @@ static void schedule(const Topology &t, Plan &p)
     while (next < p.worms.size()) {
         const std::vector<int> &who = p.alg == PM_PHASE_GREEDY ? holders : senders;
         std::vector<int> now(who.begin(), who.end());
+        p.eligible.push_back(now);
         size_t first = next;
         for (size_t i = 0; i < now.size() && next < p.worms.size(); ++i, ++next) {
             p.worms[next].sender = now[i];

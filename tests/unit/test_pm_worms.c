@@ -581,6 +581,8 @@ static void test_sweep_plans(void **state)
 }
 
 /* ---------------------------------------------------------------- rendering */
+static long segmented_checks;   /* closed-form comparisons with more than one segment */
+
 static void check_render(const pm_topology_t *t, int n, const char **hosts, int root, long *conflicts_out)
 {
     pm_pathlg_params_t prm;
@@ -602,6 +604,21 @@ static void check_render(const pm_topology_t *t, int n, const char **hosts, int 
     /* the model: steps x (alpha + beta S) for the chosen S */
     long m = (long)((prm.bytes + res.seg_bytes - 1) / res.seg_bytes);
     assert_int_equal(res.steps, kb_sim_steps(res.tree, m, KB_DISC_FPFS));
+    /* the closed form the renderer uses agrees with the unit-step simulator */
+    for (long mm = 1; mm <= 70; mm += 3) {
+        pm_pathlg_params_t one = prm;
+        pm_pathlg_result_t r1;
+        char e1[256];
+        one.bytes = (size_t)mm * 1024;
+        one.min_seg_bytes = one.max_seg_bytes = 1024;
+        one.model.beta_ns_per_byte = 1e6;   /* segmenting always wins: S = 1024 */
+        assert_int_equal(pm_pathlg_render(t, n, hosts, root, &one, &r1, e1, sizeof e1), PM_OK);
+        long used = (long)((one.bytes + r1.seg_bytes - 1) / r1.seg_bytes);
+        assert_true(used == 1 || used == mm);   /* unsegmented wins ties */
+        assert_int_equal(r1.steps, kb_sim_steps(r1.tree, used, KB_DISC_FPFS));
+        segmented_checks += used > 1;
+        pm_pathlg_result_free(&r1);
+    }
     double us = res.steps * (prm.model.alpha_us + prm.model.beta_ns_per_byte * res.seg_bytes / 1000.0);
     assert_true(res.predicted_us >= 0.999999 * us && res.predicted_us <= 1.000001 * us);
     pm_msg_t *msgs;
@@ -610,6 +627,19 @@ static void check_render(const pm_topology_t *t, int n, const char **hosts, int 
     long *conf = calloc(ns, sizeof(long)), total;
     assert_int_equal(pm_check_contention(t, PM_ROUTE_UPDOWN, n, hosts, nm, msgs, ns, conf, &total, err, sizeof err),
                      PM_OK);
+    assert_int_equal(total, res.conflicts);
+    /* the chain hops (parent is not the worm's sender) never conflict: count
+     * the conflicts of the chain hops alone */
+    int nc = 0;
+    for (int i = 0; i < nm; ++i) {
+        int head = 0;
+        for (int w = 0; w < res.plan->nworms; ++w) head |= res.plan->worms[w].dests[0] == msgs[i].dst;
+        if (!head) msgs[nc++] = msgs[i];
+    }
+    long chain_total;
+    assert_int_equal(pm_check_contention(t, PM_ROUTE_UPDOWN, n, hosts, nc, msgs, ns, conf, &chain_total, err, sizeof err),
+                     PM_OK);
+    assert_int_equal(chain_total, 0);
     *conflicts_out = total;
     free(conf);
     pm_free(msgs);
@@ -697,6 +727,8 @@ static void test_render_sweep(void **state)
         }
     printf("  %ld rendered trees; link conflicts (FPFS steps): %ld trees with any, %ld in all, worst %ld\n", trees,
            with, total, worst);
+    printf("  %ld segmented predictions equal kb_sim_steps\n", segmented_checks);
+    assert_true(segmented_checks > 1000);
 }
 
 int main(void)
