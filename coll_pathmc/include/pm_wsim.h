@@ -22,6 +22,7 @@
  *            an I/O bus (DMA of a packet: ceil(bytes / bus_bytes_per_cycle))
  *            and an NI processor (t_ns per packet sent, t_nr per packet
  *            received), each a first-come-first-served server; R = t_hs/t_ns.
+ *            (ni_step = 1: the seed's step abstraction, see the parameter.)
  *   schemes  NI-based: k-binomial tree (kbinomial core, KB_SHAPE_KBINOMIAL on
  *            the POC chain, k optimal for the packet count unless given); the
  *            NIs forward packet by packet (FPFS), hosts only send at the
@@ -67,6 +68,11 @@ typedef struct pm_wsim_params {
     int out_buf_flits;           /* 8 */
     int t_route, t_xbar, t_link; /* 1, 1, 1 (each >= 1) */
     int k;                       /* NI-based fan-out; 0 = kb_optimal_k(n, packets) */
+    int ni_step;                 /* 0: pipelined NI (one processor for t_ns and t_nr, packets
+                                    overlap along a path); 1: the seed's step model (sec. 4.1):
+                                    an NI sends one packet per step, a step ends when every
+                                    receiver has processed it (t_ns + network + t_nr);
+                                    receive processing on its own engine */
 } pm_wsim_params_t;
 
 /* The seed's defaults (sec. 6.2). */

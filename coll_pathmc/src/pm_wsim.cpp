@@ -19,6 +19,9 @@
  *          t_link   t_route t_xbar  t_link                t_link
  *   NI: t_ns per packet out, t_nr per packet in; bus: DMA per packet;
  *   CPU: t_hs per message out, t_hr per message in.
+ *   Step NI model (ni_step = 1, the seed's sec. 4 abstraction): an NI sends
+ *   one packet per step and a step ends when the packet's receivers have
+ *   processed it: t_ns + network + t_nr; receive processing has its own engine.
  */
 #include <algorithm>
 #include <cmath>
@@ -39,6 +42,12 @@ using Time = int64_t;
 
 struct Mcast;
 
+/* Step NI model: the sending host whose NI waits for `left` receivers. */
+struct Ack {
+    int host;
+    int left;
+};
+
 /* What a flit carries: its packet and where the packet is in its route. */
 struct Ref {
     Mcast *mc;
@@ -46,6 +55,7 @@ struct Ref {
     const Trace *rt;
     int hop;     /* hop index at the switch the flit is heading to; -1 = a host */
     int L;
+    Ack *ack;    /* step NI model only */
 };
 
 struct Flit {
@@ -93,6 +103,9 @@ struct Server {
 
 struct HostRes {
     Server cpu, bus, ni;
+    Server rx;                                /* step NI model: receive processing */
+    std::deque<Ref> txq;                      /* step NI model: packets waiting to be sent */
+    bool tx_busy = false;
 };
 
 struct Mcast {
@@ -145,16 +158,8 @@ class WSim {
     /* ---------------------------------------------------------------- setup */
     std::unique_ptr<Mcast> make(pm_wsim_scheme_t scheme, int src, const std::vector<int> &dsts)
     {
-        auto mc = std::make_unique<Mcast>();
-        mc->scheme = scheme;
-        mc->members.push_back(src);
-        mc->members.insert(mc->members.end(), dsts.begin(), dsts.end());
+        auto mc = members(scheme, src, dsts);
         size_t n = mc->members.size();
-        for (size_t i = 0; i < n; ++i) mc->pos[mc->members[i]] = (int)i;
-        mc->ni_pkts.assign(n, 0);
-        mc->host_pkts.assign(n, 0);
-        mc->done.assign(n, -1);
-        mc->remaining = (int)n - 1;
         if (n == 1) return mc;
         if (scheme == PM_WSIM_NI_KBINOMIAL) {
             std::vector<int> ord = order_hosts(t_, PM_ORDER_POC, mc->members, 0);
@@ -196,25 +201,30 @@ class WSim {
     /* a worm from an explicit header (probe) */
     std::unique_ptr<Mcast> make_probe(int src, const std::vector<uint8_t> &hdr)
     {
+        Trace tr = trace(t_, router_, (hdr.size() && (hdr[0] & HDR_TREE)) ? &reach_ : nullptr, src, hdr, true);
+        std::vector<int> got;
+        for (int h : tr.delivered)
+            if (h != src && std::find(got.begin(), got.end(), h) == got.end()) got.push_back(h);
+        auto mc = members(PM_WSIM_TREE, src, got);
+        mc->worm_rt.push_back(std::move(tr));
+        mc->worms_of.assign(mc->members.size(), {});
+        mc->worms_of[0].push_back(0);
+        mc->ni_arrival.assign(t_.nodes.size(), -1);
+        return mc;
+    }
+
+    static std::unique_ptr<Mcast> members(int scheme, int src, const std::vector<int> &dsts)
+    {
         auto mc = std::make_unique<Mcast>();
-        mc->scheme = PM_WSIM_TREE;
-        mc->worm_rt.push_back(trace(t_, router_, (hdr.size() && (hdr[0] & HDR_TREE)) ? &reach_ : nullptr, src, hdr,
-                                    true));
+        mc->scheme = scheme;
         mc->members.push_back(src);
-        for (int h : mc->worm_rt[0].delivered)
-            if (!mc->pos.count(h) && h != src) {
-                mc->pos[h] = 0;
-                mc->members.push_back(h);
-            }
+        mc->members.insert(mc->members.end(), dsts.begin(), dsts.end());
         size_t n = mc->members.size();
         for (size_t i = 0; i < n; ++i) mc->pos[mc->members[i]] = (int)i;
         mc->ni_pkts.assign(n, 0);
         mc->host_pkts.assign(n, 0);
         mc->done.assign(n, -1);
         mc->remaining = (int)n - 1;
-        mc->worms_of.assign(n, {});
-        mc->worms_of[0].push_back(0);
-        mc->ni_arrival.assign(t_.nodes.size(), -1);
         return mc;
     }
 
@@ -277,6 +287,7 @@ class WSim {
         clear_network();
         while (!ev_.empty()) ev_.pop();
         for (auto &h : host_) h = HostRes();
+        acks_.clear();
         now_ = 0;
         flit_hops_ = crossed_ = stalled_ = 0;
     }
@@ -288,6 +299,7 @@ class WSim {
     Reach reach_;
     std::vector<Port> ports_;
     std::vector<HostRes> host_;
+    std::deque<Ack> acks_;                    /* step NI model; stable addresses */
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> ev_;
     uint64_t seq_ = 0;
     Time now_ = 0;
@@ -331,8 +343,40 @@ class WSim {
         int h = mc->members[v];
         for (size_t c = 0; c < mc->children[v].size(); ++c) {
             const Trace *rt = &mc->child_rt[v][c];
-            at(host_[h].ni.run(now_, p_.t_ns), [=] { inject(h, Ref{mc, k, rt, 0, packet_len(k)}); });
+            ni_send(h, Ref{mc, k, rt, 0, packet_len(k), nullptr});
         }
+    }
+
+    /* The NI sends a packet: t_ns, then injection.  Step model: one packet
+     * per step, the NI waits until every receiver has processed it (t_nr). */
+    void ni_send(int h, Ref r)
+    {
+        if (!p_.ni_step) {
+            at(host_[h].ni.run(now_, p_.t_ns), [=] { inject(h, r); });
+            return;
+        }
+        host_[h].txq.push_back(r);
+        tx_next(h);
+    }
+
+    void tx_next(int h)
+    {
+        HostRes &H = host_[h];
+        if (H.tx_busy || H.txq.empty()) return;
+        Ref r = H.txq.front();
+        H.txq.pop_front();
+        H.tx_busy = true;
+        acks_.push_back(Ack{h, (int)r.rt->delivered.size()});
+        r.ack = &acks_.back();
+        at(now_ + p_.t_ns, [=] { inject(h, r); });
+    }
+
+    void acked(Ack *a)
+    {
+        if (!a || --a->left > 0) return;
+        int h = a->host;
+        host_[h].tx_busy = false;
+        tx_next(h);
     }
 
     /* member v's host sends each of its worms as a message: t_hs, DMA, t_ns per packet */
@@ -344,7 +388,7 @@ class WSim {
             at(host_[h].cpu.run(t, p_.t_hs), [=] {
                 for (int k = 0; k < P; ++k)
                     at(host_[h].bus.run(now_, dma(packet_len(k))), [=] {
-                        at(host_[h].ni.run(now_, p_.t_ns), [=] { inject(h, Ref{mc, k, rt, 0, packet_len(k)}); });
+                        ni_send(h, Ref{mc, k, rt, 0, packet_len(k), nullptr});
                     });
             });
         }
@@ -362,15 +406,21 @@ class WSim {
     }
 
     /* last flit of packet k reached host h's NI */
-    void ni_receive(Mcast *mc, int h, int k)
+    void ni_receive(Mcast *mc, int h, int k, Ack *ack)
     {
         auto it = mc->pos.find(h);
-        if (it == mc->pos.end() || it->second == 0) return;   /* a stray copy */
-        int v = it->second;
-        if (!mc->ni_arrival.empty() && mc->ni_arrival[h] < 0) mc->ni_arrival[h] = now_;
-        if (++mc->ni_pkts[v] > packets()) return;             /* a duplicate copy */
+        bool member = it != mc->pos.end() && it->second > 0;
+        int v = member ? it->second : 0;
+        if (member && !mc->ni_arrival.empty() && mc->ni_arrival[h] < 0) mc->ni_arrival[h] = now_;
+        bool use = member && ++mc->ni_pkts[v] <= packets();   /* strays and duplicates are dropped */
+        if (!use) {
+            if (ack) at(host_[h].rx.run(now_, p_.t_nr), [=] { acked(ack); });
+            return;
+        }
         int P = packets();
-        at(host_[h].ni.run(now_, p_.t_nr), [=] {
+        Server &proc = p_.ni_step ? host_[h].rx : host_[h].ni;
+        at(proc.run(now_, p_.t_nr), [=] {
+            acked(ack);
             if (mc->scheme == PM_WSIM_NI_KBINOMIAL) ni_forward(mc, v, k);
             at(host_[h].bus.run(now_, dma(packet_len(k))), [=] {
                 if (++mc->host_pkts[v] < P) return;
@@ -467,7 +517,8 @@ class WSim {
             if (f.idx == f.ref.L - 1) {
                 Mcast *mc = f.ref.mc;
                 int h = P.to, k = f.ref.pkt;
-                at(a, [=] { ni_receive(mc, h, k); });
+                Ack *ack = f.ref.ack;
+                at(a, [=] { ni_receive(mc, h, k, ack); });
             }
             return;
         }
@@ -529,6 +580,7 @@ void pm_wsim_params_default(pm_wsim_params_t *p)
     p->out_buf_flits = 8;
     p->t_route = p->t_xbar = p->t_link = 1;
     p->k = 0;
+    p->ni_step = 0;
 }
 
 int pm_wsim_create(const pm_topology_t *topo, const pm_wsim_params_t *p, pm_wsim_t **out, char *errbuf,
@@ -538,7 +590,8 @@ int pm_wsim_create(const pm_topology_t *topo, const pm_wsim_params_t *p, pm_wsim
     *out = nullptr;
     if (p->packet_flits < 1 || p->message_flits < 1 || p->flit_bytes < 1 || p->t_hs < 0 || p->t_hr < 0 ||
         p->t_ns < 0 || p->t_nr < 0 || !(p->bus_bytes_per_cycle > 0) || p->in_buf_flits < p->packet_flits ||
-        p->out_buf_flits < 1 || p->t_route < 1 || p->t_xbar < 1 || p->t_link < 1 || p->k < 0) {
+        p->out_buf_flits < 1 || p->t_route < 1 || p->t_xbar < 1 || p->t_link < 1 || p->k < 0 ||
+        (p->ni_step != 0 && p->ni_step != 1)) {
         set_err(errbuf, errlen, "bad simulator parameters (input buffers must hold a packet, latencies >= 1)");
         return PM_ERR_ARG;
     }

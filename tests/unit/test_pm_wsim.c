@@ -216,6 +216,42 @@ static void test_single_worm_closed_form(void **state)
     printf("  %ld worm deliveries equal the closed form\n", checked);
 }
 
+/* Step NI model: m packets to one destination; the NI starts packet i+1
+ * when the receiver has processed packet i (the DMA of a packet is shorter
+ * than a step here), so the last packet reaches the NI at
+ * t_hs + DMA + m (t_ns + net) + (m-1) t_nr; pipelined: the NI sends back to
+ * back, t_hs + DMA + m t_ns + net when t_ns >= DMA and t_nr <= t_ns. */
+static void test_packets_closed_form(void **state)
+{
+    (void)state;
+    pm_topology_t *t = generated(8, 8, 32, 4);
+    char err[256];
+    for (int step = 0; step <= 1; ++step)
+        for (int m = 1; m <= 6; ++m) {
+            pm_wsim_params_t p;
+            pm_wsim_params_default(&p);
+            p.ni_step = step;
+            p.packet_flits = 64;
+            p.message_flits = 64 * m;
+            pm_wsim_t *sim;
+            assert_int_equal(pm_wsim_create(t, &p, &sim, err, sizeof err), PM_OK);
+            for (int dst = 1; dst < 32; dst += 6) {
+                int h = switches_between(t, 0, dst);
+                long net = p.t_link + (long)h * (p.t_route + p.t_xbar + p.t_link) + p.packet_flits - 1;
+                long last = p.t_hs + dma(&p, 64) + (step ? m * (p.t_ns + net) + (m - 1) * p.t_nr : m * p.t_ns + net);
+                long want = last + p.t_nr + dma(&p, 64) + p.t_hr;
+                for (int s = 0; s < PM_WSIM_NSCHEMES; ++s) {
+                    if (s == PM_WSIM_TREE) continue;
+                    pm_wsim_result_t res;
+                    assert_int_equal(pm_wsim_multicast(sim, s, 0, 1, &dst, NULL, &res), PM_OK);
+                    assert_int_equal(res.latency, want);
+                }
+            }
+            pm_wsim_free(sim);
+        }
+    pm_topology_free(t);
+}
+
 /* a multicast to one destination costs one unicast under every scheme */
 static void test_one_destination(void **state)
 {
@@ -338,6 +374,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_worm_closed_form),
         cmocka_unit_test(test_one_destination),
+        cmocka_unit_test(test_packets_closed_form),
         cmocka_unit_test(test_trends),
         cmocka_unit_test(test_load),
     };
