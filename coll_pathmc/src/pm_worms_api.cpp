@@ -2,6 +2,7 @@
  * C API of the multidestination-worm core (pm_worms.h): argument checks,
  * host/switch index translation, flat malloc'ed results.
  */
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -126,9 +127,12 @@ const char *pm_topology_switch_name(const pm_topology_t *topo, int s)
 int pm_topology_host_switch(const pm_topology_t *topo, int h)
 {
     if (!topo || h < 0 || h >= (int)topo->t->hosts.size()) return PM_ERR_ARG;
-    int s = topo->t->host_switch(topo->t->hosts[h]);
-    if (s < 0 || topo->t->nodes[s].is_host) return PM_ERR_UNSUPPORTED;
-    return Index(*topo->t).sw_idx[s];
+    const Topology &t = *topo->t;
+    int s = t.host_switch(t.hosts[h]);
+    /* switches are listed in increasing node id */
+    auto it = std::lower_bound(t.switches.begin(), t.switches.end(), s);
+    if (s < 0 || it == t.switches.end() || *it != s) return PM_ERR_UNSUPPORTED;
+    return (int)(it - t.switches.begin());
 }
 
 int pm_link_ports(const pm_topology_t *topo, int dl, int *from_port, int *to_port)

@@ -213,7 +213,6 @@ void decode(const Topology &t, const Router &r, const Reach *reach, int sw, int 
         return;
     }
     /* multi-drop / SSR */
-    Index ix(t);
     if (hdr.size() < 2 || hdr[1] == 0) throw ArgError(PM_ERR_ARG, "multi-drop header without pairs");
     auto pair_switch = [&](size_t off) {
         if (off + 2 > hdr.size()) throw ArgError(PM_ERR_ARG, "truncated multi-drop header");

@@ -5,22 +5,23 @@
  *   Each worm becomes a chain sender -> d1 -> d2 -> ... in drop (POC) order,
  *   one host write per hop; a holder's later worms hang off it, so phases
  *   overlap as the seed's secondary sources do.
- * Cost model: FPFS unit steps (as kb_sim_steps counts them, in closed form) for m = ceil(M/S) segments,
- *   each step alpha + beta*S; S searched over powers of two and M itself.
- *   A chain hop between consecutive switches of a POC is a down* path
- *   (Theorem 4) and POCs are disjoint, so chain hops never share a link in a
- *   step; a worm's first hop (sender -> d1) is any up*-down* route and can:
- *   the contention checker counts those conflicts and a bounded repair
- *   reassigns worms among the holders eligible in their phase.
+ * Cost model: FPFS unit steps (as kb_sim_steps counts them, in closed form)
+ *   for m = ceil(M/S) segments, each step alpha + beta*S; S searched over
+ *   powers of two and M itself.  A chain hop between consecutive switches of
+ *   a POC is a down* path (Theorem 4) and POCs are disjoint, so chain hops
+ *   never share a link in a step; a worm's first hop (sender -> d1) is any
+ *   up*-down* route and can: the contention checker counts those conflicts
+ *   and a bounded repair reassigns worms among the holders eligible in their
+ *   phase.
  * Paper: seed 001 sec. 5.2.4-5.2.5 (worms, LG), sec. 6.4 (phases overlap).
  *
  * The seed's example, ranks = hosts p(i,j), root p10.1 (Fig. 16(b)):
  *
- *   p10.1 -+-> p5.1 -> p5.2 -> p3.1 -> p3.2 -> p9.1 -> p9.2     worm of phase 0
- *          |    |              |
- *          |    +-> p4.1 -> p4.2 -> p8.1 -> p8.2                phase 1 from s5
- *          |                   +-> p2.1 -> p2.2                 phase 1 from s3
- *          +-> p1.1 -> p1.2 -> p7.1 -> p7.2                     phase 1 from the root
+ *   p10.1 -+-> p5.1 -> p5.2 -> p3.1 -> p3.2 -> p9.1 -> p9.2      phase 0
+ *          |   |               |
+ *          |   +-> p4.1 -> p4.2 -> p8.1 -> p8.2                  phase 1, from s5
+ *          |                   +-> p2.1 -> p2.2                  phase 1, from s3
+ *          +-> p1.1 -> p1.2 -> p7.1 -> p7.2                      phase 1, from the root
  *   (a node's first child is its chain successor, then the heads of its own
  *   worms; other ranks on a host come last)
  */
