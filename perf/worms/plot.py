@@ -95,6 +95,14 @@ def single_plot(out, name, rows, lines):
                 cells.append("-")
         ratio = at31["ni-kbinomial"] / at31["path-lg"] if "ni-kbinomial" in at31 and "path-lg" in at31 else float("nan")
         lines.append(f"| {v} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+    lines.append("\ndestination counts where NI-based is faster than path-based LG (NI us / path us):\n")
+    for v in values:
+        lat = {(r["dests"], r["scheme"]): num(r["latency_us"]) for r in rows if r["value"] == v}
+        ds = sorted({int(r["dests"]) for r in rows if r["value"] == v})
+        wins = [f"{d} ({lat[(str(d), 'ni-kbinomial')]:.1f} / {lat[(str(d), 'path-lg')]:.1f})" for d in ds
+                if (str(d), "ni-kbinomial") in lat and (str(d), "path-lg") in lat
+                and lat[(str(d), "ni-kbinomial")] < lat[(str(d), "path-lg")]]
+        lines.append(f"- {label} = {v}: " + (", ".join(wins) if wins else "none"))
 
 
 def crossover(out, lines):
