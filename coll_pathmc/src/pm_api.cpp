@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "kb_file.h"
-#include "pm_internal.h"
+#include "pm_capi.h"
 
 namespace pm {
 kb_tree_t *torus_build(pm_torus_alg_t, const pm_torus_shape_t *, int, const int *, int, int, pm_torus_stats_t *);
@@ -23,50 +23,9 @@ void choose(const pm_torus_shape_t *, int, const int *, int, size_t, const pm_to
 const pm_torus_algorithm_t *registry_get(int);
 int registry_lookup(const char *);
 std::string generate_irregular(int, int, int, int, uint64_t);
-void check_contention(const Topology &, pm_routing_t, const std::vector<int> &, int, const pm_msg_t *, int, long *,
-                      long *);
-void plan_from_tree(const kb_tree_t *, std::vector<pm_msg_t> &, int *);
 }  // namespace pm
 
 using namespace pm;
-
-static void set_err(char *buf, size_t len, const std::string &msg)
-{
-    if (buf && len > 0) snprintf(buf, len, "%s", msg.c_str());
-}
-
-#define PM_GUARD(errbuf, errlen, ...)                                  \
-    try {                                                               \
-        __VA_ARGS__                                                     \
-    } catch (const ParseError &e) {                                     \
-        set_err((errbuf), (errlen), e.what());                          \
-        return PM_ERR_PARSE;                                            \
-    } catch (const ArgError &e) {                                       \
-        set_err((errbuf), (errlen), e.what());                          \
-        return e.code;                                                  \
-    } catch (const std::bad_alloc &) {                                  \
-        set_err((errbuf), (errlen), "out of memory");                   \
-        return PM_ERR_NOMEM;                                            \
-    } catch (const std::exception &e) {                                 \
-        set_err((errbuf), (errlen), e.what());                          \
-        return PM_ERR_INTERNAL;                                         \
-    } catch (...) {                                                     \
-        set_err((errbuf), (errlen), "unknown exception");               \
-        return PM_ERR_INTERNAL;                                         \
-    }
-
-static int host_ids(const Topology &t, int n, const char *const *hosts, std::vector<int> &out)
-{
-    out.resize(n);
-    for (int r = 0; r < n; ++r) {
-        if (!hosts[r]) throw ArgError(PM_ERR_ARG, "NULL host name for rank " + std::to_string(r));
-        int id = t.find(hosts[r]);
-        if (id < 0 || !t.nodes[id].is_host)
-            throw ArgError(PM_ERR_NOTFOUND, std::string("unknown host '") + hosts[r] + "' (rank " + std::to_string(r) + ")");
-        out[r] = id;
-    }
-    return PM_OK;
-}
 
 extern "C" {
 

@@ -92,10 +92,20 @@ std::string write_ibnet(const Topology &t);
 void route(const Topology &t, pm_routing_t r, int src_host, int dst_host, std::vector<int> &out);
 bool updown_is_up(const Topology &t, int dlink);
 void updown_prepare(const Topology &t);
+/* Shortest legal up*-down* route between two switches (directed links). */
+void route_updown_switches(const Topology &t, int s, int d, std::vector<int> &out);
 
 /* Orderings (pm_order.cpp) */
 std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind,
                              const std::vector<int> &host_of_rank, int root);
+/* POC switch order: DFS preorder from the up*-down* root over down links
+ * between levels (seed 001 Fig. 13 step 1), then unreachable switches. */
+std::vector<int> poc_switch_order(const Topology &t);
+
+/* Contention checker (pm_check.cpp) */
+void check_contention(const Topology &t, pm_routing_t routing, const std::vector<int> &host_of, int nmsgs,
+                      const pm_msg_t *msgs, int nsteps, long *conflicts, long *total);
+void plan_from_tree(const kb_tree_t *k, std::vector<pm_msg_t> &out, int *nsteps);
 
 /* Trees (pm_torus_common.cpp) */
 struct Tree {

@@ -42,7 +42,7 @@ std::vector<int> snake_rank_key(const std::vector<int> &c, const std::vector<int
     return {(int)prefix};
 }
 
-static std::vector<int> poc_switch_order(const Topology &t)
+std::vector<int> poc_switch_order(const Topology &t)
 {
     updown_prepare(t);
     std::vector<int> order, stack;

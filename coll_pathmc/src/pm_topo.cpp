@@ -356,6 +356,12 @@ static void route_updown(const Topology &t, int s, int d, std::vector<int> &out)
     out.insert(out.end(), rev.rbegin(), rev.rend());
 }
 
+void route_updown_switches(const Topology &t, int s, int d, std::vector<int> &out)
+{
+    out.clear();
+    if (s != d) route_updown(t, s, d, out);
+}
+
 /* ---------------------------------------------------------------- fat-tree */
 static void route_fattree(const Topology &t, int sh, int dh, std::vector<int> &out)
 {
