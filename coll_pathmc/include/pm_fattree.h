@@ -202,6 +202,22 @@ int pm_ft_mft_check(const pm_ft_t *ft, const uint64_t *mft, int src, const int *
 /* load += 1 on every directed link of the unicast route P(src) -> DLID lid. */
 int pm_ft_route_load(const pm_ft_t *ft, int src, int lid, long *load);
 
+/* Multicast schemes compared in the seed (sec 4) plus the InfiniBand group form. */
+typedef enum {
+    PM_FT_SCHEME_CYCLIC = 0,        /* one cyclic table per source (the seed's: an MLID per source) */
+    PM_FT_SCHEME_CYCLIC_GROUP = 1,  /* one MLID for the group: pm_ft_mft_group (the OpenSM plugin) */
+    PM_FT_SCHEME_OPENSM = 2,        /* one shared spanning tree over members and sources */
+    PM_FT_SCHEME_UNICAST = 3,       /* a separate unicast copy per member on the cyclic LFTs */
+    PM_FT_NSCHEMES = 4
+} pm_ft_scheme_t;
+const char *pm_ft_scheme_name(pm_ft_scheme_t scheme);   /* "cyclic", ...; NULL if unknown */
+int pm_ft_scheme_lookup(const char *name);              /* id or PM_ERR_NOTFOUND */
+/* Every source sends one packet to the member set under `scheme`: load[dlink]
+ * += packets per directed link; *total (may be NULL) sums the forwarding
+ * checks of all sources (unicast: one route per member counts as reached). */
+int pm_ft_scheme_load(const pm_ft_t *ft, pm_ft_scheme_t scheme, const int *sources, int nsources,
+                      const int *members, int nmembers, long *load, pm_ft_check_t *total);
+
 /* ---------------------------------------------------------------- files */
 /* Deterministic GUIDs of our net files: switch node/port GUID, node port GUID
  * (the CA's node GUID is the port GUID - 1, as ibsim numbers CA ports). */
@@ -216,7 +232,8 @@ int pm_ft_guid_lookup(const pm_ft_t *ft, uint64_t guid, int *is_node, int *id);
 int pm_ft_write_ibnet(const pm_ft_t *ft, char **out);
 /* Switch LIDs: switch_lids[nswitches], or NULL for the default
  * lid_origin + nnodes 2^LMC + sw (right after the node LIDs). */
-/* OpenSM guid2lid file: "0xGUID 0xMIN 0xMAX" per port. */
+/* OpenSM guid2lid file: "0xGUID 0xMIN 0xMAX" per port, each entry followed by an
+ * empty line (OpenSM's database parser ends an entry at an empty line). */
 int pm_ft_write_guid2lid(const pm_ft_t *ft, const int *switch_lids, char **out);
 /* Read switch LIDs from a guid2lid text (our GUIDs); node LIDs in it must be
  * the model's (PM_ERR_PARSE with the offending line in errbuf otherwise). */

@@ -411,5 +411,64 @@ int mft_opensm(const pm_ft_t *ft, const std::vector<int> &members, uint64_t *mft
     return root;
 }
 
+namespace {
+void add_check(pm_ft_check_t &t, const pm_ft_check_t &c)
+{
+    t.reached += c.reached;
+    t.missed += c.missed;
+    t.duplicated += c.duplicated;
+    t.spurious += c.spurious;
+    t.up_splits += c.up_splits;
+    t.down_up += c.down_up;
+    t.revisits += c.revisits;
+    t.loop |= c.loop;
+    t.copies += c.copies;
+}
+}  // namespace
+
+pm_ft_check_t scheme_load(const pm_ft_t *ft, pm_ft_scheme_t scheme, const std::vector<int> &sources,
+                          const std::vector<int> &members, long *load)
+{
+    pm_ft_check_t total;
+    std::memset(&total, 0, sizeof(total));
+    std::vector<uint64_t> mft(ft->nswitches);
+    std::vector<int> ports = members;   /* a shared tree spans members and senders */
+    ports.insert(ports.end(), sources.begin(), sources.end());
+    std::sort(ports.begin(), ports.end());
+    ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+    switch (scheme) {
+    case PM_FT_SCHEME_CYCLIC:
+        for (int s : sources) {
+            mft_cyclic(ft, s, members, PM_FT_MFT_UNION, mft.data());
+            add_check(total, mft_check(ft, mft.data(), s, members, load));
+        }
+        break;
+    case PM_FT_SCHEME_CYCLIC_GROUP:
+        mft_group(ft, sources, ports, mft.data());
+        for (int s : sources) add_check(total, mft_check(ft, mft.data(), s, members, load));
+        break;
+    case PM_FT_SCHEME_OPENSM:
+        mft_opensm(ft, ports, mft.data());
+        for (int s : sources) add_check(total, mft_check(ft, mft.data(), s, members, load));
+        break;
+    case PM_FT_SCHEME_UNICAST:
+        for (int s : sources)
+            for (int d : members) {
+                if (d == s) continue;
+                std::vector<pm_ft_hop_t> r = route(ft, s, ft->lid_origin + d * ft->lids_per_node + select_rank(ft, s, d));
+                if (load) {
+                    ++load[(long)ft->nswitches * ft->m + s];
+                    for (const pm_ft_hop_t &h : r) ++load[(long)h.sw * ft->m + h.out_port - 1];
+                }
+                ++total.reached;
+                total.copies += 1 + (long)r.size();
+            }
+        break;
+    default:
+        throw ArgError(PM_ERR_ARG, "unknown multicast scheme");
+    }
+    return total;
+}
+
 }  // namespace ft
 }  // namespace pm

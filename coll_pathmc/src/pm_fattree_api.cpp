@@ -441,6 +441,33 @@ int pm_ft_route_load(const pm_ft_t *ft, int src, int lid, long *load)
     });
 }
 
+static const char *const kSchemeNames[PM_FT_NSCHEMES] = {"cyclic", "cyclic-group", "opensm", "unicast"};
+
+const char *pm_ft_scheme_name(pm_ft_scheme_t scheme)
+{
+    return scheme >= 0 && scheme < PM_FT_NSCHEMES ? kSchemeNames[scheme] : nullptr;
+}
+
+int pm_ft_scheme_lookup(const char *name)
+{
+    for (int i = 0; name && i < PM_FT_NSCHEMES; ++i)
+        if (!strcmp(name, kSchemeNames[i])) return i;
+    return PM_ERR_NOTFOUND;
+}
+
+int pm_ft_scheme_load(const pm_ft_t *ft, pm_ft_scheme_t scheme, const int *sources, int nsources,
+                      const int *members, int nmembers, long *load, pm_ft_check_t *total)
+{
+    return guarded([&]() -> int {
+        check_ft(ft);
+        if (nsources < 1 || !pm_ft_scheme_name(scheme)) return PM_ERR_ARG;
+        pm_ft_check_t t = scheme_load(ft, scheme, node_list(ft, sources, nsources), node_list(ft, members, nmembers),
+                                      load);
+        if (total) *total = t;
+        return PM_OK;
+    });
+}
+
 uint64_t pm_ft_switch_guid(const pm_ft_t *ft, int sw)
 {
     return (ft && sw >= 0 && sw < ft->nswitches) ? switch_guid(sw) : 0;

@@ -240,10 +240,10 @@ std::string write_guid2lid(const pm_ft_t *ft, const std::vector<int> &swlid)
     std::ostringstream os;
     for (int v = 0; v < ft->nnodes; ++v) {
         int b = ft->lid_origin + v * ft->lids_per_node;
-        os << hex_guid(node_port_guid(v)) << " " << lid4(b) << " " << lid4(b + ft->lids_per_node - 1) << "\n";
+        os << hex_guid(node_port_guid(v)) << " " << lid4(b) << " " << lid4(b + ft->lids_per_node - 1) << "\n\n";
     }
     for (int s = 0; s < ft->nswitches; ++s)
-        os << hex_guid(switch_guid(s)) << " " << lid4(swlid[s]) << " " << lid4(swlid[s]) << "\n";
+        os << hex_guid(switch_guid(s)) << " " << lid4(swlid[s]) << " " << lid4(swlid[s]) << "\n\n";
     return os.str();
 }
 

@@ -46,6 +46,8 @@ bool check_ok(const pm_ft_check_t &c);
 int mft_group(const pm_ft_t *ft, const std::vector<int> &sources, const std::vector<int> &members,
               uint64_t *mft);
 int mft_opensm(const pm_ft_t *ft, const std::vector<int> &members, uint64_t *mft);
+pm_ft_check_t scheme_load(const pm_ft_t *ft, pm_ft_scheme_t scheme, const std::vector<int> &sources,
+                          const std::vector<int> &members, long *load);
 
 /* Names and files (pm_fattree_io.cpp). */
 std::string node_label(const pm_ft_t *ft, int pid);
