@@ -5,7 +5,7 @@
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
        libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz"
-TEST="libcmocka-dev hpcc iproute2 procps"
+TEST="libcmocka-dev hpcc iproute2 procps ibsim-utils opensm infiniband-diags libibumad-dev libopensm-dev"
 pkgs=$BUILD
 [ "${1:-}" = test ] && pkgs="$BUILD $TEST"
 missing=""

@@ -126,10 +126,13 @@ static const char *mapped_name(const struct cyclic *c, uint64_t guid)
     return NULL;
 }
 
-/* Model id of a switch (is_node 0, node GUID) or a CA port (is_node 1, port GUID). */
-static int identify(const struct cyclic *c, const pm_ft_t *ft, int is_node, uint64_t guid, const char *desc)
+/* Model id of a switch (is_node 0, node GUID) or a CA port (is_node 1, port GUID; a
+ * "node" line may name the CA's node GUID or its port GUID). */
+static int identify(const struct cyclic *c, const pm_ft_t *ft, int is_node, uint64_t guid, uint64_t node_guid,
+                    const char *desc)
 {
     const char *name = mapped_name(c, guid);
+    if (!name) name = mapped_name(c, node_guid);
     if (name) return is_node ? pm_ft_node_parse(ft, name) : pm_ft_switch_parse(ft, name);
     int kind, id;
     if (pm_ft_guid_lookup(ft, guid, &kind, &id) == PM_OK) return kind == is_node ? id : PM_ERR_NOTFOUND;
@@ -196,7 +199,7 @@ static int map_fabric(struct cyclic *c)
          i = cl_qmap_next(i)) {
         osm_switch_t *sw = (osm_switch_t *) i;
         uint64_t g = cl_ntoh64(osm_node_get_node_guid(sw->p_node));
-        int id = identify(c, &ft, 0, g, (const char *) sw->p_node->node_desc.description);
+        int id = identify(c, &ft, 0, g, g, (const char *) sw->p_node->node_desc.description);
         if (id < 0 || sw_of[id]) {
             LOG(c, OSM_LOG_ERROR, "switch 0x%016" PRIx64 " (%s) is %s\n", g, sw->p_node->print_desc,
                 id < 0 ? "not a switch of the model" : "a second copy of a model switch");
@@ -209,7 +212,8 @@ static int map_fabric(struct cyclic *c)
         osm_port_t *port = (osm_port_t *) i;
         if (osm_node_get_type(port->p_node) != IB_NODE_TYPE_CA) continue;
         uint64_t g = cl_ntoh64(osm_port_get_guid(port));
-        int id = identify(c, &ft, 1, g, (const char *) port->p_node->node_desc.description);
+        int id = identify(c, &ft, 1, g, cl_ntoh64(osm_node_get_node_guid(port->p_node)),
+                          (const char *) port->p_node->node_desc.description);
         if (id < 0 || guid_of[id]) {
             LOG(c, OSM_LOG_ERROR, "CA port 0x%016" PRIx64 " (%s) is %s\n", g, port->p_node->print_desc,
                 id < 0 ? "not a node of the model" : "a second copy of a model node");

@@ -18,8 +18,9 @@
 #   5. `ibtracert SLID DLID` follows the cyclic path mcast-inspect --path predicts,
 #      for pairs at every lca level; `ibtracert -m MLID` from the one-source
 #      group's source to each member follows the same cyclic paths
-#   6. OpenSM restarted without the plugin: its own MFTs equal our model of its
-#      scheme (pm_ft_mft_opensm), the baseline the perf comparison uses
+#   6. a fresh fabric and OpenSM with LMC 0: the engine refuses (wrong LMC), OpenSM
+#      falls back to minhop, and its own MFTs equal our model of its scheme
+#      (pm_ft_mft_opensm), the baseline the perf comparison uses
 #
 # Environment: MCAST_TOP_BUILDDIR (default: two levels up), FABRIC_SHAPES
 # ("4,3 8,3"), FABRIC_KEEP=1 keeps the work directories.
@@ -108,12 +109,13 @@ route_of() { "$INSPECT" --fat-tree "$M,$N" --trace-route "$1" 2>&1; }
 mlid_of() { awk -v g="$1" '$1 == g {print $3}' "$W/mlids" | head -1; }
 csv() { echo "$*" | tr ' ' ','; }
 
-# compare_mfts SPEC SCHEME: poll dump_fts -M until it equals the generator's tables (OpenSM
-# reroutes after every join, asynchronously)
+# compare_mfts SPEC SCHEME GUID2LID: poll dump_fts -M until it equals the generator's tables
+# (OpenSM reroutes after every join, asynchronously)
 compare_mfts() {
     local i
+    rm -f "$W/mfts.diff"
     "$INSPECT" --fat-tree "$M,$N" --write-mfts "$W/mfts.expected" --mcast-groups "$1" --scheme "$2" \
-        --switch-lids "$W/cache/guid2lid" || return 1
+        --switch-lids "$3" || return 1
     for ((i = 0; i < 30; i++)); do
         sim dump_fts -M >"$W/mfts.actual" 2>/dev/null &&
             compare "$W/mfts.expected" "$W/mfts.actual" >"$W/mfts.diff" && return 0
@@ -206,7 +208,7 @@ EOF
         echo "$(mlid_of ff12::3) $(csv $g3) $s3a,$s3b"
         echo "$(mlid_of ff12::4) $(csv $g4) $s4a,$s4b"
     } >"$W/groups.spec"
-    if compare_mfts "$W/groups.spec" cyclic-group; then
+    if compare_mfts "$W/groups.spec" cyclic-group "$W/cache/guid2lid"; then
         ok "$name: dump_fts -M equals the generator's MFTs ($(head -1 "$W/mfts.diff" ))"
     else
         bad "$name: dump_fts -M differs from the generator's MFTs: $(head -4 "$W/mfts.diff" 2>/dev/null | tr '\n' ' ')"
@@ -258,7 +260,7 @@ EOF
     [ $nbad = 0 ] && ok "$name: ibtracert -m follows the cyclic tree of the group's source ($nt members)" ||
         bad "$name: ibtracert -m left the cyclic tree for $nbad of $nt members"
 
-    # --- OpenSM's own scheme, for the comparison: a fresh fabric, OpenSM without the plugin
+    # --- OpenSM's own scheme, for the comparison: a fresh fabric, OpenSM's default engine
     stop_opensm
     kill "$IBSIM_PID" 2>/dev/null
     wait "$IBSIM_PID" 2>/dev/null
@@ -267,23 +269,33 @@ EOF
     IBSIM_PID=$!
     PIDS+=("$IBSIM_PID")
     sleep 0.5
+    # the plugin is loaded but the LMC is wrong: the engine must refuse, OpenSM fall back to minhop
     cat >"$W/osm-default.conf" <<EOF
-lmc $lmc
+event_plugin_name osmcyclic
+event_plugin_options cyclic_config=$W/cyclic.conf
+routing_engine cyclic
+lmc 0
 force_log_flush TRUE
 EOF
     grep -E "^ff12::(1|3) " "$W/groups" >"$W/groups-opensm"
     if start_opensm "$W/osm-default.conf" "$W/osm-default.log" && join_all "$W/groups-opensm"; then
+        if grep -q "needs LMC $lmc" "$W/osm-default.log" && grep -q "minhop tables configured" "$W/osm-default.log"; then
+            ok "$name: with LMC 0 the engine refuses (needs LMC $lmc) and OpenSM falls back to minhop"
+        else
+            bad "$name: no refusal/fallback with the wrong LMC: $(grep -iE 'cyclic|tables configured' "$W/osm-default.log" | head -3)"
+        fi
         {
             echo "$(mlid_of ff12::1) $(csv $g1)"
             echo "$(mlid_of ff12::3) $(csv $g3)"
         } >"$W/groups-opensm.spec"
-        if compare_mfts "$W/groups-opensm.spec" opensm; then
+        # LMC 0 changed the LIDs; MFT entries do not depend on them (the headers only)
+        if compare_mfts "$W/groups-opensm.spec" opensm "$W/guid2lid.model"; then
             ok "$name: OpenSM's own MFTs equal the model of its scheme ($(head -1 "$W/mfts.diff" ))"
         else
             bad "$name: OpenSM's own MFTs differ from pm_ft_mft_opensm: $(head -4 "$W/mfts.diff" 2>/dev/null | tr '\n' ' ')"
         fi
     else
-        bad "$name: OpenSM without the plugin did not come up or joins failed"
+        bad "$name: OpenSM with LMC 0 did not come up or joins failed"
     fi
     stop_opensm
     cleanup

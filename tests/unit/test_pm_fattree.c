@@ -602,6 +602,64 @@ static void test_switch_routes(void **state)
     }
 }
 
+
+static void test_scheme_loads(void **state)
+{
+    (void) state;
+    rng_state = 23;
+    assert_string_equal(pm_ft_scheme_name(PM_FT_SCHEME_OPENSM), "opensm");
+    assert_null(pm_ft_scheme_name(PM_FT_NSCHEMES));
+    assert_int_equal(pm_ft_scheme_lookup("cyclic-group"), PM_FT_SCHEME_CYCLIC_GROUP);
+    assert_int_equal(pm_ft_scheme_lookup("tree"), PM_ERR_NOTFOUND);
+    for (size_t k = 0; k < NSHAPES; ++k) {
+        pm_ft_t ft = ibft(kShapes[k][0], kShapes[k][1], PM_FT_LIDS_IBA);
+        int N = ft.nnodes, L = pm_ft_ndlinks(&ft), sw_links = ft.nswitches * ft.m;
+        int *mem = malloc(sizeof(int) * N), *src = malloc(sizeof(int) * N);
+        long *load = malloc(sizeof(long) * L);
+        for (int rep = 0; rep < 6; ++rep) {
+            int G = 1 + (int) rnd((unsigned) N), S = 1 + (int) rnd((unsigned) N);
+            random_members(&ft, mem, G);
+            random_members(&ft, src, S);
+            char *in = calloc(N, 1);
+            long want = 0;
+            for (int i = 0; i < G; ++i) in[mem[i]] = 1;
+            for (int i = 0; i < S; ++i) want += G - in[src[i]];
+            for (int sc = 0; sc < PM_FT_NSCHEMES; ++sc) {
+                pm_ft_check_t c;
+                memset(load, 0, sizeof(long) * L);
+                assert_int_equal(pm_ft_scheme_load(&ft, (pm_ft_scheme_t) sc, src, S, mem, G, load, &c), PM_OK);
+                /* every scheme delivers each source's packet to every other member exactly once */
+                assert_int_equal(c.reached, want);
+                assert_int_equal(c.missed + c.duplicated + c.revisits + c.loop, 0);
+                long sum = 0;
+                for (int l = 0; l < L; ++l) sum += load[l];
+                assert_int_equal(sum, c.copies);
+                /* a member's ejection link carries one packet per source other than itself */
+                for (int i = 0; i < G; ++i) {
+                    int leaf, port, senders = 0;
+                    pm_ft_node_attach(&ft, mem[i], &leaf, &port);
+                    for (int j = 0; j < S; ++j) senders += src[j] != mem[i];
+                    if (sc == PM_FT_SCHEME_CYCLIC || sc == PM_FT_SCHEME_UNICAST)
+                        assert_int_equal(load[leaf * ft.m + port - 1], senders);
+                    else
+                        assert_true(load[leaf * ft.m + port - 1] >= senders);
+                }
+                /* injection: one packet per source (even with nobody to reach), unicast one per other member */
+                for (int j = 0; j < S; ++j)
+                    assert_int_equal(load[sw_links + src[j]], sc == PM_FT_SCHEME_UNICAST ? G - in[src[j]] : 1);
+                if (sc == PM_FT_SCHEME_CYCLIC) assert_int_equal(c.spurious + c.up_splits + c.down_up, 0);
+            }
+            free(in);
+        }
+        free(mem);
+        free(src);
+        free(load);
+    }
+    pm_ft_t ft = ibft(4, 3, PM_FT_LIDS_IBA);
+    assert_int_equal(pm_ft_scheme_load(&ft, PM_FT_SCHEME_CYCLIC, (int[]){0}, 0, (int[]){1}, 1, NULL, NULL), PM_ERR_ARG);
+    assert_int_equal(pm_ft_scheme_load(&ft, PM_FT_NSCHEMES, (int[]){0}, 1, (int[]){1}, 1, NULL, NULL), PM_ERR_ARG);
+}
+
 /* ------------------------------------------------------------ files */
 
 static int count_lines(const char *text, const char *prefix)
@@ -738,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_opensm_tree),
         cmocka_unit_test(test_group_policy),
         cmocka_unit_test(test_switch_routes),
+        cmocka_unit_test(test_scheme_loads),
         cmocka_unit_test(test_writers),
         cmocka_unit_test(test_errors),
     };
