@@ -7,7 +7,8 @@
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
        libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz"
-TEST="libcmocka-dev hpcc iproute2 procps strace"
+TEST="libcmocka-dev hpcc iproute2 procps strace ibsim-utils opensm infiniband-diags libibumad-dev
+      libopensm-dev"
 FUZZ="clang-14 libclang-rt-14-dev"
 pkgs=$BUILD
 [ "${1:-}" = test ] && pkgs="$BUILD $TEST"

@@ -162,6 +162,7 @@ void usage(FILE *out)
     fprintf(out,
             "Usage: mcast-inspect --topology FILE [options]\n"
             "       mcast-inspect --generate-irregular SWITCHES,PORTS,HOSTS,PCT,SEED\n"
+            "       mcast-inspect --fat-tree M,N ...  (cyclic multicast on IBFT(M,N): --fat-tree 4,3 --help)\n"
             "\n"
             "Show the ordering, tree, per-step link conflicts and predicted time of one\n"
             "broadcast algorithm on a fabric.\n"
@@ -1083,8 +1084,16 @@ int run(int argc, char **argv)
 
 }  // namespace
 
+/* --fat-tree M,N: seed 004's cyclic multicast on IBFT(M,N) (inspect_fattree.cpp). */
+int mcast_inspect_fattree(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; ++i) {
+        if (0 == strcmp(argv[i], "--fat-tree") || 0 == strncmp(argv[i], "--fat-tree=", 11)) {
+            return mcast_inspect_fattree(argc, argv);
+        }
+    }
     try {
         return run(argc, argv);
     } catch (const Fail &f) {

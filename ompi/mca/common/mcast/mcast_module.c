@@ -163,6 +163,7 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     mcast_plan_info_t info;
     mcast_plan_get_info(p, &info);
     d->algorithm = info.algorithm;
+    d->defer = info.defer;
     d->k = info.k;
     d->segment_bytes = (0 == info.segment_bytes) ? SIZE_MAX : info.segment_bytes;
     d->lambda = info.lambda;
@@ -171,9 +172,10 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     return d;
 }
 
-/* The plan of (class, root); NULL with *why set when there is none. */
+/* The plan of (class, root); NULL with *why set when there is none, NULL with *defer
+ * set when the class's decision is the module below's. */
 static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
-                                     int root, const char **why)
+                                     int root, const char **why, bool *defer)
 {
     mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
     if (NULL != e) {
@@ -182,6 +184,10 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
     const mcast_decision_t *d = decide(m, comm, cls);
     if (d->failed) {
         *why = d->why;
+        return NULL;
+    }
+    if (d->defer) {
+        *defer = true;
         return NULL;
     }
     mcast_plan_input_t in;
@@ -258,7 +264,11 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
         return OMPI_SUCCESS; /* nothing to move: no plan needed */
     }
     const char *why = NULL;
-    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), root, &why);
+    bool defer = false;
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), root, &why, &defer);
+    if (defer) {
+        return MCAST_PASS; /* the module below has the better plan */
+    }
     if (NULL == e) {
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
                                     NULL != why ? why : "no plan", &m->fallback_warned)) {

@@ -28,6 +28,7 @@ typedef struct mcast_cached_plan {
 typedef struct mcast_decision {
     bool made;
     bool failed;   /* no plan for this class (the fallback policy applies) */
+    bool defer;    /* the class is better served by the module below (pathmc under auto) */
     int algorithm; /* what the planner chose for the class */
     int k;
     size_t segment_bytes; /* SIZE_MAX: whole message */

@@ -265,9 +265,10 @@ static int poll_slots(mcast_call_t *c)
         /* Our last message from this peer came: had the peer more to send (its
          * signature is longer), those messages are already here (matching is ordered per
          * peer), unmatched.  Then this block is not the peer's block at our index: fail
-         * it before it is forwarded, and drain the peer. */
-        if (OMPI_SUCCESS == st && MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST) &&
-            probe(c, s->peer, c->tag)) {
+         * it before it is forwarded, and drain the peer (also when the last message
+         * already failed by its length: the peer's earlier, longer stream must not be
+         * left unmatched, or its sends never complete). */
+        if (MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST) && probe(c, s->peer, c->tag)) {
             st = MPI_ERR_TRUNCATE;
             add_drain(c, s->peer);
         }
