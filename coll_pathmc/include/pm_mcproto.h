@@ -254,8 +254,9 @@ int pm_mc_chunks(const pm_mc_t *sm, uint64_t bytes, uint32_t *nchunks);
 /* Start one broadcast.  The previous one must have reported COMPLETE or ERROR (or none
  * ran).  buf holds M bytes: the root's data (read while the collective runs; see
  * pm_mc_provide), the receivers' destination.  M = 0 or size 1 completes at once,
- * without messages.  Epochs must differ between consecutive collectives and be equal on
- * all ranks; datagrams of later epochs are classified FUTURE (see pm_mc_on_datagram). */
+ * without messages, and consumes no epoch.  Epochs are equal on all ranks and count the
+ * collectives that move data: e, e+1, e+2, ... (messages of e+1 are FUTURE, of later
+ * ones FAR; see pm_mc_on_datagram). */
 int pm_mc_start(pm_mc_t *sm, uint32_t epoch, uint32_t root, void *buf, uint64_t bytes,
                 uint64_t now_ns);
 /* Root only: bytes [0, ready) of buf may be sent (default after start: all M). */

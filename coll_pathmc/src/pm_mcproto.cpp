@@ -124,7 +124,8 @@ struct pm_mc {
     double rttvar = 0;  /* its mean deviation (retry = rtt + 4 rttvar, as TCP's RTO) */
 
     /* collective */
-    bool has_epoch = false, active = false, finished = false;
+    bool has_epoch = false, active = false, finished = false, prev_has_epoch = false;
+    uint32_t prev_epoch = 0;
     int error = 0;
     uint32_t epoch = 0, root = 0, vrank = 0, depth = 0;
     uint8_t *buf = nullptr;
@@ -205,7 +206,8 @@ struct pm_mc {
     void root_timers(uint64_t now);
     void receiver_timers(uint64_t now);
     uint32_t eligible_end(uint64_t now) const;
-    uint32_t known_sent() const { return std::max({highest, status_sent, hint_sent}); }
+    uint32_t known_data() const { return std::max(highest, status_sent); }
+    uint32_t known_sent() const { return std::max(known_data(), hint_sent); }
     void send_nacks(uint32_t lo, uint32_t hi);
     uint64_t retry_time(uint32_t below) const;
     void arm_retry(uint64_t now);
@@ -421,6 +423,8 @@ extern "C" int pm_mc_start(pm_mc_t *sm, uint32_t epoch, uint32_t root, void *buf
     uint32_t nchunks;
     if (pm_mc_chunks(sm, bytes, &nchunks) != PM_MC_OK) return PM_MC_ERR_ARG;
     try {
+        sm->prev_epoch = sm->epoch;
+        sm->prev_has_epoch = sm->has_epoch;
         sm->has_epoch = true;
         sm->epoch = epoch;
         sm->root = root;
@@ -436,7 +440,12 @@ extern "C" int pm_mc_start(pm_mc_t *sm, uint32_t epoch, uint32_t root, void *buf
         sm->active = true;
         sm->finished = false;
         if (bytes == 0 || sm->p.size == 1) {
-            sm->finished = true; /* nothing to move: COMPLETE at the next pm_mc_next */
+            /* nothing to move: COMPLETE at the next pm_mc_next, and the epoch is not
+             * consumed (ranks pass such a collective without each other, so it must not
+             * count in "a peer is at most one collective ahead") */
+            sm->epoch = sm->prev_epoch;
+            sm->has_epoch = sm->prev_has_epoch;
+            sm->finished = true;
             sm->nbs.clear();
             return PM_MC_OK;
         }
@@ -758,24 +767,31 @@ uint32_t pm_mc::subtree_ack() const
 
 uint32_t pm_mc::eligible_end(uint64_t now) const
 {
-    uint32_t known = known_sent();
-    /* quiet for long although the root has started (we hold or heard of a chunk): ask
-     * for what the window allowed it to send */
-    if (known > 0 && now - t_progress >= T_silent)
-        known = std::max<uint32_t>(known, uint32_t(std::min<uint64_t>(nchunks, uint64_t(contig) + window_chunks)));
-    if (now - t_progress >= T_ro) return known;
+    /* Quiet for the silent period although the root has started (we hold a chunk, got a
+     * STATUS, or a neighbour told us it holds chunks): ask for what the window let the
+     * root send.  Hints from neighbours count only here: their datagrams come through
+     * other switch-port queues, which may run milliseconds ahead of ours. */
+    if (known_sent() > 0 && now - t_progress >= T_silent)
+        return std::max<uint32_t>(known_sent(),
+                                  uint32_t(std::min<uint64_t>(nchunks, uint64_t(contig) + window_chunks)));
+    /* the group's own path is FIFO: holes below the newest chunk or the root's STATUS
+     * (sent after the data) are lost once reorder_chunks later chunks arrived, or the
+     * path went quiet for T_ro */
+    if (now - t_progress >= T_ro) return known_data();
     uint32_t by_order = highest > p.reorder_chunks ? highest - p.reorder_chunks : 0;
-    return std::max({by_order, status_sent, hint_sent});
+    return std::max(by_order, status_sent);
 }
 
 /* Sources keep requested chunks until they serve them (p2p is reliable), so a retry is
- * a safety net (a chunk the root had not multicast yet when asked): generous, doubling
- * per retry until everything requested arrived. */
+ * a safety net (a chunk the root had not multicast yet when the silent fallback asked
+ * for it): generous (at least a quarter of the silent period, so a descheduled source
+ * does not draw duplicates), doubling per retry until everything requested arrived. */
 uint64_t pm_mc::retry_time(uint32_t below) const
 {
     uint32_t missing = 0;
     for (uint32_t c = have.next_clear(0, below); c < below; c = have.next_clear(c + 1, below)) ++missing;
-    return ns(2 * (rtt + 4 * rttvar) + double(T_ro) + double(missing) * p.chunk_bytes / bw);
+    uint64_t t = ns(2 * (rtt + 4 * rttvar) + double(T_ro) + double(missing) * p.chunk_bytes / bw);
+    return std::max(t, T_silent / 4);
 }
 
 void pm_mc::arm_retry(uint64_t now)
@@ -978,7 +994,7 @@ uint64_t pm_mc::wake(uint64_t now) const
          * period) and the batching interval allows it */
         if (eligible_end(now) > nack_upto)
             at(last_nack_t + T_nb);
-        else if (known_sent() > nack_upto)
+        else if (known_data() > nack_upto)
             at(t_progress + T_ro);
         if (known_sent() > 0 && now - t_progress < T_silent) at(sat_add(t_progress, T_silent));
         at(retry_at);

@@ -71,8 +71,7 @@ static int open_transport(const char *transport, MPI_Comm comm, const mcast_mc_p
 }
 
 /* One broadcast, checked; returns the number of wrong bytes on this rank (or -1 on error). */
-static long one_bcast(mcast_mc_t *mc, MPI_Comm comm, int root, uint8_t *buf, size_t bytes, uint32_t epoch,
-                      uint64_t seed)
+static long one_bcast(mcast_mc_t *mc, MPI_Comm comm, int root, uint8_t *buf, size_t bytes, uint64_t seed)
 {
     int me;
     MPI_Comm_rank(comm, &me);
@@ -80,7 +79,7 @@ static long one_bcast(mcast_mc_t *mc, MPI_Comm comm, int root, uint8_t *buf, siz
         for (size_t i = 0; i < bytes; ++i) buf[i] = pattern(seed, i);
     else
         memset(buf, 0xA5, bytes);
-    int rc = mcast_mc_bcast(mc, root, buf, bytes, epoch);
+    int rc = mcast_mc_bcast(mc, root, buf, bytes);
     if (OMPI_SUCCESS != rc) return -1;
     long bad = 0;
     for (size_t i = 0; i < bytes; ++i) bad += buf[i] != pattern(seed, i);
@@ -183,7 +182,7 @@ int main(int argc, char **argv)
     if (!buf) MPI_Abort(MPI_COMM_WORLD, 2);
 
     long bad = 0, errors = 0, count = 0;
-    uint32_t epoch = 0;
+    uint64_t seq = 0;
     for (int it = 0; it < iters; ++it)
         for (int si = 0; si < nsizes; ++si) {
             int roots[1024], nroots = 0;
@@ -196,7 +195,7 @@ int main(int argc, char **argv)
                     roots[nroots++] = atoi(tok) % nprocs;
             }
             for (int ri = 0; ri < nroots; ++ri) {
-                long b = one_bcast(mc, MPI_COMM_WORLD, roots[ri], buf, sizes[si], epoch++, epoch * 7919u + sizes[si]);
+                long b = one_bcast(mc, MPI_COMM_WORLD, roots[ri], buf, sizes[si], ++seq * 7919u + sizes[si]);
                 if (b < 0) ++errors;
                 else bad += b;
                 ++count;
@@ -221,7 +220,7 @@ int main(int argc, char **argv)
             MPI_Comm_size(half, &hn);
             for (int si = 0; si < nsizes; ++si)
                 for (int r = 0; r < hn; ++r) {
-                    long b = one_bcast(hm, half, r, buf, sizes[si], 100 + (uint32_t) (si * hn + r),
+                    long b = one_bcast(hm, half, r, buf, sizes[si],
                                        (uint64_t) (rank % 2) * 1000003u + sizes[si] + (uint64_t) r);
                     if (b < 0) ++errors;
                     else bad += b;
@@ -239,7 +238,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < reps; ++r) {
             MPI_Barrier(MPI_COMM_WORLD);
             double a = now_s();
-            long b = one_bcast(mc, MPI_COMM_WORLD, 0, buf, time_bytes, epoch++, 99);
+            long b = one_bcast(mc, MPI_COMM_WORLD, 0, buf, time_bytes, 99);
             double d = now_s() - a;
             if (b < 0) ++errors;
             else bad += b;
@@ -260,7 +259,7 @@ int main(int argc, char **argv)
     /* counters over all ranks */
     pm_mc_stats_t st;
     mcast_mc_stats(mc, &st, &x);
-    uint64_t cnt[PM_MC_RX_NCLASSES + 6];
+    uint64_t cnt[PM_MC_RX_NCLASSES + 7];
     for (int c = 0; c < PM_MC_RX_NCLASSES; ++c) cnt[c] = st.rx[c];
     cnt[PM_MC_RX_NCLASSES + 0] = st.nack_chunks;
     cnt[PM_MC_RX_NCLASSES + 1] = st.repair_bytes_sent;
@@ -268,7 +267,8 @@ int main(int argc, char **argv)
     cnt[PM_MC_RX_NCLASSES + 3] = st.data_sent;
     cnt[PM_MC_RX_NCLASSES + 4] = x.stash_dropped;
     cnt[PM_MC_RX_NCLASSES + 5] = x.send_errors;
-    MPI_Allreduce(MPI_IN_PLACE, cnt, PM_MC_RX_NCLASSES + 6, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    cnt[PM_MC_RX_NCLASSES + 6] = st.repair_bytes_rcvd;
+    MPI_Allreduce(MPI_IN_PLACE, cnt, PM_MC_RX_NCLASSES + 7, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     long tot[3] = {bad, errors, count};
     MPI_Allreduce(MPI_IN_PLACE, tot, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 
@@ -281,9 +281,10 @@ int main(int argc, char **argv)
         printf("mcast_udp_check: counters:");
         for (int c = 0; c < PM_MC_RX_NCLASSES; ++c)
             if (cnt[c]) printf(" %s=%llu", pm_mc_rx_name((pm_mc_rx_t) c), (unsigned long long) cnt[c]);
-        printf(" nack_chunks=%llu repair_bytes=%llu kernel_drops=%llu data_sent=%llu stash_dropped=%llu "
+        printf(" nack_chunks=%llu repair_bytes=%llu (new %llu) kernel_drops=%llu data_sent=%llu stash_dropped=%llu "
                "send_errors=%llu\n",
                (unsigned long long) cnt[PM_MC_RX_NCLASSES], (unsigned long long) cnt[PM_MC_RX_NCLASSES + 1],
+               (unsigned long long) cnt[PM_MC_RX_NCLASSES + 6],
                (unsigned long long) cnt[PM_MC_RX_NCLASSES + 2], (unsigned long long) cnt[PM_MC_RX_NCLASSES + 3],
                (unsigned long long) cnt[PM_MC_RX_NCLASSES + 4], (unsigned long long) cnt[PM_MC_RX_NCLASSES + 5]);
         if (time_bytes && reps > 0)

@@ -65,6 +65,7 @@ struct mcast_mc {
     uint8_t *heard;
     int nheard;
     /* collective */
+    uint32_t epoch;         /* collectives that moved data so far (+ id.epoch_base) */
     bool running, done;
     int status;
     bool progressed;
@@ -323,14 +324,17 @@ static void pump(mcast_mc_t *mc)
 /* ---------------------------------------------------------------------------
  * Collective API
  * ------------------------------------------------------------------------- */
-int mcast_mc_start(mcast_mc_t *mc, int root, void *buf, size_t bytes, uint32_t epoch)
+int mcast_mc_start(mcast_mc_t *mc, int root, void *buf, size_t bytes)
 {
     if (NULL == mc || mc->running || root < 0 || root >= mc->size) {
         return OMPI_ERR_BAD_PARAM;
     }
-    int rc = pm_mc_start(mc->sm, mc->id.epoch_base + epoch, (uint32_t) root, buf, bytes, now_ns());
+    int rc = pm_mc_start(mc->sm, mc->id.epoch_base + mc->epoch, (uint32_t) root, buf, bytes, now_ns());
     if (PM_MC_OK != rc) {
         return PM_MC_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
+    }
+    if (bytes > 0 && mc->size > 1) {
+        mc->epoch++; /* empty collectives do not count (pm_mc_start) */
     }
     mc->running = true;
     mc->done = false;
@@ -359,9 +363,9 @@ bool mcast_mc_done(const mcast_mc_t *mc) { return NULL == mc || !mc->running; }
 
 int mcast_mc_status(const mcast_mc_t *mc) { return mc ? mc->status : OMPI_ERR_BAD_PARAM; }
 
-int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes, uint32_t epoch)
+int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes)
 {
-    int rc = mcast_mc_start(mc, root, buf, bytes, epoch);
+    int rc = mcast_mc_start(mc, root, buf, bytes);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }

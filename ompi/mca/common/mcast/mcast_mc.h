@@ -8,8 +8,8 @@
  *   mcast_mc_t *mc;  char why[256];
  *   if (mcast_udp_open(comm, &params, &mc, why, sizeof why) != OMPI_SUCCESS)
  *       ... multicast unusable on this communicator (same answer on every rank), why says why
- *   mcast_mc_start(mc, root, buf, bytes, epoch);    epoch: a per-communicator counter,
- *   while (!mcast_mc_progress(mc)) { ... }          equal on all ranks, new per collective
+ *   mcast_mc_start(mc, root, buf, bytes);           the handle numbers its collectives
+ *   while (!mcast_mc_progress(mc)) { ... }          (epochs) itself
  *   rc = mcast_mc_status(mc);                       OMPI_SUCCESS or an MPI error class
  *   ...
  *   mcast_mc_close(mc);                             (collective only in the sense that
@@ -87,14 +87,16 @@ typedef struct mcast_mc_xstats {
     char group[128];            /* "239.255.12.34:47470 on eth0" / "ib mlx5_0:1 mgid ..." */
 } mcast_mc_xstats_t;
 
-int mcast_mc_start(mcast_mc_t *mc, int root, void *buf, size_t bytes, uint32_t epoch);
+/* Every rank of the communicator starts the same sequence of broadcasts (same roots and
+ * sizes, as MPI requires); the handle numbers them itself (epochs), skipping empty ones. */
+int mcast_mc_start(mcast_mc_t *mc, int root, void *buf, size_t bytes);
 /* Moves everything that can move without blocking; 1 when the collective ended. */
 int mcast_mc_progress(mcast_mc_t *mc);
 bool mcast_mc_done(const mcast_mc_t *mc);
 /* OMPI_SUCCESS, or MPI_ERR_OTHER (peer dead / aborted), MPI_ERR_TRUNCATE (size differs). */
 int mcast_mc_status(const mcast_mc_t *mc);
 /* start + progress until done; the status. */
-int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes, uint32_t epoch);
+int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes);
 void mcast_mc_stats(const mcast_mc_t *mc, pm_mc_stats_t *proto, mcast_mc_xstats_t *x);
 const char *mcast_mc_transport(const mcast_mc_t *mc); /* "ip" or "ib" */
 void mcast_mc_close(mcast_mc_t *mc);
