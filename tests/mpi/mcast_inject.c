@@ -97,6 +97,10 @@ int main(int argc, char **argv)
         if (4 == kind) msg[len - 1] ^= 0x40;
         if (5 == kind) len -= 10;
         if (sendto(fd, msg, len, 0, (struct sockaddr *) &to, sizeof to) == (ssize_t) len) sent[kind]++;
+        else if (0 == sent[0] + sent[1] + sent[2] + sent[3] + sent[4] + sent[5] && n > 100) {
+            perror("mcast_inject: sendto (set --interface?)");
+            return 1;
+        }
         if (1 == n) {
             char go[4096];
             snprintf(go, sizeof go, "%s.go", ident);

@@ -10,7 +10,9 @@
  *                   [--expect-foreign]                          every foreign class > 0
  *                   [--expect-decline]                          open must fail (with a reason)
  *                   [--split]                                   also two halves at once
- *                   [--time BYTES --reps R]                     latency of one size (max over ranks)
+ *                   [--time BYTES --reps R [--counter IF]]      latency of one size from root 0 (max
+ *                                                               over ranks); with --counter the root's
+ *                                                               tx bytes on IF per bcast
  *
  * Last line on rank 0: "mcast_udp_check: ok ..." or "mcast_udp_check: FAILED ...";
  * exit 0 / 1 (77 when the transport declines and no decline was expected).
@@ -51,6 +53,19 @@ static uint8_t pattern(uint64_t seed, size_t i)
     return (uint8_t) (x >> (8 * (i % 8)));
 }
 
+static uint64_t tx_bytes(const char *ifname)
+{
+    char path[256];
+    unsigned long long v = 0;
+    snprintf(path, sizeof path, "/sys/class/net/%s/statistics/tx_bytes", ifname);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (1 != fscanf(f, "%llu", &v)) v = 0;
+        fclose(f);
+    }
+    return v;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -89,7 +104,7 @@ static long one_bcast(mcast_mc_t *mc, MPI_Comm comm, int root, uint8_t *buf, siz
 int main(int argc, char **argv)
 {
     const char *transport = "ip", *sizes_arg = "0,1,1431,1432,1433,65536,1000000", *roots_arg = "rotate";
-    const char *ident = NULL;
+    const char *ident = NULL, *counter = NULL;
     int iters = 1, expect_decline = 0, expect_foreign = 0, split = 0, reps = 0;
     double wait_injector = 0;
     size_t time_bytes = 0;
@@ -111,6 +126,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--split")) split = 1;
         else if (!strcmp(a, "--time")) time_bytes = parse_size(v), ++i;
         else if (!strcmp(a, "--reps")) reps = atoi(v), ++i;
+        else if (!strcmp(a, "--counter")) counter = v, ++i;
         else {
             fprintf(stderr, "mcast_udp_check: unknown option %s\n", a);
             return 2;
@@ -233,13 +249,16 @@ int main(int argc, char **argv)
 
     /* latency of one size: max over ranks per repetition, median and min */
     double med = 0, best = 0;
+    uint64_t uplink = 0;
     if (time_bytes && reps > 0) {
         double *t = malloc(sizeof(double) * (size_t) reps);
         for (int r = 0; r < reps; ++r) {
             MPI_Barrier(MPI_COMM_WORLD);
+            uint64_t tx0 = (counter && 0 == rank) ? tx_bytes(counter) : 0;
             double a = now_s();
             long b = one_bcast(mc, MPI_COMM_WORLD, 0, buf, time_bytes, 99);
             double d = now_s() - a;
+            if (counter && 0 == rank) uplink += tx_bytes(counter) - tx0; /* the root is done: all data sent */
             if (b < 0) ++errors;
             else bad += b;
             MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -290,6 +309,9 @@ int main(int argc, char **argv)
         if (time_bytes && reps > 0)
             printf("mcast_udp_check: time %zu B: median %.3f ms, min %.3f ms over %d reps (max over ranks): %.1f MB/s\n",
                    time_bytes, med * 1e3, best * 1e3, reps, time_bytes / med / 1e6);
+        if (time_bytes && reps > 0 && counter)
+            printf("mcast_udp_check: root uplink %.4f x M per bcast (%llu bytes on %s over %d bcasts of %zu B, %d ranks)\n",
+                   (double) uplink / reps / time_bytes, (unsigned long long) uplink, counter, reps, time_bytes, nprocs);
         printf("mcast_udp_check: %s %ld bcasts on %d ranks, %ld wrong bytes, %ld errors%s\n", fail ? "FAILED" : "ok",
                tot[2] / nprocs, nprocs, tot[0], tot[1],
                expect_foreign ? (fail && !tot[0] && !tot[1] ? ", a foreign class was not seen" : ", foreign datagrams dropped and counted") : "");
