@@ -4,8 +4,9 @@
 #   contrib/deps.sh test     also what the tests need
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
-       libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz"
-TEST="libcmocka-dev hpcc iproute2 procps"
+       libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz
+       libibverbs-dev librdmacm-dev"
+TEST="libcmocka-dev hpcc iproute2 procps clang libclang-rt-14-dev xxd"
 pkgs=$BUILD
 [ "${1:-}" = test ] && pkgs="$BUILD $TEST"
 missing=""

@@ -16,7 +16,8 @@
 int mcast_udp_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params, mcast_mc_t **mc,
                    char *why, size_t whylen);
 
-/* The group address and port a communicator would use (for tools and tests). */
+/* The group address (network byte order) a communicator of job `job` with context id
+ * `ctx` uses in `range`; 0, or -1 for a range that is not a multicast CIDR (/4../30). */
 int mcast_udp_group(const char *range, uint64_t job, uint32_t ctx, uint32_t *addr_be);
 
 #endif /* MCAST_UDP_H */
