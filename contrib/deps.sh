@@ -6,9 +6,10 @@
 #   contrib/deps.sh fuzz     also clang + libFuzzer (make -C tests/fuzz fuzz, tests/asan/run.sh)
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
-       libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz"
+       libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz
+       libibverbs-dev librdmacm-dev"
 TEST="libcmocka-dev hpcc iproute2 procps strace ibsim-utils opensm infiniband-diags libibumad-dev
-      libopensm-dev"
+      libopensm-dev clang libclang-rt-14-dev xxd"
 FUZZ="clang-14 libclang-rt-14-dev"
 pkgs=$BUILD
 [ "${1:-}" = test ] && pkgs="$BUILD $TEST"

@@ -1,0 +1,686 @@
+/*
+ * Multicast transport driver (see mcast_mc.h): the core's protocol state machine over a
+ * datagram backend, the PML repair channel, the stash of early messages, the probe round.
+ *
+ *   progress:  group datagrams  --backend recv-->  pm_mc_on_datagram
+ *              PML irecvs (ANY_SOURCE, MCAST_MC_TAG)   -->  pm_mc_on_p2p, reposted
+ *              pm_mc_next:  SEND_GROUP -> backend send (would block: kept, retried first)
+ *                           SEND_P2P   -> PML isend from a free send buffer
+ *                           DELIVER    -> nothing (the bytes are in place)
+ *                           COMPLETE / ERROR -> done
+ * pm_mc_next is only called with a free send buffer and no blocked datagram, so the
+ * state machine never produces more than the backend and the PML can take.  Messages of
+ * a later collective (a peer already in the next bcast) are stashed and replayed at the
+ * next start; the state machine drops everything else that is not ours.
+ */
+#include "mcast_mc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi.h"
+#include "ompi/constants.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/mca/pml/pml.h"
+#include "ompi/request/request.h"
+#include "opal/runtime/opal_progress.h"
+#include "opal/util/proc.h"
+
+#define STASH_MAX_ENTRIES 8192
+#define STASH_MAX_BYTES (64u << 20)
+
+typedef struct stash_ent {
+    bool p2p;
+    int src;
+    size_t len;
+    uint8_t *data;
+} stash_ent_t;
+
+struct mcast_mc {
+    struct ompi_communicator_t *comm;
+    int rank, size;
+    mcast_mc_params_t params;
+    mcast_mc_backend_t be;
+    pm_mc_t *sm;
+    mcast_mc_ident_t id;
+    size_t maxmsg;
+    /* p2p */
+    int nrecv, nsend;
+    ompi_request_t **rreq, **sreq;
+    uint8_t **rbuf, **sbuf;
+    int *free_send, nfree;
+    int gpending;           /* send buffer holding a datagram the backend refused */
+    size_t glen;
+    /* stash */
+    stash_ent_t *stash;
+    size_t nstash, stash_cap, stash_bytes;
+    /* probe */
+    bool probing;
+    uint8_t *heard;
+    int nheard;
+    /* collective */
+    uint32_t epoch;         /* collectives that moved data so far (+ id.epoch_base) */
+    bool running, done;
+    int status;
+    bool progressed;
+    mcast_mc_xstats_t x;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+void mcast_mc_params_default(mcast_mc_params_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->group_range = "239.255.0.0/16";
+    p->port = 47470;
+    p->interface = NULL;
+    p->ttl = 1;
+    p->ib_device = NULL;
+    p->ib_port = 0;
+    p->chunk_bytes = 0;
+    p->window_bytes = 2u << 20;
+    p->ack_fanin = 8;
+    p->repair = PM_MC_REPAIR_RING;
+    p->repair_chunks = 11;
+    p->bandwidth_Bps = 125e6;
+    p->rtt_us = 200;
+    p->rate_Bps = 0;
+    p->dead_factor = 8;
+    p->dead_min_s = 10;
+    p->probe_rounds = 8;
+    p->probe_wait_us = 2000;
+    p->p2p_recvs = 16;
+    p->p2p_sends = 64;
+    p->verbose = 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Stash of messages for a later collective
+ * ------------------------------------------------------------------------- */
+static void stash_put(mcast_mc_t *mc, bool p2p, int src, const void *d, size_t len)
+{
+    if (mc->nstash >= STASH_MAX_ENTRIES || mc->stash_bytes + len > STASH_MAX_BYTES) {
+        mc->x.stash_dropped++; /* a datagram: repaired later; a p2p message: retried */
+        return;
+    }
+    if (mc->nstash == mc->stash_cap) {
+        size_t cap = mc->stash_cap ? 2 * mc->stash_cap : 64;
+        stash_ent_t *s = realloc(mc->stash, cap * sizeof(*s));
+        if (NULL == s) {
+            mc->x.stash_dropped++;
+            return;
+        }
+        mc->stash = s;
+        mc->stash_cap = cap;
+    }
+    uint8_t *copy = malloc(len ? len : 1);
+    if (NULL == copy) {
+        mc->x.stash_dropped++;
+        return;
+    }
+    memcpy(copy, d, len);
+    mc->stash[mc->nstash++] = (stash_ent_t){p2p, src, len, copy};
+    mc->stash_bytes += len;
+    mc->x.stashed++;
+}
+
+/* Feed the stash to the state machine (in arrival order); keep what is still early. */
+static void stash_replay(mcast_mc_t *mc)
+{
+    size_t keep = 0;
+    uint64_t now = now_ns();
+    for (size_t i = 0; i < mc->nstash; ++i) {
+        stash_ent_t *e = &mc->stash[i];
+        pm_mc_rx_t c = e->p2p ? pm_mc_on_p2p(mc->sm, (uint32_t) e->src, e->data, e->len, now)
+                              : pm_mc_on_datagram(mc->sm, e->data, e->len, now);
+        if (PM_MC_RX_FUTURE_EPOCH == c) {
+            mc->stash[keep++] = *e;
+        } else {
+            mc->stash_bytes -= e->len;
+            free(e->data);
+        }
+    }
+    mc->nstash = keep;
+}
+
+/* ---------------------------------------------------------------------------
+ * Input
+ * ------------------------------------------------------------------------- */
+static void rx_dgram(mcast_mc_t *mc, const void *d, size_t len)
+{
+    mc->x.dgram_rcvd++;
+    mc->progressed = true;
+    if (mc->probing) {
+        pm_mc_hdr_t h;
+        if (PM_MC_RX_ACCEPTED == pm_mc_parse(d, len, &h, NULL) && PM_MC_T_PROBE == h.type &&
+            h.job == mc->id.job && h.ctx == mc->id.ctx && h.epoch == mc->id.epoch_base - 1 &&
+            h.seq < (uint32_t) mc->size && !mc->heard[h.seq]) {
+            mc->heard[h.seq] = 1;
+            mc->nheard++;
+        }
+        return;
+    }
+    if (PM_MC_RX_FUTURE_EPOCH == pm_mc_on_datagram(mc->sm, d, len, now_ns())) {
+        stash_put(mc, false, -1, d, len);
+    }
+}
+
+static int post_recv(mcast_mc_t *mc, int i)
+{
+    return MCA_PML_CALL(irecv(mc->rbuf[i], (int) mc->maxmsg, MPI_BYTE, MPI_ANY_SOURCE, MCAST_MC_TAG,
+                              mc->comm, &mc->rreq[i]));
+}
+
+static void poll_p2p(mcast_mc_t *mc)
+{
+    for (int i = 0; i < mc->nrecv; ++i) {
+        ompi_request_t *req = mc->rreq[i];
+        if (MPI_REQUEST_NULL == req || !REQUEST_COMPLETE(req)) {
+            continue;
+        }
+        int src = req->req_status.MPI_SOURCE, err = req->req_status.MPI_ERROR;
+        size_t len = req->req_status._ucount;
+        ompi_request_free(&mc->rreq[i]);
+        mc->progressed = true;
+        if (MPI_SUCCESS == err) {
+            mc->x.p2p_rcvd++;
+            if (PM_MC_RX_FUTURE_EPOCH == pm_mc_on_p2p(mc->sm, (uint32_t) src, mc->rbuf[i], len, now_ns())) {
+                stash_put(mc, true, src, mc->rbuf[i], len);
+            }
+        }
+        if (OMPI_SUCCESS != post_recv(mc, i)) {
+            mc->rreq[i] = MPI_REQUEST_NULL;
+            if (mc->running) pm_mc_abort(mc->sm, PM_MC_ERR_INTERNAL);
+        }
+    }
+    for (int i = 0; i < mc->nsend; ++i) {
+        ompi_request_t *req = mc->sreq[i];
+        if (MPI_REQUEST_NULL == req || !REQUEST_COMPLETE(req)) {
+            continue;
+        }
+        if (MPI_SUCCESS != req->req_status.MPI_ERROR && mc->running) {
+            pm_mc_abort(mc->sm, PM_MC_ERR_INTERNAL);
+        }
+        ompi_request_free(&mc->sreq[i]);
+        mc->sreq[i] = MPI_REQUEST_NULL;
+        mc->free_send[mc->nfree++] = i;
+        mc->progressed = true;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Output
+ * ------------------------------------------------------------------------- */
+static int map_status(int err)
+{
+    switch (err) {
+    case PM_MC_OK: return OMPI_SUCCESS;
+    case PM_MC_ERR_SIZE: return MPI_ERR_TRUNCATE;
+    default: return MPI_ERR_OTHER;
+    }
+}
+
+static void finish(mcast_mc_t *mc, int err)
+{
+    mc->running = false;
+    mc->done = true;
+    mc->status = map_status(err);
+    if (mc->params.verbose >= 2 || (err && mc->params.verbose >= 1)) {
+        pm_mc_stats_t st;
+        pm_mc_get_stats(mc->sm, &st);
+        fprintf(stderr,
+                "mcast:%s: comm=%u rank=%d %s%s: data_sent=%llu nacks=%llu(%llu chunks) repairs=%llu "
+                "(%llu B) dup=%llu foreign=%llu kernel_drops=%llu rtt=%.0fus bw=%.3gB/s peer=%lld (totals)\n",
+                mc->be.transport, mc->id.ctx, mc->rank, err ? "error " : "complete",
+                err ? pm_mc_strerror(err) : "", (unsigned long long) st.data_sent,
+                (unsigned long long) st.nack_sent, (unsigned long long) st.nack_chunks,
+                (unsigned long long) st.repair_sent, (unsigned long long) st.repair_bytes_sent,
+                (unsigned long long) st.rx[PM_MC_RX_DUPLICATE],
+                (unsigned long long) (st.rx[PM_MC_RX_FOREIGN_JOB] + st.rx[PM_MC_RX_FOREIGN_CTX] +
+                                      st.rx[PM_MC_RX_BAD_CRC] + st.rx[PM_MC_RX_TRUNCATED]),
+                (unsigned long long) (mc->be.drops ? mc->be.drops(mc->be.state) : 0), st.rtt_ns / 1e3,
+                st.bandwidth_Bps, (long long) st.error_peer);
+    }
+}
+
+static void pump(mcast_mc_t *mc)
+{
+    for (int budget = 256; budget > 0 && mc->running; --budget) {
+        if (mc->gpending >= 0) {
+            int r = mc->be.send(mc->be.state, mc->sbuf[mc->gpending], mc->glen);
+            if (1 == r) {
+                mc->x.send_blocked++;
+                return;
+            }
+            if (r < 0) mc->x.send_errors++; /* lost like a dropped datagram: repaired */
+            else mc->x.dgram_sent++;
+            mc->free_send[mc->nfree++] = mc->gpending;
+            mc->gpending = -1;
+            mc->progressed = true;
+        }
+        if (0 == mc->nfree) {
+            return;
+        }
+        int i = mc->free_send[--mc->nfree];
+        pm_mc_action_t a;
+        if (PM_MC_OK != pm_mc_next(mc->sm, now_ns(), &a, mc->sbuf[i], mc->maxmsg)) {
+            mc->free_send[mc->nfree++] = i;
+            finish(mc, PM_MC_ERR_INTERNAL);
+            return;
+        }
+        switch (a.kind) {
+        case PM_MC_ACT_SEND_GROUP: {
+            int r = mc->be.send(mc->be.state, mc->sbuf[i], a.len);
+            if (1 == r) {
+                mc->gpending = i;
+                mc->glen = a.len;
+                mc->x.send_blocked++;
+                return;
+            }
+            if (r < 0) mc->x.send_errors++;
+            else mc->x.dgram_sent++;
+            mc->free_send[mc->nfree++] = i;
+            break;
+        }
+        case PM_MC_ACT_SEND_P2P: {
+            int rc = MCA_PML_CALL(isend(mc->sbuf[i], (int) a.len, MPI_BYTE, (int) a.peer, MCAST_MC_TAG,
+                                        MCA_PML_BASE_SEND_STANDARD, mc->comm, &mc->sreq[i]));
+            if (OMPI_SUCCESS != rc) {
+                mc->sreq[i] = MPI_REQUEST_NULL;
+                mc->free_send[mc->nfree++] = i;
+                pm_mc_abort(mc->sm, PM_MC_ERR_INTERNAL);
+            } else {
+                mc->x.p2p_sent++;
+            }
+            break;
+        }
+        case PM_MC_ACT_DELIVER:
+            mc->free_send[mc->nfree++] = i;
+            break;
+        case PM_MC_ACT_COMPLETE:
+        case PM_MC_ACT_ERROR:
+            mc->free_send[mc->nfree++] = i;
+            finish(mc, PM_MC_ACT_ERROR == a.kind ? a.error : PM_MC_OK);
+            return;
+        default: /* NONE: nothing before a.wake_ns; the caller keeps calling */
+            mc->free_send[mc->nfree++] = i;
+            return;
+        }
+        mc->progressed = true;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Collective API
+ * ------------------------------------------------------------------------- */
+int mcast_mc_start(mcast_mc_t *mc, int root, void *buf, size_t bytes)
+{
+    if (NULL == mc || mc->running || root < 0 || root >= mc->size) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    int rc = pm_mc_start(mc->sm, mc->id.epoch_base + mc->epoch, (uint32_t) root, buf, bytes, now_ns());
+    if (PM_MC_OK != rc) {
+        return PM_MC_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
+    }
+    if (bytes > 0 && mc->size > 1) {
+        mc->epoch++; /* empty collectives do not count (pm_mc_start) */
+    }
+    mc->running = true;
+    mc->done = false;
+    mc->status = OMPI_SUCCESS;
+    stash_replay(mc);
+    return OMPI_SUCCESS;
+}
+
+int mcast_mc_progress(mcast_mc_t *mc)
+{
+    if (NULL == mc || !mc->running) {
+        return 1;
+    }
+    mc->progressed = false;
+    int got = mc->be.recv(mc->be.state, mc, rx_dgram, 64);
+    if (got < 0 && mc->running) {
+        pm_mc_abort(mc->sm, PM_MC_ERR_INTERNAL);
+    }
+    opal_progress();
+    poll_p2p(mc);
+    pump(mc);
+    return mc->running ? 0 : 1;
+}
+
+bool mcast_mc_done(const mcast_mc_t *mc) { return NULL == mc || !mc->running; }
+
+int mcast_mc_status(const mcast_mc_t *mc) { return mc ? mc->status : OMPI_ERR_BAD_PARAM; }
+
+int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes)
+{
+    int rc = mcast_mc_start(mc, root, buf, bytes);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    while (!mcast_mc_progress(mc)) {
+        if (!mc->progressed) {
+            sched_yield();
+        }
+    }
+    return mc->status;
+}
+
+void mcast_mc_stats(const mcast_mc_t *mc, pm_mc_stats_t *proto, mcast_mc_xstats_t *x)
+{
+    if (NULL == mc) {
+        return;
+    }
+    if (proto) {
+        pm_mc_get_stats(mc->sm, proto);
+    }
+    if (x) {
+        *x = mc->x;
+        x->kernel_drops = mc->be.drops ? mc->be.drops(mc->be.state) : 0;
+    }
+}
+
+const char *mcast_mc_transport(const mcast_mc_t *mc) { return mc ? mc->be.transport : "none"; }
+
+void mcast_mc_close(mcast_mc_t *mc)
+{
+    if (NULL == mc) {
+        return;
+    }
+    for (int i = 0; mc->rreq && i < mc->nrecv; ++i) {
+        if (MPI_REQUEST_NULL != mc->rreq[i]) {
+            ompi_request_cancel(mc->rreq[i]);
+            ompi_request_wait(&mc->rreq[i], MPI_STATUS_IGNORE);
+        }
+    }
+    /* our sends are eager-sized (<= maxmsg): they complete without the peer; bound the
+     * wait anyway so a vanished peer cannot hang the communicator's destruction */
+    uint64_t give_up = now_ns() + 2000000000ull;
+    for (int i = 0; mc->sreq && i < mc->nsend; ++i) {
+        while (MPI_REQUEST_NULL != mc->sreq[i] && !REQUEST_COMPLETE(mc->sreq[i]) && now_ns() < give_up) {
+            opal_progress();
+        }
+        if (MPI_REQUEST_NULL != mc->sreq[i] && REQUEST_COMPLETE(mc->sreq[i])) {
+            ompi_request_free(&mc->sreq[i]);
+        } else if (MPI_REQUEST_NULL != mc->sreq[i] && mc->params.verbose) {
+            fprintf(stderr, "mcast:%s: comm=%u rank=%d: a repair-channel send did not complete at close\n",
+                    mc->be.transport, mc->id.ctx, mc->rank);
+        }
+    }
+    if (mc->be.close) {
+        mc->be.close(mc->be.state);
+    }
+    for (int i = 0; mc->rbuf && i < mc->nrecv; ++i) free(mc->rbuf[i]);
+    for (int i = 0; mc->sbuf && i < mc->nsend; ++i) free(mc->sbuf[i]);
+    for (size_t i = 0; i < mc->nstash; ++i) free(mc->stash[i].data);
+    free(mc->stash);
+    free(mc->rreq);
+    free(mc->sreq);
+    free(mc->rbuf);
+    free(mc->sbuf);
+    free(mc->free_send);
+    free(mc->heard);
+    pm_mc_destroy(mc->sm);
+    free(mc);
+}
+
+/* ---------------------------------------------------------------------------
+ * Opening: identity, agreement, probe
+ * ------------------------------------------------------------------------- */
+static uint64_t fnv1a64(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; s && *s; ++s) {
+        h ^= (uint8_t) *s;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static int allreduce_max_u64(struct ompi_communicator_t *comm, uint64_t *v, int n)
+{
+    return comm->c_coll->coll_allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_MAX, comm,
+                                        comm->c_coll->coll_allreduce_module);
+}
+
+static int agree_ident(struct ompi_communicator_t *comm, mcast_mc_ident_t *id)
+{
+    uint64_t v[2] = {0, 0};
+    if (0 == ompi_comm_rank(comm)) {
+        const char *ns = getenv("PMIX_NAMESPACE");
+        char fallback[64];
+        if (NULL == ns || '\0' == *ns) {
+            snprintf(fallback, sizeof fallback, "ompi-job-%u", (unsigned) OPAL_PROC_MY_NAME.jobid);
+            ns = fallback;
+        }
+        v[0] = fnv1a64(ns) | 1; /* never 0 (0 = "not rank 0" in the MAX) */
+        uint32_t r = 0;
+        int fd = open("/dev/urandom", O_RDONLY);
+        if (fd < 0 || read(fd, &r, sizeof r) != (ssize_t) sizeof r) {
+            r = (uint32_t) (now_ns() ^ ((uint64_t) getpid() << 16));
+        }
+        if (fd >= 0) close(fd);
+        v[1] = (uint64_t) r | (1ull << 32);
+    }
+    int rc = allreduce_max_u64(comm, v, 2);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    id->job = v[0];
+    id->epoch_base = (uint32_t) v[1];
+    id->ctx = ompi_comm_get_cid(comm);
+    return OMPI_SUCCESS;
+}
+
+static int probe(mcast_mc_t *mc, bool local_ok, char *why, size_t whylen)
+{
+    uint8_t msg[PM_MC_HDR_BYTES + 4];
+    mc->heard = calloc((size_t) mc->size, 1);
+    if (NULL == mc->heard) local_ok = false;
+    else {
+        mc->heard[mc->rank] = 1;
+        mc->nheard = 1;
+    }
+    mc->probing = true;
+    int round, rc = OMPI_SUCCESS;
+    uint64_t agreed = 0;
+    for (round = 0; round < mc->params.probe_rounds; ++round) {
+        if (local_ok) {
+            uint8_t pl[4] = {0, 0, (uint8_t) (round >> 8), (uint8_t) round};
+            pm_mc_hdr_t h = {PM_MC_VERSION, PM_MC_T_PROBE, mc->id.ctx, mc->id.job, mc->id.epoch_base - 1, 0,
+                             (uint32_t) mc->rank, 0, 0, 4};
+            size_t len = pm_mc_encode(&h, pl, 4, msg, sizeof msg);
+            for (int t = 0; t < 1000 && 1 == mc->be.send(mc->be.state, msg, len); ++t) {
+                usleep(100);
+            }
+            uint64_t deadline = now_ns() + (uint64_t) mc->params.probe_wait_us * 1000ull * (1ull << round);
+            while (now_ns() < deadline && mc->nheard < mc->size) {
+                if (mc->be.recv(mc->be.state, mc, rx_dgram, 64) <= 0) {
+                    usleep(50);
+                }
+            }
+        }
+        /* MAX of "not ready" over ranks: 0 = everybody heard everybody */
+        agreed = (local_ok && mc->nheard == mc->size) ? 0 : 1;
+        rc = allreduce_max_u64(mc->comm, &agreed, 1);
+        if (OMPI_SUCCESS != rc || 0 == agreed) {
+            break;
+        }
+    }
+    mc->probing = false;
+    mc->x.probe_rounds = (uint32_t) round + 1;
+    if (OMPI_SUCCESS != rc) {
+        snprintf(why, whylen, "probe round: allreduce failed (%d)", rc);
+        return rc;
+    }
+    if (0 != agreed) {
+        int missing = -1;
+        for (int r = 0; mc->heard && r < mc->size && missing < 0; ++r)
+            if (!mc->heard[r]) missing = r;
+        if (missing >= 0)
+            snprintf(why, whylen, "multicast probe failed after %d rounds: rank %d did not hear rank %d (%d of %d heard)",
+                     mc->params.probe_rounds, mc->rank, missing, mc->nheard, mc->size);
+        else
+            snprintf(why, whylen, "multicast probe failed after %d rounds: another rank did not hear every rank",
+                     mc->params.probe_rounds);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    return OMPI_SUCCESS;
+}
+
+static int finish_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
+                       const mcast_mc_ident_t *id, mcast_mc_backend_t *be, bool local_ok,
+                       const char *local_why, uint32_t chunk, uint64_t window_cap,
+                       const char *group_desc, mcast_mc_t **out, char *why, size_t whylen)
+{
+    const int rank = ompi_comm_rank(comm), n = ompi_comm_size(comm);
+    *out = NULL;
+    if (params->chunk_bytes > 0 && (uint32_t) params->chunk_bytes < chunk) {
+        chunk = (uint32_t) params->chunk_bytes;
+    }
+    /* [0] 1 + a failing rank, [1] ~min chunk, [2] ~min window */
+    uint64_t v[3] = {local_ok ? 0 : (uint64_t) rank + 1, UINT64_MAX - (local_ok ? chunk : 0),
+                     UINT64_MAX - (local_ok ? window_cap : 0)};
+    int rc = allreduce_max_u64(comm, v, 3);
+    mcast_mc_t *mc = NULL;
+    if (OMPI_SUCCESS != rc) {
+        snprintf(why, whylen, "allreduce failed (%d)", rc);
+        goto fail;
+    }
+    if (0 != v[0]) {
+        if (!local_ok) snprintf(why, whylen, "%s", local_why ? local_why : "local setup failed");
+        else snprintf(why, whylen, "rank %llu could not set up its multicast endpoint", (unsigned long long) (v[0] - 1));
+        rc = OMPI_ERR_NOT_AVAILABLE;
+        goto fail;
+    }
+    chunk = (uint32_t) (UINT64_MAX - v[1]);
+    uint64_t window = params->window_bytes;
+    if (UINT64_MAX - v[2] < window) window = UINT64_MAX - v[2];
+
+    bool ok = true;
+    mc = calloc(1, sizeof(*mc));
+    if (NULL == mc) {
+        ok = false;
+    } else {
+        mc->comm = comm;
+        mc->rank = rank;
+        mc->size = n;
+        mc->params = *params;
+        mc->be = *be;
+        mc->id = *id;
+        mc->gpending = -1;
+        mc->status = OMPI_SUCCESS;
+        mc->x.chunk_bytes = chunk;
+        mc->x.window_bytes = window;
+        mc->x.job = id->job;
+        mc->x.ctx = id->ctx;
+        mc->x.epoch_base = id->epoch_base;
+        snprintf(mc->x.group, sizeof mc->x.group, "%s", group_desc ? group_desc : "");
+        pm_mc_params_t pp;
+        pm_mc_params_default(&pp);
+        pp.job = id->job;
+        pp.ctx = id->ctx;
+        pp.rank = (uint32_t) rank;
+        pp.size = (uint32_t) n;
+        pp.chunk_bytes = chunk;
+        pp.window_bytes = window < chunk ? chunk : window;
+        pp.ack_fanin = params->ack_fanin > 0 ? (uint32_t) params->ack_fanin : 8;
+        pp.repair = (uint32_t) params->repair;
+        pp.repair_chunks = params->repair_chunks > 0 ? (uint32_t) params->repair_chunks : 1;
+        pp.bandwidth_Bps = params->bandwidth_Bps;
+        pp.rtt_ns = params->rtt_us * 1e3;
+        pp.rate_Bps = params->rate_Bps;
+        pp.dead_factor = params->dead_factor;
+        pp.dead_min_ns = (uint64_t) (params->dead_min_s * 1e9);
+        int err;
+        mc->sm = pm_mc_create(&pp, &err);
+        mc->nrecv = params->p2p_recvs > 0 ? params->p2p_recvs : 1;
+        mc->nsend = params->p2p_sends > 0 ? params->p2p_sends : 1;
+        if (NULL == mc->sm) {
+            snprintf(why, whylen, "protocol parameters rejected (%s)", pm_mc_strerror(err));
+            ok = false;
+        } else {
+            mc->maxmsg = pm_mc_max_message(mc->sm);
+            mc->rreq = calloc((size_t) mc->nrecv, sizeof(*mc->rreq));
+            mc->rbuf = calloc((size_t) mc->nrecv, sizeof(*mc->rbuf));
+            mc->sreq = calloc((size_t) mc->nsend, sizeof(*mc->sreq));
+            mc->sbuf = calloc((size_t) mc->nsend, sizeof(*mc->sbuf));
+            mc->free_send = calloc((size_t) mc->nsend, sizeof(int));
+            ok = mc->rreq && mc->rbuf && mc->sreq && mc->sbuf && mc->free_send;
+            for (int i = 0; ok && i < mc->nrecv; ++i) {
+                mc->rreq[i] = MPI_REQUEST_NULL;
+                ok = NULL != (mc->rbuf[i] = malloc(mc->maxmsg));
+            }
+            for (int i = 0; ok && i < mc->nsend; ++i) {
+                mc->sreq[i] = MPI_REQUEST_NULL;
+                ok = NULL != (mc->sbuf[i] = malloc(mc->maxmsg));
+                mc->free_send[mc->nfree++] = i;
+            }
+            for (int i = 0; ok && i < mc->nrecv; ++i) {
+                ok = OMPI_SUCCESS == post_recv(mc, i);
+                if (!ok) mc->rreq[i] = MPI_REQUEST_NULL;
+            }
+            if (!ok) snprintf(why, whylen, "out of memory for the repair channel");
+        }
+    }
+    if (NULL == mc) {
+        /* still take part in the probe's agreement so the other ranks do not wait */
+        uint64_t agreed;
+        for (int round = 0; round < params->probe_rounds; ++round) {
+            agreed = 1;
+            if (OMPI_SUCCESS != allreduce_max_u64(comm, &agreed, 1) || 0 == agreed) break;
+        }
+        snprintf(why, whylen, "out of memory");
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+        goto fail;
+    }
+    rc = probe(mc, ok, why, whylen);
+    if (OMPI_SUCCESS != rc) {
+        goto fail;
+    }
+    if (params->verbose >= 1 && 0 == rank) {
+        fprintf(stderr, "mcast:%s: comm=%u size=%d group=%s chunk=%u window=%llu probe_rounds=%u: ready\n",
+                be->transport, id->ctx, n, mc->x.group, chunk, (unsigned long long) window, mc->x.probe_rounds);
+    }
+    *out = mc;
+    return OMPI_SUCCESS;
+
+fail:
+    if (mc) {
+        mcast_mc_close(mc); /* closes the backend too */
+    } else if (be->close) {
+        be->close(be->state);
+    }
+    if (params->verbose >= 1) {
+        fprintf(stderr, "mcast:%s: comm=%u rank=%d: multicast declined: %s\n", be->transport, id->ctx, rank, why);
+    }
+    return OMPI_SUCCESS == rc ? OMPI_ERROR : rc;
+}
+
+int mcast_mc_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params, mcast_mc_setup_fn setup,
+                  mcast_mc_t **mc, char *why, size_t whylen)
+{
+    mcast_mc_ident_t id;
+    *mc = NULL;
+    int rc = agree_ident(comm, &id);
+    if (OMPI_SUCCESS != rc) {
+        snprintf(why, whylen, "allreduce failed (%d)", rc);
+        return rc;
+    }
+    mcast_mc_setup_t s;
+    memset(&s, 0, sizeof s);
+    setup(comm, params, &id, &s);
+    return finish_open(comm, params, &id, &s.be, NULL != s.be.state, s.why, s.chunk, s.window_cap, s.desc, mc, why,
+                       whylen);
+}
