@@ -96,7 +96,7 @@ typedef struct mcast_machine {
 
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
 void mcast_machine_default(mcast_machine_t *m);
-/* Machine file (written by mcast-calibrate):
+/* Machine file (written by hand or mcast_machine_write; format in docs/machine-model.md):
  *   # comments; "version 1" first; then "net.KEY VALUE" / "shm.KEY VALUE" lines with KEY
  *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
  *   eager_bytes; "provenance TEXT" (kept in m->source).  Missing keys keep their

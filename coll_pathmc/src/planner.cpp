@@ -913,7 +913,7 @@ MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const
     if (f == nullptr) {
         return PM_ERR_IO;
     }
-    std::fprintf(f, "# mcast machine model (mcast_planner.h); written by mcast-calibrate\nversion 1\n");
+    std::fprintf(f, "# mcast machine model (mcast_planner.h)\nversion 1\n");
     if (provenance != nullptr) {
         std::fprintf(f, "provenance %s\n", provenance);
     }

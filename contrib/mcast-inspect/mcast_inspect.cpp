@@ -12,7 +12,7 @@
  *   fabric + hosts --pm_order_hosts--> chain --mcast_plan_select--> plan (tree, ...)
  *   tree --pm_plan_from_tree--> (step, src, dst) --pm_check_contention--> conflicts
  *
- * The machine model is the planner's built-in one, or --machine FILE (mcast-calibrate).
+ * The machine model is the planner's built-in one, or --machine FILE (docs/machine-model.md).
  *
  * Exit status: 0 success, 1 internal failure (core error, dot failed, cannot
  * write), 2 bad input (usage, unreadable or malformed topology, unknown host or
@@ -183,7 +183,7 @@ void usage(FILE *out)
             "  --segment-bytes S   segment size (default: the planner's)\n"
             "  --window W          receives posted ahead (default 4)\n"
             "  --max-sends N       sends in flight, -1 auto (default), 0 window*children\n"
-            "  --machine FILE      machine model file (mcast-calibrate); default built in\n"
+            "  --machine FILE      machine model file (docs/machine-model.md); default built in\n"
             "  --ordering NAME     auto|dor|snake|poc|fattree|identity (default auto: dor on\n"
             "                      tori, fattree on fat-trees, poc otherwise)\n"
             "  --routing NAME      default|dor|updown|fattree for the conflict check\n"

@@ -22,7 +22,7 @@ typedef struct mca_coll_kbinomial_component_t {
     mcast_coll_component_t super;
     mcast_common_params_t common;
     mcast_forced_t forced;      /* algorithm parameters (common.algorithm is copied in) */
-    char *machine_file;         /* machine model (mcast-calibrate); NULL = built in */
+    char *machine_file;         /* machine model (docs/machine-model.md); NULL = built in */
     char *topology_file;        /* network topology naming the hosts (pathmc core parsers) */
     char *rules_file;           /* decision rules overriding auto (kb_rules_*) */
     struct kb_rules *rules;     /* loaded at open; NULL when none or unusable */

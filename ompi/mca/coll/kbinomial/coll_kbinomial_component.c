@@ -81,9 +81,9 @@ static int kbinomial_register(void)
          "(true) or the whole message at once (false)",
          MCA_BASE_VAR_TYPE_INT, &f->postal_pipelining, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"machine_file", "Machine model the planner predicts with (written by mcast-calibrate: "
-         "LogGP parameters across nodes and inside a node, with provenance); empty = the built-in "
-         "model. coll/pathmc uses the same file",
+        {"machine_file", "Machine model the planner predicts with (LogGP parameters across nodes "
+         "and inside a node, with provenance; format in docs/machine-model.md); empty = the "
+         "built-in model. coll/pathmc uses the same file",
          MCA_BASE_VAR_TYPE_STRING, &c->machine_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"topology_file", "Network topology (ibnetdiscover output, Slurm topology.conf or the "
          "native torus/graph format) naming the hosts of the ranks: the trees "
