@@ -9,6 +9,7 @@
  *           way the pathmc glue reads it, then rebuilt with pm_topology_from_coords
  *           and every torus algorithm built on its hosts
  *   rules   decision rules              -> kb_rules_parse, kb_rules_match
+ *   machine machine model file          -> mcast_machine_parse, then the planner on it
  *
  * Each target checks what a caller relies on and aborts when it does not hold:
  * an error is "NAME:LINE: message" with LINE within the input and no object; an
@@ -22,6 +23,7 @@
  *   -DFUZZ_TARGET=\"NAME\" -fsanitize=fuzzer,...   libFuzzer binary fuzz_NAME
  *   (no FUZZ_TARGET)                              fuzz_replay TARGET FILE...
  */
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +33,7 @@
 
 #include "kb_file.h"
 #include "kbinomial.h"
+#include "mcast_planner.h"
 #include "pathmc.h"
 
 namespace {
@@ -213,6 +216,52 @@ int fuzz_rules(const uint8_t *data, size_t size)
     return 0;
 }
 
+/* The machine model file: an accepted file gives finite, non-negative parameters, and
+ * the planner decides on it (auto, both components' candidates, a few sizes) with a
+ * finite, non-negative prediction. */
+int fuzz_machine(const uint8_t *data, size_t size)
+{
+    std::string text;
+    if (!as_text(data, size, &text)) return 0;
+    mcast_machine_t m;
+    char err[512] = "";
+    int rc = mcast_machine_parse(text.c_str(), "machine", &m, err, sizeof err);
+    if (rc != KB_OK) {
+        if (rc == KB_ERR_NOMEM) return 0;
+        check_error("machine", text, err);
+        return 0;
+    }
+    for (const mcast_loggp_t *g : {&m.net, &m.shm}) {
+        for (double v : {g->o_send_us, g->o_recv_us, g->latency_us, g->gap_ns_per_byte,
+                         g->wire_ns_per_byte, g->recv_ns_per_byte})
+            if (!(v >= 0 && v <= 1e12)) violated("machine parameter", std::to_string(v));
+    }
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    for (int n : {2, 7, 64})
+        for (size_t bytes : {(size_t) 1, (size_t) 65536, (size_t) 1 << 22}) {
+            mcast_plan_input_t in;
+            std::memset(&in, 0, sizeof in);
+            in.component = MCAST_COMP_KBINOMIAL;
+            in.n = n;
+            in.root = n / 2;
+            in.bytes = bytes;
+            in.all_local = n == 7;
+            in.nnodes = n == 7 ? 1 : n;
+            in.machine = &m;
+            in.forced = &f;
+            mcast_plan_t *p = nullptr;
+            if (mcast_plan_select(&in, &p, err, sizeof err) != KB_OK)
+                violated("planner refused an accepted machine", err);
+            mcast_plan_info_t info;
+            mcast_plan_get_info(p, &info);
+            if (!(info.predicted_us >= 0) || !std::isfinite(info.predicted_us))
+                violated("prediction", std::to_string(info.predicted_us));
+            mcast_plan_free(p);
+        }
+    return 0;
+}
+
 struct Target {
     const char *name;
     int (*run)(const uint8_t *, size_t);
@@ -223,6 +272,7 @@ const Target kTargets[] = {
     {"native", fuzz_native},
     {"coords", fuzz_coords},
     {"rules", fuzz_rules},
+    {"machine", fuzz_machine},
 };
 
 const Target *target_named(const char *name)
