@@ -12,6 +12,7 @@
 
 #include "coll_kbinomial.h"
 #include "kbinomial.h"
+#include "ompi/mca/common/mcast/mcast_topo_cache.h"
 #include "ompi/communicator/communicator.h"
 
 static mcast_forced_t forced_params(void)
@@ -33,7 +34,7 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     /* a rules file that did not load counts as "none" (the reason was printed at open) */
     d->rules = (NULL != c->rules) ? kb_rules_checksum(c->rules)
                                   : (NULL != c->rules_file && '\0' != c->rules_file[0] ? 1 : 0);
-    d->topology = mcast_file_digest(c->topology_file);
+    d->topology = mcast_topo_file_digest(c->topology_file);
 }
 
 static int kbinomial_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, bool use_rules,

@@ -159,8 +159,8 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
     const int kb_forced = kbinomial_forced() ? 1 : 0;
     d->params = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
     d->rules = 0;
-    const uint64_t files[2] = {mcast_file_digest(c->topology_file),
-                               mcast_file_digest(c->coords_file)};
+    const uint64_t files[2] = {mcast_topo_file_digest(c->topology_file),
+                               mcast_topo_file_digest(c->coords_file)};
     d->topology = (0 == files[0] && 0 == files[1])
                       ? 0
                       : mcast_digest_bytes(1469598103934665603ull, files, sizeof(files));

@@ -108,3 +108,14 @@ void mcast_topo_cache_fini(void)
     }
     OPAL_THREAD_UNLOCK(&cache_lock);
 }
+
+uint64_t mcast_topo_file_digest(const char *path)
+{
+    if (NULL == path || '\0' == path[0]) {
+        return 0;
+    }
+    uint64_t digest = 0;
+    char err[256];
+    (void) mcast_topo_cache_get(path, &digest, err, sizeof(err));
+    return 0 != digest ? digest : 0x6e6f7420726561ull; /* "cannot read" */
+}

@@ -26,6 +26,12 @@ struct pm_topology;
 const struct pm_topology *mcast_topo_cache_get(const char *path, uint64_t *digest, char *err,
                                                size_t errlen);
 
+/* The digest ranks compare for a topology or coordinates file, from the cache (so the
+ * file is opened once per process, for the digest and the parse together): 0 for no
+ * file (NULL or ""), a fixed "cannot read" value that differs from every content digest
+ * when the file cannot be read. */
+uint64_t mcast_topo_file_digest(const char *path);
+
 /* True the first time it is called with `key` in this process: a message about a
  * file (or any other key) is printed once, not once per communicator. */
 bool mcast_warn_once(const char *key);
