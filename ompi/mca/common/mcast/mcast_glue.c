@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "mpi.h"
+#include "opal/runtime/opal_progress.h"
 #include "opal/threads/mutex.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
@@ -224,12 +225,23 @@ uint64_t mcast_file_digest(const char *path)
 static char *machine_path = NULL;
 static mcast_machine_t machine_model;
 static bool machine_ready = false;
+static bool machine_oversubscribed = false;
+
+/* A waiting rank on an oversubscribed node (more ranks than cores: Open MPI then sets
+ * mpi_yield_when_idle, and opal_progress yields the core when it finds nothing) runs
+ * again only after the scheduler picks it: every message a rank must receive before it
+ * can go on costs about that much more inside a node.  Measured on 4 ranks on 2 cores
+ * (perf/results/2026-11-24-np4-rt): flat trees beat pipelines at nearly every size
+ * there, which this model reproduces. */
+#define MCAST_OVERSUBSCRIBED_RECV_US 10.0
 
 const mcast_machine_t *mcast_machine_of(const char *component, const char *path)
 {
     const char *p = (NULL == path) ? "" : path;
+    const bool oversubscribed = opal_progress_yield_when_idle;
     OPAL_THREAD_LOCK(&digest_lock);
-    if (!machine_ready || NULL == machine_path || 0 != strcmp(machine_path, p)) {
+    if (!machine_ready || NULL == machine_path || 0 != strcmp(machine_path, p) ||
+        oversubscribed != machine_oversubscribed) {
         char err[512] = "";
         mcast_machine_default(&machine_model);
         if ('\0' != p[0] && KB_OK != mcast_machine_load(p, &machine_model, err, sizeof(err))) {
@@ -239,6 +251,19 @@ const mcast_machine_t *mcast_machine_of(const char *component, const char *path)
                             component, err);
             }
         }
+        if (oversubscribed) {
+            /* the wake-up delay per received message; and the copies are the receivers'
+             * (single copy above the eager size, and with fewer cores than ranks a
+             * sender's copies do not overlap its receivers' anyway) */
+            machine_model.shm.o_recv_us += MCAST_OVERSUBSCRIBED_RECV_US;
+            machine_model.shm.recv_ns_per_byte += machine_model.shm.gap_ns_per_byte;
+            machine_model.shm.gap_ns_per_byte = 0.0;
+            const size_t len = strlen(machine_model.source);
+            snprintf(machine_model.source + len, sizeof(machine_model.source) - len,
+                     " + oversubscribed node (shm: o_recv_us + %.0f, per-byte cost at the receiver)",
+                     MCAST_OVERSUBSCRIBED_RECV_US);
+        }
+        machine_oversubscribed = oversubscribed;
         free(machine_path);
         machine_path = strdup(p);
         machine_ready = true;

@@ -285,8 +285,10 @@ static bool take_message(mcast_call_t *c, int peer, int tag)
     int matched = 0;
     ompi_message_t *msg = NULL;
     ompi_status_public_t st;
-    if (OMPI_SUCCESS != MCA_PML_CALL(improbe(peer, tag, c->comm, &matched, &msg, &st)) ||
-        !matched) {
+    const bool yield = opal_progress_set_yield_when_idle(false); /* as in probe() */
+    const int rc = MCA_PML_CALL(improbe(peer, tag, c->comm, &matched, &msg, &st));
+    opal_progress_set_yield_when_idle(yield);
+    if (OMPI_SUCCESS != rc || !matched) {
         return false;
     }
     size_t len = st._ucount;
@@ -297,11 +299,19 @@ static bool take_message(mcast_call_t *c, int peer, int tag)
     return true;
 }
 
+/* The PML's probes run opal_progress once when nothing matches, and opal_progress
+ * yields the CPU when it found no event and the job is oversubscribed
+ * (mpi_yield_when_idle): a probe whose answer is almost always "no" would then give
+ * the core away after every last receive (4 ranks on 2 cores: 13-17 us per 8-byte
+ * bcast instead of 1.4).  The probe itself must not yield. */
 static bool probe(mcast_call_t *c, int peer, int tag)
 {
     int flag = 0;
     ompi_status_public_t st;
-    return OMPI_SUCCESS == MCA_PML_CALL(iprobe(peer, tag, c->comm, &flag, &st)) && flag;
+    const bool yield = opal_progress_set_yield_when_idle(false);
+    const bool ok = OMPI_SUCCESS == MCA_PML_CALL(iprobe(peer, tag, c->comm, &flag, &st)) && flag;
+    opal_progress_set_yield_when_idle(yield);
+    return ok;
 }
 
 /* A peer's stream ended before ours: its last message came where we expected more. */
