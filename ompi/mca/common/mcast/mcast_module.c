@@ -302,7 +302,7 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     if (NULL == m->engine) {
         m->engine = mcast_engine_create();
     }
-    return mcast_pml_bcast(e->plan, m->engine, buf, count, dtype, bytes, comm);
+    return mcast_pml_bcast(e->plan, &e->memo, m->engine, buf, count, dtype, bytes, comm);
 }
 
 int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,

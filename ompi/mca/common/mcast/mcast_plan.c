@@ -38,6 +38,7 @@ mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls,
             p = p->next;
         }
         mcast_plan_free(p->next->plan);
+        mcast_sched_free(p->next->memo.sched);
         free(p->next);
         p->next = NULL;
         cache->count--;
@@ -51,6 +52,7 @@ void mcast_plan_cache_clear(mcast_plan_cache_t *cache)
     while (NULL != p) {
         mcast_cached_plan_t *next = p->next;
         mcast_plan_free(p->plan);
+        mcast_sched_free(p->memo.sched);
         free(p);
         p = next;
     }

@@ -17,11 +17,20 @@
 #define MCAST_PLAN_CACHE_CAP 256
 #define MCAST_MAX_CLASSES 260 /* size classes of a size_t (mcast_size_class: at most 256) */
 
+/* This rank's schedule and engine parameters of a plan at one exact size, kept for the
+ * next blocking call of that size (schedules are read-only while an engine runs them). */
+typedef struct mcast_sched_memo {
+    mcast_sched_t *sched; /* NULL: none yet */
+    size_t bytes;
+    mcast_engine_params_t ep;
+} mcast_sched_memo_t;
+
 typedef struct mcast_cached_plan {
     struct mcast_cached_plan *next;
     int cls;
     int root;
     mcast_plan_t *plan;
+    mcast_sched_memo_t memo;
     bool printed[2]; /* verbose line printed for bcast / ibcast */
 } mcast_cached_plan_t;
 

@@ -46,6 +46,7 @@ typedef struct mcast_call {
     mcast_engine_t *engine;
     bool own_engine;
     mcast_sched_t *sched;
+    bool sched_borrowed; /* sched belongs to a memo */
     mcast_engine_params_t ep;
     struct ompi_communicator_t *comm;
     int tag, tag_last;
@@ -461,8 +462,9 @@ static int reserve_tags(struct ompi_communicator_t *comm, int32_t reserve)
     } while (!OPAL_ATOMIC_COMPARE_EXCHANGE_STRONG_32(&comm->c_nbc_tag, &old, tag - reserve));
     return tag;
 }
-static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_engine_t *engine,
-                      void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes,
+static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_memo_t *memo,
+                      mcast_engine_t *engine, void *buf, int count,
+                      struct ompi_datatype_t *dtype, size_t bytes,
                       struct ompi_communicator_t *comm)
 {
     memset(c, 0, sizeof(*c));
@@ -471,9 +473,22 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_engine_t 
     c->buf = buf;
     c->count = count;
     c->dtype = dtype;
-    if (KB_OK != mcast_plan_engine_params(plan, rank, bytes, &c->ep) ||
-        KB_OK != mcast_plan_schedule(plan, rank, bytes, &c->sched)) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    if (NULL != memo && NULL != memo->sched && memo->bytes == bytes) {
+        c->sched = memo->sched;
+        c->ep = memo->ep;
+        c->sched_borrowed = true;
+    } else {
+        if (KB_OK != mcast_plan_engine_params(plan, rank, bytes, &c->ep) ||
+            KB_OK != mcast_plan_schedule(plan, rank, bytes, &c->sched)) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        if (NULL != memo) {
+            mcast_sched_free(memo->sched);
+            memo->sched = c->sched;
+            memo->bytes = bytes;
+            memo->ep = c->ep;
+            c->sched_borrowed = true;
+        }
     }
     c->nslots = c->ep.window + c->ep.max_sends;
     c->slots = calloc((size_t) c->nslots, sizeof(*c->slots));
@@ -517,7 +532,9 @@ static void call_cleanup(mcast_call_t *c)
     if (c->rconv_ready) {
         OBJ_DESTRUCT(&c->rconv);
     }
-    mcast_sched_free(c->sched);
+    if (!c->sched_borrowed) {
+        mcast_sched_free(c->sched);
+    }
     if (c->own_engine) {
         mcast_engine_destroy(c->engine);
     }
@@ -528,11 +545,12 @@ static void call_cleanup(mcast_call_t *c)
     c->engine = NULL;
 }
 
-int mcast_pml_bcast(const mcast_plan_t *plan, mcast_engine_t *engine, void *buf, int count,
+int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_engine_t *engine,
+                    void *buf, int count,
                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm)
 {
     mcast_call_t c;
-    int rc = call_setup(&c, plan, engine, buf, count, dtype, bytes, comm);
+    int rc = call_setup(&c, plan, memo, engine, buf, count, dtype, bytes, comm);
     if (OMPI_SUCCESS == rc) {
         rc = call_start(&c);
     }
@@ -660,7 +678,7 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi
     r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
     r->super.req_status._cancelled = 0;
     r->super.req_status._ucount = 0;
-    int rc = call_setup(&r->call, plan, NULL, buf, count, dtype, bytes, comm);
+    int rc = call_setup(&r->call, plan, NULL, NULL, buf, count, dtype, bytes, comm);
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
     OPAL_THREAD_LOCK(&active_lock);

@@ -29,11 +29,14 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/request/request.h"
 #include "mcast_planner.h"
+#include "mcast_plan.h"
 
 /* One blocking broadcast of (buf, count, dtype) = `bytes` signature bytes along `plan`.
- * `engine` is reused across calls (NULL: a temporary one).  Returns OMPI_SUCCESS or an
+ * `engine` is reused across calls (NULL: a temporary one); `memo` (may be NULL) keeps
+ * this rank's schedule for the next call of the same size.  Returns OMPI_SUCCESS or an
  * MPI error class. */
-int mcast_pml_bcast(const mcast_plan_t *plan, mcast_engine_t *engine, void *buf, int count,
+int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_engine_t *engine,
+                    void *buf, int count,
                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm);
 
 /* The same, nonblocking: *request completes (MPI_Wait/Test) when this rank's part is done. */
