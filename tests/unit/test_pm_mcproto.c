@@ -73,7 +73,8 @@ static int by_off(const void *a, const void *b)
 /* Deliveries of one rank tile [0, M) exactly once. */
 static void check_tiling(log_t *l, uint32_t rank, uint64_t bytes, const char *what)
 {
-    qsort(l->r[rank], l->cnt[rank], sizeof(range_t), by_off);
+    if (l->cnt[rank] > 0) /* qsort(NULL, 0, ...) is undefined */
+        qsort(l->r[rank], l->cnt[rank], sizeof(range_t), by_off);
     uint64_t at = 0;
     for (size_t i = 0; i < l->cnt[rank]; ++i) {
         if (l->r[rank][i].off != at || l->r[rank][i].len == 0)
