@@ -9,6 +9,9 @@
  *                                          engine of mcast_engine.h runs it)
  *
  * Selection order: forced algorithm (and forced parameters) > decision rules > model.
+ * A rule naming MCAST_RULE_PREVIOUS ("previous") hands its size class to the module
+ * below ours (Open MPI's own choice): the plan is the model's, with defer set and
+ * selected_by "previous:rules:LINE".
  * The model predicts what the engine does on the machine model (mcast_loggp_t, one for
  * the network and one inside a node) with the tree recurrence below; every candidate the
  * registry can build is evaluated with it and the fastest wins (ties: registry order).
@@ -27,6 +30,14 @@
  * trees; on the LogGP network of the engine's simulator it is exact for a chain and
  * within a few percent elsewhere (tests/unit/test_mc_planner.c asserts both).
  *
+ * Schedule families (scatter_allgather, twotree, circulant: mcast_families.h) are
+ * predicted by their own cost models (mcast_level_predict_us) on the edge model of the
+ * communicator (shm when every rank is on one node, else net, with the receiver's per-byte
+ * copy added to the wire), for every block count (mcast_level_best_nblocks, blocks of at
+ * least segment_min_bytes) and sends in flight 1 or 2 (max_sends = -1), and compete with
+ * the trees on predicted time.  Their plans have no tree; mcast_plan_schedule gives each
+ * rank its family schedule on the same chain (ordering) the trees use.
+ *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two), evaluated at the class's middle, so ranks that see
  * slightly different sizes (an erroneous program) still run the same tree and detect the
@@ -39,6 +50,7 @@
 #include <stdint.h>
 #include "kbinomial.h"
 #include "mcast_engine.h"
+#include "mcast_families.h"
 #include "pathmc.h"
 
 #ifdef __cplusplus
@@ -64,6 +76,9 @@ typedef enum {
     MCAST_ALG_LINEAR,
     MCAST_ALG_CHAIN,
     MCAST_ALG_TWOLEVEL,
+    MCAST_ALG_SCATTER_ALLGATHER,
+    MCAST_ALG_TWOTREE,
+    MCAST_ALG_CIRCULANT,
     /* coll/pathmc */
     MCAST_ALG_SEPARATE,
     MCAST_ALG_UTORUS,
@@ -72,6 +87,10 @@ typedef enum {
     MCAST_ALG_MUTORUS,
     MCAST_ALG_COUNT
 } mcast_alg_t;
+
+/* The name a rules line uses to hand a size class to the module below (not an algorithm
+ * of the registry). */
+#define MCAST_RULE_PREVIOUS "previous"
 
 typedef struct mcast_alg_info {
     int id;                  /* mcast_alg_t */
@@ -124,6 +143,8 @@ typedef struct mcast_forced {
     double lambda;            /* postal lambda, 0 = model */
     int postal_pipelining;    /* postal trees forward segment by segment */
     int mu_r;                 /* Mu-torus partition length, 0 = largest dimension */
+    int allgather;            /* scatter_allgather's allgather: 0 = model, 1 = ring
+                                 (MCAST_SAG_RING), 2 = recursive doubling (MCAST_SAG_RD) */
 } mcast_forced_t;
 
 /* Defaults of every field (what the components register). */
@@ -179,12 +200,15 @@ typedef struct mcast_plan_info {
     int discipline;
     double predicted_us;      /* at the class's representative size */
     const char *selected_by;  /* "forced", "rules:LINE", "model" */
-    const kb_tree_t *tree;    /* over group ranks (tree plans), else NULL */
+    const kb_tree_t *tree;    /* over group ranks (tree plans); NULL for a schedule family
+                                 (scatter_allgather, twotree, circulant: see family) */
+    int family;               /* mcast_family_t of a family plan, else -1 */
+    int variant;              /* the family's variant (scatter_allgather: MCAST_SAG_*) */
     const int *chain;         /* [n] root first */
     int n, root;
     size_t class_bytes;       /* representative size of the class the decision used */
-    int defer;                /* pathmc under auto: a kbinomial plan is better, pass the
-                                 call to the module below */
+    int defer;                /* pass the call to the module below: a "previous" rule, or
+                                 pathmc under auto when a kbinomial plan is better */
 } mcast_plan_info_t;
 int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info);
 /* "k=2 segment_bytes=8192 window=4 max_sends=1 discipline=fpfs predicted_us=12.3

@@ -13,6 +13,9 @@
  *   twolevel    across nodes: k-binomial over node leaders; inside: a chain, a binomial
  *               or a flat tree per node; leaders send to other nodes first
  *   torus       (pathmc, with a torus) separate, U-, S-, Md-, Mu-torus trees
+ *   families    scatter_allgather (ring or recursive doubling), twotree, circulant:
+ *               their own models (mcast_families.h) for every block count, sends in
+ *               flight 1 or 2
  *
  *   segment grid: S = 2^i and 3*2^(i-1) from segment_min_bytes to min(segment_max_bytes,
  *   M), and S = M (one segment)
@@ -34,6 +37,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <new>
 #include <sstream>
@@ -69,12 +73,29 @@ const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
     {MCAST_ALG_CHAIN, "chain", MCAST_COMP_KBINOMIAL, "pipelined chain along the ordering"},
     {MCAST_ALG_TWOLEVEL, "twolevel", MCAST_COMP_KBINOMIAL,
      "k-binomial tree over node leaders, each node fanned out per block as it arrives"},
+    {MCAST_ALG_SCATTER_ALLGATHER, "scatter_allgather", MCAST_COMP_KBINOMIAL,
+     "binomial scatter of n blocks, then ring or recursive-doubling allgather (bandwidth)"},
+    {MCAST_ALG_TWOTREE, "twotree", MCAST_COMP_KBINOMIAL,
+     "two pipelined binary trees, each rank interior in at most one, half the blocks each"},
+    {MCAST_ALG_CIRCULANT, "circulant", MCAST_COMP_KBINOMIAL,
+     "round-optimal pipeline on a circulant graph: m - 1 + ceil(log2 n) rounds"},
     {MCAST_ALG_SEPARATE, "separate", MCAST_COMP_PATHMC, "torus: separate addressing"},
     {MCAST_ALG_UTORUS, "utorus", MCAST_COMP_PATHMC, "torus: U-torus (binomial on the DOR chain)"},
     {MCAST_ALG_STORUS, "storus", MCAST_COMP_PATHMC, "torus: S-torus (Hamiltonian chain)"},
     {MCAST_ALG_MDTORUS, "mdtorus", MCAST_COMP_PATHMC, "torus: Md-torus (dimensional partitions)"},
     {MCAST_ALG_MUTORUS, "mutorus", MCAST_COMP_PATHMC, "torus: Mu-torus (uniform partitions of length r)"},
 };
+
+/* The family of a registry algorithm, or -1 (a tree). */
+int family_of(int alg)
+{
+    switch (alg) {
+    case MCAST_ALG_SCATTER_ALLGATHER: return MCAST_FAM_SCATTER_ALLGATHER;
+    case MCAST_ALG_TWOTREE: return MCAST_FAM_TWOTREE;
+    case MCAST_ALG_CIRCULANT: return MCAST_FAM_CIRCULANT;
+    default: return -1;
+    }
+}
 
 int torus_alg_of(int alg)
 {
@@ -131,6 +152,16 @@ struct mcast_plan {
     std::string extra; /* algorithm-specific words for the verbose line */
     size_t class_bytes = 0;
     bool defer = false;
+    /* schedule families: the level, its edge model and resolved engine parameters
+     * (window and max_sends are then this plan's, not per rank) */
+    int family = -1;
+    mcast_level_t level{};
+    mcast_loggp_t family_net{};
+    /* twolevel with a family between the node leaders (level) and a tree inside the
+     * nodes (intra): mcast_sched_two_level */
+    bool two_level = false;
+    mcast_level_t intra{};
+    int nnodes = 0;
 };
 
 namespace {
@@ -241,6 +272,10 @@ struct Candidate {
     size_t S = 0; /* 0: whole */
     double lambda = 0;
     int intra = 0; /* twolevel: 0 chain, 1 binomial, 2 flat */
+    int variant = 0;   /* families */
+    int max_sends = 0; /* families: resolved sends in flight */
+    int window = 0;    /* families: resolved receive window */
+    int inter = -1;    /* twolevel: a family between the leaders (registry id), -1 = k-binomial */
     double t = std::numeric_limits<double>::infinity();
 };
 
@@ -449,6 +484,103 @@ bool eligible(int alg, const mcast_plan_input_t &in)
     return true;
 }
 
+/* The edge model a family runs on: shm when every rank shares a node, else net (the
+ * pessimistic choice for mixed locality).  The families' models charge a rank only for
+ * its sends (o_send + b*gap per block) and a hop for latency; but in a pipelined family
+ * every rank also receives about one block per round, and its receive overhead and copy
+ * (o_recv + b*recv, the same process's time) come between its sends.  So the receive side
+ * moves into the per-block send cost:
+ *   o_send' = o_send + o_recv,  gap' = gap + recv,  wire' = wire + recv,  o_recv' = 0
+ * (a hop then costs o_send + L + b*max(gap, wire) + o_recv + b*recv, as before). */
+mcast_loggp_t family_net_of(mcast_loggp_t g)
+{
+    g.o_send_us += g.o_recv_us;
+    g.o_recv_us = 0.0;
+    g.gap_ns_per_byte += g.recv_ns_per_byte;
+    g.wire_ns_per_byte += g.recv_ns_per_byte;
+    g.recv_ns_per_byte = 0.0;
+    return g;
+}
+
+/* The largest number of ranks on one node. */
+int ranks_per_node(const mcast_plan_input_t &in)
+{
+    if (in.node_of_rank == nullptr) {
+        return in.all_local ? in.n : 1;
+    }
+    std::map<int, int> count;
+    int most = 1;
+    for (int r = 0; r < in.n; ++r) {
+        most = std::max(most, ++count[in.node_of_rank[r]]);
+    }
+    return most;
+}
+
+mcast_loggp_t family_net(const mcast_plan_input_t &in)
+{
+    return family_net_of(in.all_local ? in.machine->shm : in.machine->net);
+}
+
+mcast_level_t level_of(int alg, int variant)
+{
+    mcast_level_t l{};
+    l.family = mcast_family_t(family_of(alg));
+    l.variant = variant;
+    return l;
+}
+
+/* The blocks of an M-byte message with S-byte blocks, within the plan's bounds (at most
+ * PLAN_MAX_BLOCKS; scatter_allgather at most n). */
+void family_geometry(int family, int n, size_t M, size_t S, size_t *B, uint32_t *nb)
+{
+    if (M == 0) {
+        *B = 1;
+        *nb = 0;
+        return;
+    }
+    S = std::max<size_t>(1, std::min(S, M));
+    size_t cap = PLAN_MAX_BLOCKS;
+    if (family == MCAST_FAM_SCATTER_ALLGATHER) {
+        cap = std::min(cap, size_t(n));
+    }
+    if ((M + S - 1) / S > cap) {
+        S = (M + cap - 1) / cap;
+    }
+    *B = S;
+    *nb = uint32_t((M + S - 1) / S);
+}
+
+/* A family candidate (or twolevel with a family between the leaders) replaces best when
+ * it is predicted faster. */
+void offer_family(Candidate &best, int alg, int variant, int inter, int intra, size_t B, int ms,
+                  int window, double t)
+{
+    Candidate c;
+    c.algorithm = alg;
+    c.variant = variant;
+    c.inter = inter;
+    c.intra = intra;
+    c.S = B;
+    c.max_sends = ms;
+    c.window = window;
+    c.t = t;
+    if (better(c.t, best.t)) {
+        best = c;
+    }
+}
+
+/* Sends in flight a family plan may use: the forced bound, window for 0, else 1 and 2. */
+std::vector<int> family_sends(const mcast_forced_t &f)
+{
+    if (f.max_sends >= 1) {
+        return {f.max_sends};
+    }
+    if (f.max_sends == 0) {
+        return {f.window};
+    }
+    return {1, 2};
+}
+
 struct Evaluator {
     const mcast_plan_input_t &in;
     std::vector<int> chain;
@@ -474,9 +606,111 @@ struct Evaluator {
             }
         }
     }
+    /* A schedule family: every variant the forced parameters allow, sends in flight 1 or
+     * 2 (max_sends = -1), the best block count (or the forced segment). */
+    void evaluate_family(int alg, Candidate &best) const
+    {
+        const mcast_forced_t &f = *in.forced;
+        const int fam = family_of(alg);
+        const mcast_loggp_t g = family_net(in);
+        if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
+            /* n blocks of at most PLAN_MAX_BLOCK_BYTES, with room for the largest size of
+             * the class (at most 1.12 x its middle) */
+            require(double(M) * 1.25 <= double(in.n) * double(PLAN_MAX_BLOCK_BYTES),
+                    "scatter_allgather: a message of more than n x 16 MiB");
+        }
+        std::vector<int> variants{0};
+        if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
+            variants = f.allgather != 0 ? std::vector<int>{f.allgather - 1}
+                                        : std::vector<int>{MCAST_SAG_RING, MCAST_SAG_RD};
+        }
+        const std::vector<int> sends = family_sends(f);
+        uint64_t cap = PLAN_MAX_BLOCKS;
+        cap = std::min<uint64_t>(cap, std::max<uint64_t>(1, M / f.segment_min_bytes));
+        if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
+            cap = std::min<uint64_t>(cap, uint64_t(in.n));
+        }
+        for (int v : variants) {
+            const mcast_level_t l = level_of(alg, v);
+            for (int ms : sends) {
+                size_t B = 1;
+                uint32_t nb = 0;
+                double t = 0.0;
+                if (f.segment_bytes != 0 || M == 0) {
+                    family_geometry(fam, in.n, M, f.segment_bytes == 0 ? M : f.segment_bytes, &B, &nb);
+                    t = M == 0 ? 0.0 : mcast_level_predict_us(&l, in.n, M, nb, &g, f.window, ms);
+                } else {
+                    const int rc = mcast_level_best_nblocks(&l, in.n, M, &g, f.window, ms,
+                                                            uint32_t(cap), &nb, &B, &t);
+                    if (rc == KB_ERR_NOMEM) {
+                        throw std::bad_alloc();
+                    }
+                    require(rc == KB_OK, "family: no block count");
+                }
+                int w = f.window;
+                if (M != 0) {
+                    w = std::max(w, mcast_level_window(&l, in.n, M, nb, &g, ms));
+                    if (w != f.window) {
+                        t = mcast_level_predict_us(&l, in.n, M, nb, &g, w, ms);
+                    }
+                }
+                require(t >= 0.0, "family: the model does not apply");
+                offer_family(best, alg, v, -1, 0, B, ms, w, t);
+            }
+        }
+    }
+    /* twolevel with a family between the node leaders (circulant, two-tree) and a chain,
+     * binomial or flat tree inside every node, both levels overlapping per block
+     * (mcast_two_level_predict_us); the block count is the inter level's best. */
+    void evaluate_two_level_families(Candidate &best) const
+    {
+        const mcast_forced_t &f = *in.forced;
+        const mcast_loggp_t g = family_net_of(in.machine->net);
+        const mcast_loggp_t local = family_net_of(in.machine->shm);
+        const int ppn = ranks_per_node(in);
+        const int nodes = in.nnodes;
+        if (M == 0 || nodes < 2) {
+            return;
+        }
+        const std::vector<int> sends = family_sends(f);
+        const uint64_t cap = std::min<uint64_t>(PLAN_MAX_BLOCKS,
+                                                std::max<uint64_t>(1, M / f.segment_min_bytes));
+        static const kb_shape_t shapes[3] = {KB_SHAPE_CHAIN, KB_SHAPE_BINOMIAL, KB_SHAPE_LINEAR};
+        for (int inter : {MCAST_ALG_CIRCULANT, MCAST_ALG_TWOTREE}) {
+            const mcast_level_t li = level_of(inter, 0);
+            for (int ms : sends) {
+                size_t B = 1;
+                uint32_t nb = 0;
+                double ti = 0.0;
+                if (f.segment_bytes != 0) {
+                    family_geometry(li.family, nodes, M, f.segment_bytes, &B, &nb);
+                } else if (mcast_level_best_nblocks(&li, nodes, M, &g, f.window, ms, uint32_t(cap),
+                                                    &nb, &B, &ti) != KB_OK) {
+                    continue;
+                }
+                const int w = std::max(f.window, mcast_level_window(&li, nodes, M, nb, &g, ms));
+                for (int intra = 0; intra < 3; ++intra) {
+                    mcast_level_t ll{};
+                    ll.family = MCAST_FAM_TREE;
+                    ll.shape = shapes[intra];
+                    ll.tree.k = std::max(1, kb_ceil_log2(std::max(2, ppn)));
+                    ll.tree.lambda = 1.0;
+                    const double t = mcast_two_level_predict_us(&li, &ll, nodes, ppn, M, nb, &g,
+                                                                 &local, w, ms);
+                    if (t >= 0.0) {
+                        offer_family(best, MCAST_ALG_TWOLEVEL, 0, inter, intra, B, ms, w, t);
+                    }
+                }
+            }
+        }
+    }
     /* All candidates of one algorithm with the forced parameters applied. */
     void evaluate(int alg, Candidate &best) const
     {
+        if (family_of(alg) >= 0) {
+            evaluate_family(alg, best);
+            return;
+        }
         const mcast_forced_t &f = *in.forced;
         const std::vector<size_t> grid = segment_grid(M, f);
         const std::vector<size_t> whole = {f.segment_bytes};
@@ -535,6 +769,9 @@ struct Evaluator {
                     consider(c, grid);
                 }
             }
+            if (f.k == 0) {
+                evaluate_two_level_families(best);
+            }
             break;
         }
         default:
@@ -572,12 +809,36 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
     p.predicted_us = c.t;
     p.selected_by = selected_by;
     p.class_bytes = class_bytes;
+    p.family = family_of(c.algorithm);
+    if (p.family >= 0) {
+        p.level = level_of(c.algorithm, c.variant);
+        p.family_net = family_net(in);
+        p.window = c.window;
+        p.max_sends = c.max_sends;
+    }
+    if (c.algorithm == MCAST_ALG_TWOLEVEL && c.inter >= 0) {
+        static const kb_shape_t shapes[3] = {KB_SHAPE_CHAIN, KB_SHAPE_BINOMIAL, KB_SHAPE_LINEAR};
+        p.two_level = true;
+        p.family = family_of(c.inter);
+        p.level = level_of(c.inter, 0);
+        p.family_net = family_net_of(in.machine->net);
+        p.window = c.window;
+        p.max_sends = c.max_sends;
+        p.nnodes = in.nnodes;
+        p.intra.family = MCAST_FAM_TREE;
+        p.intra.shape = shapes[c.intra];
+        p.intra.tree.k = std::max(1, kb_ceil_log2(std::max(2, ranks_per_node(in))));
+        p.intra.tree.lambda = 1.0;
+    }
     if (c.algorithm == MCAST_ALG_TWOLEVEL) {
         static const char *const intra[] = {"chain", "binomial", "flat"};
-        p.extra = std::string("intra=") + intra[c.intra];
+        p.extra = (c.inter >= 0 ? std::string("inter=") + REGISTRY[c.inter].name + " " : std::string()) +
+                  std::string("intra=") + intra[c.intra];
     } else if (c.algorithm == MCAST_ALG_POSTAL) {
         p.extra = "lambda=" + fmt("%.3f", c.lambda) +
                   (c.S != 0 ? " pipelining=on" : " pipelining=off");
+    } else if (c.algorithm == MCAST_ALG_SCATTER_ALLGATHER) {
+        p.extra = c.variant == MCAST_SAG_RD ? "allgather=recursive_doubling" : "allgather=ring";
     } else if (c.algorithm == MCAST_ALG_MUTORUS) {
         int r = in.forced->mu_r;
         for (int d = 0; r == 0 && in.torus != nullptr && d < in.torus->ndims; ++d) {
@@ -614,6 +875,7 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     mcast_plan_input_t in2 = in;
     in2.forced = &eff;
     std::string by = "model";
+    int previous_rule = 0;
     std::vector<int> algs;
     if (f.algorithm != MCAST_ALG_AUTO) {
         require(f.algorithm > 0 && f.algorithm < MCAST_ALG_COUNT, "planner: unknown algorithm");
@@ -629,6 +891,12 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         while (in.rules != nullptr &&
                kb_rules_match_from(in.rules, at, in.n, M, in.all_local ? 1 : 0, &rule, &at) == 1) {
             ++at;
+            if (std::strcmp(rule.algorithm, MCAST_RULE_PREVIOUS) == 0) {
+                /* the module below serves this class; the model still makes a plan (the
+                 * verbose line and mcast-inspect show what we would have run) */
+                previous_rule = rule.line;
+                break;
+            }
             const int id = mcast_registry_lookup(rule.algorithm);
             if (id == MCAST_ALG_AUTO) {
                 break;
@@ -657,6 +925,9 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
             if (in.component == MCAST_COMP_PATHMC) { /* compare with what kbinomial would do */
                 algs.push_back(MCAST_ALG_KBINOMIAL);
                 algs.push_back(MCAST_ALG_POSTAL);
+                algs.push_back(MCAST_ALG_SCATTER_ALLGATHER);
+                algs.push_back(MCAST_ALG_TWOTREE);
+                algs.push_back(MCAST_ALG_CIRCULANT);
                 if (eligible(MCAST_ALG_TWOLEVEL, in) || (in.node_of_rank && in.nnodes > 1 && in.nnodes < in.n)) {
                     algs.push_back(MCAST_ALG_TWOLEVEL);
                 }
@@ -671,13 +942,22 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
                         "twolevel needs several nodes with several ranks each");
             continue;
         }
+        if (family_of(a) == MCAST_FAM_SCATTER_ALLGATHER && f.algorithm == MCAST_ALG_AUTO &&
+            double(M) * 1.25 > double(in.n) * double(PLAN_MAX_BLOCK_BYTES)) {
+            continue; /* blocks larger than a plan allows (evaluate_family says why) */
+        }
         ev.evaluate(a, best);
     }
     require(best.algorithm != MCAST_ALG_AUTO, "planner: no candidate applies");
-    TreePtr tree = build_tree(in2, ev.chain, best);
+    TreePtr tree = family_of(best.algorithm) >= 0 || best.inter >= 0 ? TreePtr()
+                                                                      : build_tree(in2, ev.chain, best);
     fill_plan(out, in2, best, std::move(tree), by, M);
     if (in.component == MCAST_COMP_PATHMC && (REGISTRY[best.algorithm].component & MCAST_COMP_PATHMC) == 0) {
         out.defer = true;
+    }
+    if (previous_rule != 0) {
+        out.defer = true;
+        out.selected_by = "previous:rules:" + std::to_string(previous_rule);
     }
 }
 
@@ -1000,6 +1280,11 @@ MC_API int mcast_plan_blocks(const mcast_plan_t *p, size_t bytes, size_t *block_
     if (p == nullptr || block_bytes == nullptr || nblocks == nullptr) {
         return KB_ERR_ARG;
     }
+    if (p->family >= 0) {
+        family_geometry(p->family, p->two_level ? p->nnodes : p->n, bytes,
+                        p->segment_bytes == 0 ? bytes : p->segment_bytes, block_bytes, nblocks);
+        return KB_OK;
+    }
     size_t S = p->segment_bytes == 0 ? bytes : std::min(p->segment_bytes, bytes);
     S = std::min(S, PLAN_MAX_BLOCK_BYTES);
     if (S == 0) {
@@ -1021,6 +1306,13 @@ MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mc
     size_t S;
     uint32_t m;
     mcast_plan_blocks(p, bytes, &S, &m);
+    if (p->two_level) {
+        return mcast_sched_two_level(p->n, p->root, rank, p->chain.data(), p->node_of_rank.data(),
+                                     &p->level, &p->intra, m, out);
+    }
+    if (p->family >= 0) {
+        return mcast_sched_level(&p->level, p->n, p->root, rank, p->chain.data(), m, out);
+    }
     return mcast_sched_tree(p->tree.t, rank, m, kb_discipline_t(p->discipline), out);
 }
 
@@ -1034,6 +1326,16 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
     ep->bytes = bytes;
     mcast_plan_blocks(p, bytes, &ep->block_bytes, &m);
     ep->window = p->window;
+    if (p->family >= 0) {
+        /* the window the family needs for this message (two-tree: its streams' skew) */
+        const int w = bytes == 0 ? -1
+                                 : mcast_level_window(&p->level, p->two_level ? p->nnodes : p->n,
+                                                      bytes, m, &p->family_net, p->max_sends);
+        ep->window = std::max(p->window, w);
+        /* a node leader also feeds its node's tree: those copies need slots of their own */
+        ep->max_sends = p->two_level ? p->max_sends + 2 : p->max_sends;
+        return KB_OK;
+    }
     const kb_tree_t *t = p->tree.t;
     const int first = t->child_off[rank], end = t->child_off[rank + 1];
     bool any_remote = false;
@@ -1068,6 +1370,8 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->root = p->root;
     info->class_bytes = p->class_bytes;
     info->defer = p->defer ? 1 : 0;
+    info->family = p->family;
+    info->variant = p->level.variant;
     return KB_OK;
 }
 
@@ -1120,7 +1424,7 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
     uint64_t h = 1469598103934665603ull;
     if (f != nullptr) {
         const int ints[] = {f->algorithm, f->k, f->window, f->max_sends, f->discipline,
-                            f->postal_pipelining, f->mu_r};
+                            f->postal_pipelining, f->mu_r, f->allgather};
         h = fnv(h, ints, sizeof(ints));
         const uint64_t sizes[] = {f->segment_bytes, f->segment_min_bytes, f->segment_max_bytes};
         h = fnv(h, sizes, sizeof(sizes));

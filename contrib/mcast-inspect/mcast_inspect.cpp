@@ -340,11 +340,14 @@ struct Inspection {
     int alg = MCAST_ALG_AUTO;           /* registry id asked for */
     bool torus_alg = false;
     mcast_plan_t *plan = nullptr;       /* owns the tree */
-    const kb_tree_t *tree = nullptr;
+    const kb_tree_t *tree = nullptr;    /* NULL for a schedule family */
+    int family = -1;                    /* mcast_family_t of a family plan */
+    uint32_t nblocks = 0;               /* blocks of the inspected message */
     ~Inspection() { mcast_plan_free(plan); }
     std::string params;                  /* "kbinomial k=2" for the picture */
     std::vector<std::string> model_lines;
     std::vector<pm_msg_t> msgs;
+    std::vector<pm_msg_t> first_msgs;    /* families: the sends that carry block 0 (drawn) */
     int nsteps = 0;
     std::vector<long> conflicts;         /* per step */
     long total_conflicts = 0;
@@ -546,6 +549,7 @@ void build_plan(Inspection &in)
     mcast_plan_info_t info;
     mcast_plan_get_info(in.plan, &info);
     in.tree = info.tree;
+    in.family = info.family;
     char desc[512];
     mcast_plan_describe(in.plan, desc, sizeof(desc));
     std::vector<std::string> &L = in.model_lines;
@@ -573,6 +577,28 @@ void build_plan(Inspection &in)
     mcast_plan_blocks(in.plan, in.opt.bytes, &B, &m);
     L.push_back(fmt("segment_bytes: %zu", B));
     L.push_back(fmt("segments: %u", m));
+    in.nblocks = m;
+    if (nullptr == in.tree) {
+        /* a schedule family: its unit-step rounds (formula and the checker's execution of
+         * every rank's schedule) and the model's time at the size class */
+        mcast_level_t lvl;
+        memset(&lvl, 0, sizeof(lvl));
+        lvl.family = (mcast_family_t) info.family;
+        lvl.variant = info.variant;
+        if (MCAST_ALG_TWOLEVEL != info.algorithm) {
+            L.push_back(fmt("rounds: %ld (the family's formula, unit steps)",
+                            mcast_level_rounds(&lvl, n, m)));
+        } else {
+            L.push_back(fmt("rounds: %ld between the node leaders (the family's formula, unit "
+                            "steps), the node trees overlapping per block",
+                            mcast_level_rounds(&lvl, pi.nnodes, m)));
+        }
+        L.push_back("formula: the family's cost model (mcast_families.h)");
+        L.push_back(fmt("predicted_us: %.1f (at the size class's %zu bytes)", info.predicted_us,
+                        info.class_bytes));
+        L.push_back(fmt("selected_by: %s", info.selected_by));
+        return;
+    }
     if (info.k > 0 && MCAST_ALG_KBINOMIAL == info.algorithm) {
         L.push_back(fmt("steps: %ld (L1(n,k) + (m-1)k = %d + %u*%d, unit steps)",
                         kb_steps(n, (long) m, info.k), kb_L1(n, info.k), m - 1, info.k));
@@ -587,24 +613,80 @@ void build_plan(Inspection &in)
     L.push_back(fmt("selected_by: %s", info.selected_by));
 }
 
+/* A schedule family's messages: every rank's sends of the plan's schedule, at the
+ * generator's round (the unit-step rounds the checker verifies), block by block. */
+void family_messages(Inspection &in)
+{
+    const int n = (int) in.hosts.size();
+    constexpr size_t kMaxMessages = 1u << 20;
+    std::vector<mcast_sched_t *> scheds(n, nullptr);
+    struct Free {
+        std::vector<mcast_sched_t *> &v;
+        ~Free() { for (mcast_sched_t *x : v) mcast_sched_free(x); }
+    } guard{scheds};
+    for (int r = 0; r < n; ++r) {
+        if (KB_OK != mcast_plan_schedule(in.plan, r, in.opt.bytes, &scheds[r])) {
+            throw Fail(EXIT_INTERNAL, fmt("the core gave no schedule for rank %d", r));
+        }
+    }
+    mcast_plan_info_t info;
+    mcast_plan_get_info(in.plan, &info);
+    long rounds = 0;
+    char err[512] = "";
+    if (KB_OK != mcast_sched_check(n, in.opt.root, scheds.data(), std::max(2, info.window), 1,
+                                   &rounds, err, sizeof(err))) {
+        throw Fail(EXIT_INTERNAL, fmt("the core's schedule fails its check: %s", err));
+    }
+    in.model_lines.insert(in.model_lines.end() - 3,
+                          fmt("rounds_checked: %ld (every rank's schedule executed together)", rounds));
+    in.nsteps = 0;
+    for (int r = 0; r < n; ++r) {
+        const size_t ns = mcast_sched_count(scheds[r], MCAST_OP_SEND);
+        for (size_t i = 0; i < ns; ++i) {
+            mcast_op_t op;
+            mcast_sched_op(scheds[r], MCAST_OP_SEND, i, &op);
+            if (in.msgs.size() >= kMaxMessages) {
+                throw Fail(EXIT_INPUT, fmt("more than %zu messages: inspect a smaller message "
+                                           "or fewer blocks (--segment-bytes)", kMaxMessages));
+            }
+            pm_msg_t m;
+            m.step = (int) op.step;
+            m.src = r;
+            m.dst = op.peer;
+            in.msgs.push_back(m);
+            if (0 == op.block) {
+                in.first_msgs.push_back(m);
+            }
+            in.nsteps = std::max(in.nsteps, m.step + 1);
+        }
+    }
+}
+
 void check_conflicts(Inspection &in)
 {
     const int n = (int) in.hosts.size();
     in.step_into.assign(n, -1);
-    pm_msg_t *msgs = nullptr;
-    int nmsgs = 0;
-    int rc = pm_plan_from_tree(in.tree, &msgs, &nmsgs, &in.nsteps);
-    if (PM_OK != rc) {
-        throw Fail(EXIT_INTERNAL, fmt("pm_plan_from_tree failed (error %d)", rc));
+    int rc = PM_OK;
+    if (nullptr == in.tree) {
+        family_messages(in);
+    } else {
+        pm_msg_t *msgs = nullptr;
+        int nmsgs = 0;
+        rc = pm_plan_from_tree(in.tree, &msgs, &nmsgs, &in.nsteps);
+        if (PM_OK != rc) {
+            throw Fail(EXIT_INTERNAL, fmt("pm_plan_from_tree failed (error %d)", rc));
+        }
+        in.msgs.assign(msgs, msgs + nmsgs);
+        pm_free(msgs);
     }
-    in.msgs.assign(msgs, msgs + nmsgs);
-    pm_free(msgs);
     /* Report in (step, src, dst) order so the output is stable. */
     std::sort(in.msgs.begin(), in.msgs.end(), [](const pm_msg_t &x, const pm_msg_t &y) {
         return x.step != y.step ? x.step < y.step : x.src != y.src ? x.src < y.src : x.dst < y.dst;
     });
     for (const pm_msg_t &m : in.msgs) {
-        in.step_into[m.dst] = m.step;
+        if (in.step_into[m.dst] < 0) { /* first reception (families receive many) */
+            in.step_into[m.dst] = m.step;
+        }
     }
     if (0 == in.nsteps) {
         return;   /* one rank: nothing is sent */
@@ -720,8 +802,22 @@ void print_report(const Inspection &in)
     }
 
     printf("\n== tree ==\n");
-    printf("depth: %d\n", t->depth);
-    for (int v = 0; v < n; ++v) {
+    if (nullptr == t) {
+        printf("none: %s is a schedule family of %u blocks (every rank its own send and "
+               "receive lists; mcast_families.h)\n", in.opt.algorithm.c_str(), in.nblocks);
+        for (int v = 0; v < n; ++v) {
+            int sends = 0;
+            for (const pm_msg_t &m : in.msgs) {
+                sends += m.src == v;
+            }
+            printf("rank %d (%s): %d sends, first block from step %d\n", v, in.hosts[v].c_str(),
+                   sends, in.step_into[v]);
+        }
+    }
+    if (nullptr != t) {
+        printf("depth: %d\n", t->depth);
+    }
+    for (int v = 0; nullptr != t && v < n; ++v) {
         std::string ch;
         for (int j = t->child_off[v]; j < t->child_off[v + 1]; ++j) {
             ch += " " + std::to_string(t->children[j]);
@@ -730,12 +826,19 @@ void print_report(const Inspection &in)
         printf("rank %d (%s): parent %s, children [%s]\n", v, in.hosts[v].c_str(), par.c_str(),
                ch.empty() ? "" : ch.c_str() + 1);
     }
-    printf("tree:\n");
-    print_tree_ascii(in);
+    if (nullptr != t) {
+        printf("tree:\n");
+        print_tree_ascii(in);
+    }
 
     printf("\n== conflicts ==\n");
-    printf("schedule: FPFS single packet (pm_plan_from_tree), %zu messages, %d steps\n",
-           in.msgs.size(), in.nsteps);
+    if (nullptr != t) {
+        printf("schedule: FPFS single packet (pm_plan_from_tree), %zu messages, %d steps\n",
+               in.msgs.size(), in.nsteps);
+    } else {
+        printf("schedule: the family's rounds, block by block, %zu messages, %d steps\n",
+               in.msgs.size(), in.nsteps);
+    }
     size_t i = 0;
     for (int s = 0; s < in.nsteps; ++s) {
         std::string list;
@@ -930,10 +1033,11 @@ std::string make_dot(const Inspection &in)
         d += "  " + quote(a) + " -> " + quote(b) + " [" + attrs + "];\n";
     }
 
-    /* The tree: directed, one colour per FPFS step.  It must not shape the layout:
+    /* The tree: directed, one colour per FPFS step (a schedule family: the sends of its
+     * first block, which reach every rank once).  It must not shape the layout:
      * neato places nodes by graph distance, and a tree edge longer than any route
      * (len) leaves every distance, hence the fabric's drawing, unchanged. */
-    for (const pm_msg_t &m : in.msgs) {
+    for (const pm_msg_t &m : nullptr != in.tree ? in.msgs : in.first_msgs) {
         const char *c = kStepColors[m.step % (int) (sizeof(kStepColors) / sizeof(*kStepColors))];
         d += "  " + quote(canon[m.src]) + " -> " + quote(canon[m.dst]) +
              fmt(" [color=\"%s\", fontcolor=\"%s\", penwidth=2.2, arrowsize=0.9, style=bold, "
@@ -1070,7 +1174,7 @@ int run(int argc, char **argv)
     read_hosts(in);
     build_chain(in);
     build_plan(in);
-    if (KB_OK != kb_tree_check(in.tree)) {
+    if (nullptr != in.tree && KB_OK != kb_tree_check(in.tree)) {
         throw Fail(EXIT_INTERNAL, "the core returned an inconsistent tree");
     }
     check_conflicts(in);

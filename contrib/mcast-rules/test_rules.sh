@@ -19,6 +19,13 @@ expect_line '^2 +0- +postal +where=net' "cluster launcher gives where=net"
 expect_line '^\* +\* +auto$' "table ends with * * auto"
 n4=$(printf '%s\n' "$out" | grep -c '^4 ')
 [ "$n4" = 3 ] && ok "three np-4 lines" || bad "three np-4 lines (got $n4)"
+# stock Open MPI's default faster than all of ours -> previous (the module below serves it)
+out=$(python3 "$RULES" "$here/fixture-np8")
+expect_line '^8 +0-90 +previous +where=node +# best at 8 B' "default fastest -> previous"
+expect_line '^8 +91-8192 +auto ' "ours faster than default -> ours"
+expect_line '^8 +8193- +circulant ' "a family wins where it is measured fastest"
+out=$(python3 "$RULES" "$here/fixture-np8" --no-previous)
+expect_line '^8 +0-8192 +auto ' "--no-previous: only ours compete"
 # --ranks and --where
 out=$(python3 "$RULES" "$here/fixture-np4" --ranks 3-6 --where any)
 expect_line '^3-6 +0-2048 +auto +# ' "--ranks/--where any"

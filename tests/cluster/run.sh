@@ -167,6 +167,20 @@ if [ -n "$COMP" ]; then
             fi
         done
     done
+    # twolevel: two ranks per host, so node leaders run the plan between the hosts (a
+    # k-binomial tree or a family: circulant, two-tree) and each host's second rank gets
+    # every block from its leader as it arrives
+    # shellcheck disable=SC2046
+    if "$CLUSTER" run -- -np $((2 * N)) $(ours twolevel) --mca coll_kbinomial_verbose 1 \
+        "$OSU" -c -m 1:"$M" -i 5 -x 1 -r rotate >"$WORK/osu.out" 2>&1; then
+        if grep -q "coll:kbinomial:.*algorithm=twolevel" "$WORK/osu.out"; then
+            ok "ours twolevel, 2 ranks per host: data validated on $N hosts, 1..$M B ($(grep -c 'algorithm=twolevel inter=' "$WORK/osu.out") plans with a family between the hosts)"
+        else
+            bad "ours twolevel: no plan line 'algorithm=twolevel'"; grep -m3 "coll:" "$WORK/osu.out"
+        fi
+    else
+        bad "ours twolevel, 2 ranks per host: osu_style_bcast -c failed"; tail -20 "$WORK/osu.out"
+    fi
     # shellcheck disable=SC2046
     check_bytes "ours linear" "$nm1" $(ours linear)
     # shellcheck disable=SC2046

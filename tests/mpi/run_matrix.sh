@@ -94,7 +94,7 @@ if [ -z "$ALGS" ] || [ -z "$PM_ALGS" ]; then
 fi
 echo "algorithms: coll/kbinomial: $ALGS; coll/pathmc: $PM_ALGS"
 # auto resolves to one of the algorithms (its plan line says which).
-expect_of() { [ "$1" = auto ] && echo '[a-z]*' || echo "$1"; }
+expect_of() { [ "$1" = auto ] && echo '[a-z_]*' || echo "$1"; }
 
 if [ "$MATRIX" = quick ]; then NPS="1 2 4 7"; else NPS="1 2 3 4 5 6 7 8 9"; fi
 
@@ -122,7 +122,7 @@ for alg in auto kbinomial chain linear; do
     row "ibcast_multi np=5 alg=$alg" "ibcast $(expect_of $alg)" 5 PML_OB1 \
         --mca coll_kbinomial_algorithm "$alg" --mca coll_kbinomial_segment_bytes 16384 "$IMULTI" -l 300000
 done
-row "ibcast ucx np=4 alg=auto" "ibcast [a-z]*" 4 PML_UCX "$CHECK" -n -l 65536
+row "ibcast ucx np=4 alg=auto" "ibcast [a-z_]*" 4 PML_UCX "$CHECK" -n -l 65536
 # 1c. Signatures that differ between ranks (erroneous programs): no hang, no success with
 #     wrong data, the next broadcast correct (forced plans with several segments, and
 #     auto within one size class).
@@ -131,7 +131,7 @@ for np in 3 5; do
         --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_segment_bytes 65536 "$MISMATCH"
     row "mismatch np=$np chain seg=8k" chain "$np" PML_OB1 \
         --mca coll_kbinomial_algorithm chain --mca coll_kbinomial_segment_bytes 8192 "$MISMATCH" -m 200000 -d 20000
-    row "mismatch np=$np auto" '[a-z]*' "$np" PML_OB1 "$MISMATCH" -m 1000000 -d 4000
+    row "mismatch np=$np auto" '[a-z_]*' "$np" PML_OB1 "$MISMATCH" -m 1000000 -d 4000
 done
 
 # 2. pml ucx
@@ -159,7 +159,7 @@ for w in 1 2 8; do
         row "kbinomial np=6 window=$w $disc seg=1" kbinomial 6 PML_OB1 \
             --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_window "$w" \
             --mca coll_kbinomial_discipline "$disc" --mca coll_kbinomial_segment_bytes 1 \
-            "$CHECK" -l 600
+            "$CHECK" -l 64
         row "kbinomial np=5 window=$w $disc seg>msg" kbinomial 5 PML_OB1 \
             --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_window "$w" \
             --mca coll_kbinomial_discipline "$disc" --mca coll_kbinomial_segment_bytes 10000000 \
@@ -180,11 +180,29 @@ for lambda in 1 1.5 2 3.5 8; do
             --mca coll_kbinomial_segment_bytes 4096 "$CHECK" -l 65536
     done
 done
+# 4b. the schedule families: both allgathers of scatter_allgather (n a power of two and
+#     not), forced segments with more blocks than ranks, windows and sends in flight.
+for np in 5 8; do
+    for ag in ring recursive_doubling; do
+        row "scatter_allgather np=$np allgather=$ag seg=1000" "scatter_allgather allgather=$ag" \
+            "$np" PML_OB1 --mca coll_kbinomial_algorithm scatter_allgather \
+            --mca coll_kbinomial_allgather "$ag" --mca coll_kbinomial_segment_bytes 1000 \
+            "$CHECK" -l 20000
+    done
+done
+for alg in twotree circulant; do
+    for w in 1 3; do
+        row "$alg np=7 window=$w max_sends=$((w - 1)) seg=700" "$alg" 7 PML_OB1 \
+            --mca coll_kbinomial_algorithm "$alg" --mca coll_kbinomial_window "$w" \
+            --mca coll_kbinomial_max_sends $((w - 1)) --mca coll_kbinomial_segment_bytes 700 \
+            "$CHECK" -l 20000
+    done
+done
 # 5. coll/pathmc on periodic Cartesian communicators (2-D torus and ring): every
 #    torus algorithm, every root, the datatype matrix; Mu-torus with several r.
 for np in 4 6 8 9; do
     for alg in $PM_ALGS; do
-        row "pathmc np=$np alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z]*' || echo $alg)" \
+        row "pathmc np=$np alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z_]*' || echo $alg)" \
             "$np" PML_OB1 --mca coll_pathmc_algorithm "$alg" "$CHECK" -c -l 20000
     done
 done
@@ -204,12 +222,12 @@ done
 coords=$(mktemp)
 printf 'torus 2x2\nhost %s 1 0\n' "$(hostname)" >"$coords"
 for alg in auto separate mdtorus mutorus; do
-    row "pathmc coords_file np=5 alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z]*' || echo $alg)" \
+    row "pathmc coords_file np=5 alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z_]*' || echo $alg)" \
         5 PML_OB1 --mca coll_pathmc_algorithm "$alg" --mca coll_pathmc_coords_file "$coords" \
         "$CHECK" -l 20000
 done
 # the same file as coll_pathmc_topology_file (which comes before the Cartesian topology)
-row "pathmc topology_file np=4 alg=auto" "pathmc:[a-z]*.*source=topology_file" \
+row "pathmc topology_file np=4 alg=auto" "pathmc:[a-z_]*.*source=topology_file" \
     4 PML_OB1 --mca coll_pathmc_topology_file "$coords" "$CHECK" -l 20000
 rm -f "$coords"
 # Topology files are read and parsed once per process, not once per communicator
@@ -267,7 +285,7 @@ fi
 # auto; ranks that hold different tables, or a table that does not parse, leave the
 # choice to the model on every rank of the communicator (no hang, same data; in the
 # first case sub-communicators without the odd rank agree and use the rules).
-rules=$(mktemp) rules_b=$(mktemp) rules_bad=$(mktemp)
+rules=$(mktemp) rules_b=$(mktemp) rules_bad=$(mktemp) rules_prev=$(mktemp)
 printf '# test table\n* 0-1023 linear\n* 1k-64k kbinomial k=2 segment_bytes=4k\n2-3 * postal where=node segment_bytes=16k\n* * auto\n' >"$rules"
 sed 's/k=2/k=3/' "$rules" >"$rules_b"
 printf '* 1k- broadcast\n* * linear\n' >"$rules_bad"
@@ -295,10 +313,14 @@ rules_check "rules differ between ranks -> model everywhere" "ranks hold differe
     "$rules_b" "$CHECK" -l 20000
 rules_check "rules file with an unknown algorithm -> that line skipped" ":1: unknown algorithm 'broadcast': line skipped" \
     "rules:2" --mca coll_kbinomial_rules_file "$rules_bad" "$CHECK" -l 20000
+printf '* 1k-64k previous\n* * auto\n' >"$rules_prev"
+rules_check "rules 'previous' -> the module below serves 1k-64k, data checked" \
+    "the module below serves this size class" "previous:rules:1" \
+    --mca coll_kbinomial_rules_file "$rules_prev" "$CHECK" -l 100000
 rules_check "rules file set on one rank only -> model everywhere" "ranks hold different rules" model \
     sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then export OMPI_MCA_coll_kbinomial_rules_file="$0"; fi; exec "$@"' \
     "$rules" "$CHECK" -l 20000
-rm -f "$rules" "$rules_b" "$rules_bad"
+rm -f "$rules" "$rules_b" "$rules_bad" "$rules_prev"
 # 6. bad input
 for np in 2 4; do
     for alg in $ALGS; do

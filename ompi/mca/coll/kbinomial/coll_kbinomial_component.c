@@ -37,6 +37,7 @@ mca_coll_kbinomial_component_t mca_coll_kbinomial_component = {
 };
 
 static const char *const discipline_names[] = {"fpfs", "fcfs", NULL};
+static const char *const allgather_names[] = {"auto", "ring", "recursive_doubling", NULL};
 
 static int kbinomial_register(void)
 {
@@ -93,13 +94,23 @@ static int kbinomial_register(void)
         {"rules_file", "Decision rules that replace the cost model's choice under algorithm=auto: "
          "lines 'RANKS BYTES ALGORITHM [k=K] [segment_bytes=S] [where=node|net|any]' "
          "(RANKS, BYTES: *, N, A-B or A-; k/m suffixes; first match wins; BYTES match the "
-         "size class (four per power of two); ALGORITHM auto leaves the size to the model; an "
+         "size class (four per power of two); ALGORITHM auto leaves the size to the model, "
+         "previous hands it to the module below (Open MPI's own choice); an "
          "unknown algorithm skips its line with a warning). contrib/mcast-rules writes one from "
          "perf/bcast-compare results. Every rank must read the same table (checked "
          "once per communicator; otherwise the model decides)",
          MCA_BASE_VAR_TYPE_STRING, &c->rules_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
     };
     rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]));
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    rc = mcast_register_enum_param(&c->super.collm_version, "allgather",
+                                   "scatter_allgather's allgather phase: auto (the planner's "
+                                   "model chooses per size class), ring (n - 1 steps of one "
+                                   "block: long messages) or recursive_doubling (log2 n steps "
+                                   "of doubling ranges; non-powers of two add fix-up steps)",
+                                   allgather_names, &f->allgather, MCA_BASE_VAR_SCOPE_ALL_EQ);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -153,7 +164,7 @@ static struct kb_rules *load_rules(const char *path)
             kb_rules_get(rules, i, &r);
             const int id = mcast_registry_lookup(r.algorithm);
             if ((id < 0 || 0 == (mcast_registry_get(id)->component & MCAST_COMP_KBINOMIAL)) &&
-                0 == OPAL_PROC_MY_NAME.vpid) {
+                0 != strcmp(r.algorithm, MCAST_RULE_PREVIOUS) && 0 == OPAL_PROC_MY_NAME.vpid) {
                 fprintf(stderr, "coll:kbinomial: %s:%d: unknown algorithm '%s': line skipped\n",
                         path, r.line, r.algorithm);
             }

@@ -168,6 +168,14 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     d->segment_bytes = (0 == info.segment_bytes) ? SIZE_MAX : info.segment_bytes;
     d->lambda = info.lambda;
     d->selected_by = dup_str(info.selected_by);
+    d->allgather = MCAST_ALG_SCATTER_ALLGATHER == info.algorithm ? info.variant + 1 : 0;
+    if (d->defer && m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
+        fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: the module below serves this "
+                        "size class (selected_by=%s; our plan would be algorithm=%s)\n",
+                m->ops->name, ompi_comm_get_cid(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
+                info.selected_by, info.name);
+        fflush(stderr);
+    }
     mcast_plan_free(p);
     return d;
 }
@@ -198,6 +206,9 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
     forced.k = d->k;
     forced.segment_bytes = d->segment_bytes;
     forced.lambda = d->lambda;
+    if (0 != d->allgather) {
+        forced.allgather = d->allgather;
+    }
     in.rules = NULL;
     in.selected_by = d->selected_by;
     mcast_plan_t *p = NULL;
