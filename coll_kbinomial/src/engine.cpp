@@ -213,15 +213,9 @@ MC_API int mcast_engine_start(mcast_engine_t *e, const mcast_sched_t *s,
     if (e == nullptr) {
         return KB_ERR_ARG;
     }
-    try {
-        return start(e, s, p, x);
-    } catch (const kb::ArgError &) {
-        return KB_ERR_ARG;
-    } catch (const std::bad_alloc &) {
-        return KB_ERR_NOMEM;
-    } catch (...) {
-        return KB_ERR_INTERNAL;
-    }
+    int rc = KB_OK;
+    const int st = kb::guarded([&] { rc = start(e, s, p, x); });
+    return st != KB_OK ? st : rc;
 }
 
 MC_API int mcast_engine_complete(mcast_engine_t *e, int slot, int status)

@@ -243,19 +243,7 @@ using namespace mc::fam;
 
 namespace {
 
-template <class F> int guarded(F &&f) noexcept
-{
-    try {
-        f();
-        return KB_OK;
-    } catch (const kb::ArgError &) {
-        return KB_ERR_ARG;
-    } catch (const std::bad_alloc &) {
-        return KB_ERR_NOMEM;
-    } catch (...) {
-        return KB_ERR_INTERNAL;
-    }
-}
+using kb::guarded;
 
 int make(const mcast_level_t &lvl, int n, int root, int rank, const int *ordering, uint32_t m,
          mcast_sched_t **out)

@@ -14,19 +14,10 @@
 
 namespace {
 
-/* Runs f(); maps exceptions to a status. */
+/* Runs f(); maps exceptions to a status (kb::guarded). */
 template <class F> int status_of(F &&f) noexcept
 {
-    try {
-        f();
-        return KB_OK;
-    } catch (const kb::ArgError &) {
-        return KB_ERR_ARG;
-    } catch (const std::bad_alloc &) {
-        return KB_ERR_NOMEM;
-    } catch (...) {
-        return KB_ERR_INTERNAL;
-    }
+    return kb::guarded(static_cast<F &&>(f));
 }
 
 /* A C caller may pass any int for an enum parameter; reading an out-of-range value as

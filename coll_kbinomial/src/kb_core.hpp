@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <new>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -27,6 +29,31 @@ inline void require(bool ok, const char *what)
     if (!ok) {
         throw ArgError(what);
     }
+}
+
+/* The one place where the core's exceptions become C status codes: runs f() and
+ * returns KB_OK, KB_ERR_ARG (an ArgError, its text into errbuf when given),
+ * KB_ERR_NOMEM or KB_ERR_INTERNAL.  Every C entry point of libkbcore goes through it. */
+template <class F> int guarded(char *errbuf, size_t errlen, F &&f) noexcept
+{
+    try {
+        f();
+        return KB_OK;
+    } catch (const ArgError &e) {
+        if (errbuf != nullptr && errlen > 0) {
+            std::snprintf(errbuf, errlen, "%s", e.what());
+        }
+        return KB_ERR_ARG;
+    } catch (const std::bad_alloc &) {
+        return KB_ERR_NOMEM;
+    } catch (...) {
+        return KB_ERR_INTERNAL;
+    }
+}
+
+template <class F> int guarded(F &&f) noexcept
+{
+    return guarded(nullptr, 0, static_cast<F &&>(f));
 }
 
 /* A tree over group ranks in CSR form; the C struct is filled from this. */

@@ -73,23 +73,7 @@ inline void block_range(size_t M, size_t B, uint32_t b, uint32_t nb, size_t *off
     *len = hi > lo ? hi - lo : 0;
 }
 
-/* Runs f(); maps exceptions to a status (kb::ArgError's text into errbuf). */
-template <class F> int guarded(char *errbuf, size_t errlen, F &&f) noexcept
-{
-    try {
-        f();
-        return KB_OK;
-    } catch (const kb::ArgError &e) {
-        if (errbuf != nullptr && errlen > 0) {
-            std::snprintf(errbuf, errlen, "%s", e.what());
-        }
-        return KB_ERR_ARG;
-    } catch (const std::bad_alloc &) {
-        return KB_ERR_NOMEM;
-    } catch (...) {
-        return KB_ERR_INTERNAL;
-    }
-}
+using kb::guarded; /* exceptions -> KB_ERR_* (kb_core.hpp) */
 
 inline uint32_t nblocks_of(size_t M, size_t B)
 {

@@ -26,6 +26,7 @@
 #include "mcast_planner.h"
 
 #include "pm_internal.h"
+#include "kb_core.hpp"
 
 #include <sys/stat.h>
 
@@ -49,9 +50,9 @@
 
 namespace {
 
-struct PlanError : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
-};
+/* The planner's input errors are the core's (kb_core.hpp: kb::guarded turns them into
+ * KB_ERR_ARG with their text). */
+using PlanError = kb::ArgError;
 
 void require(bool ok, const char *what)
 {
@@ -1088,22 +1089,7 @@ std::string read_small_file(const char *path, size_t cap)
     return text;
 }
 
-template <class F> int guarded(char *errbuf, size_t errlen, F &&f) noexcept
-{
-    try {
-        f();
-        return KB_OK;
-    } catch (const PlanError &e) {
-        if (errbuf != nullptr && errlen > 0) {
-            std::snprintf(errbuf, errlen, "%s", e.what());
-        }
-        return KB_ERR_ARG;
-    } catch (const std::bad_alloc &) {
-        return KB_ERR_NOMEM;
-    } catch (...) {
-        return KB_ERR_INTERNAL;
-    }
-}
+using kb::guarded;
 
 uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
