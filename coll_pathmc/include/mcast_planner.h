@@ -11,7 +11,11 @@
  * Selection order: forced algorithm (and forced parameters) > decision rules > model.
  * A rule naming MCAST_RULE_PREVIOUS ("previous") hands its size class to the module
  * below ours (Open MPI's own choice): the plan is the model's, with defer set and
- * selected_by "previous:rules:LINE".
+ * selected_by "previous:rules:LINE".  Under auto, when the model decides, the planner
+ * also predicts what the module below would do (Open MPI 4.1's tuned fixed decision table,
+ * modelled as one of our trees on rank order) and defers to it (selected_by "previous")
+ * unless our best plan is predicted more than 5 % faster: a call is never served by a
+ * plan the model expects to be slower than Open MPI's own.
  * The model predicts what the engine does on the machine model (mcast_loggp_t, one for
  * the network and one inside a node) with the tree recurrence below; every candidate the
  * registry can build is evaluated with it and the fastest wins (ties: registry order).
@@ -143,6 +147,9 @@ typedef struct mcast_forced {
     double lambda;            /* postal lambda, 0 = model */
     int postal_pipelining;    /* postal trees forward segment by segment */
     int mu_r;                 /* Mu-torus partition length, 0 = largest dimension */
+    int compare_previous;     /* under auto (model): hand a class to the module below when
+                                 its predicted time (Open MPI's tuned fixed decision,
+                                 modelled) is within 5 % of our best plan's (default 1) */
     int allgather;            /* scatter_allgather's allgather: 0 = model, 1 = ring
                                  (MCAST_SAG_RING), 2 = recursive doubling (MCAST_SAG_RD) */
 } mcast_forced_t;
@@ -203,6 +210,8 @@ typedef struct mcast_plan_info {
     const kb_tree_t *tree;    /* over group ranks (tree plans); NULL for a schedule family
                                  (scatter_allgather, twotree, circulant: see family) */
     int family;               /* mcast_family_t of a family plan, else -1 */
+    double previous_us;       /* auto: the module below's predicted time, -1 if not compared */
+    const char *previous;     /* its algorithm (tuned's name), "" if not compared */
     int variant;              /* the family's variant (scatter_allgather: MCAST_SAG_*) */
     const int *chain;         /* [n] root first */
     int n, root;

@@ -163,6 +163,9 @@ struct mcast_plan {
     bool two_level = false;
     mcast_level_t intra{};
     int nnodes = 0;
+    /* the module below's predicted time under auto (-1: not compared) and its algorithm */
+    double previous_us = -1;
+    const char *previous = "";
 };
 
 namespace {
@@ -308,6 +311,67 @@ std::vector<size_t> segment_grid(size_t M, const mcast_forced_t &f)
         }
     }
     return g;
+}
+
+/* ---- the module below ours ----------------------------------------------------
+ * Open MPI 4.1's tuned component decides MPI_Bcast with a fixed table of algorithm by
+ * communicator size and message bytes (coll_tuned_decision_fixed.c,
+ * ompi_coll_tuned_bcast_intra_dec_fixed; no segmentation).  Its numbers:
+ *   1 basic_linear  2 chain  3 pipeline  4 split_binary_tree  5 binary_tree  6 binomial
+ *   7 knomial (radix 4)  8 scatter_allgather (recursive doubling)  9 scatter_allgather_ring
+ * The planner models that choice as one of its own plans on rank order (linear, chain,
+ * k-binomial with k = 2 for the binary trees and k = 3 for radix 4, binomial, scatter +
+ * allgather with n blocks) to hand a size class to the module below when our best plan is
+ * not predicted faster by more than PREVIOUS_MARGIN (our calls cost a little more:
+ * plan lookup, the engine's bookkeeping). */
+constexpr double PREVIOUS_MARGIN = 0.05;
+
+int tuned_bcast_algorithm(int n, size_t M)
+{
+    struct Row {
+        size_t below;
+        int alg;
+    };
+    auto pick = [M](std::initializer_list<Row> rows, int last) {
+        for (const Row &r : rows) {
+            if (M < r.below) {
+                return r.alg;
+            }
+        }
+        return last;
+    };
+    if (n < 4) {
+        return pick({{32, 3}, {256, 5}, {512, 3}, {1024, 7}, {32768, 1}, {131072, 5},
+                     {262144, 2}, {524288, 1}, {1048576, 6}}, 5);
+    }
+    if (n < 8) {
+        return pick({{64, 5}, {128, 6}, {2048, 5}, {8192, 6}, {1048576, 1}}, 2);
+    }
+    if (n < 16) {
+        return pick({{8, 7}, {64, 5}, {4096, 7}, {16384, 5}, {32768, 6}}, 1);
+    }
+    if (n < 32) {
+        return pick({{4096, 7}, {1048576, 6}}, 8);
+    }
+    if (n < 64) {
+        return pick({{2048, 6}}, 7);
+    }
+    if (n < 128) {
+        return 7;
+    }
+    if (n < 256) {
+        return pick({{2, 6}, {16384, 5}, {32768, 1}, {65536, 5}}, 7);
+    }
+    if (n < 1024) {
+        return pick({{16384, 7}, {32768, 4}}, 7);
+    }
+    if (n < 2048) {
+        return pick({{524288, 7}}, 8);
+    }
+    if (n < 4096) {
+        return pick({{262144, 7}}, 8);
+    }
+    return pick({{8192, 7}, {16384, 5}, {262144, 7}}, 8);
 }
 
 /* The chain this input implies (root first). */
@@ -782,6 +846,45 @@ struct Evaluator {
     }
 };
 
+/* Predicted time of the module below (tuned's fixed choice, above) for M bytes: its
+ * tree on rank order from the root, every copy posted at once, whole message. */
+double previous_time(const mcast_plan_input_t &in, size_t M, const char **name)
+{
+    static const char *const names[] = {"",         "linear",      "chain",
+                                        "pipeline", "split_binary_tree", "binary_tree",
+                                        "binomial", "knomial",     "scatter_allgather",
+                                        "scatter_allgather_ring"};
+    const int alg = tuned_bcast_algorithm(in.n, M);
+    *name = names[alg];
+    if (M == 0 || in.n < 2) {
+        return 0.0;
+    }
+    mcast_plan_input_t rin = in;
+    rin.chain = nullptr; /* rank order from the root */
+    if (alg == 8 || alg == 9) {
+        const mcast_level_t l = level_of(MCAST_ALG_SCATTER_ALLGATHER, alg == 8 ? MCAST_SAG_RD : MCAST_SAG_RING);
+        const mcast_loggp_t g = family_net(in);
+        size_t B;
+        uint32_t nb;
+        family_geometry(MCAST_FAM_SCATTER_ALLGATHER, in.n, M, (M + size_t(in.n) - 1) / size_t(in.n), &B, &nb);
+        return mcast_level_predict_us(&l, in.n, M, nb, &g, std::max(2, in.forced->window), 1);
+    }
+    Candidate c;
+    switch (alg) {
+    case 1: c.algorithm = MCAST_ALG_LINEAR; break;
+    case 2:
+    case 3: c.algorithm = MCAST_ALG_CHAIN; c.k = 1; break;
+    case 6: c.algorithm = MCAST_ALG_BINOMIAL; break;
+    case 7: c.algorithm = MCAST_ALG_KBINOMIAL; c.k = 3; break;
+    default: c.algorithm = MCAST_ALG_KBINOMIAL; c.k = 2; break;
+    }
+    TreePtr t = build_tree(rin, input_chain(rin), c);
+    Locality loc;
+    loc.node = in.node_of_rank;
+    loc.all_local = in.all_local != 0;
+    return tree_time(t.t, M, 0, 0, 1, loc, *in.machine);
+}
+
 std::string fmt(const char *f, double x)
 {
     char b[64];
@@ -959,6 +1062,14 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     if (previous_rule != 0) {
         out.defer = true;
         out.selected_by = "previous:rules:" + std::to_string(previous_rule);
+    } else if (f.algorithm == MCAST_ALG_AUTO && by == "model" && in.component == MCAST_COMP_KBINOMIAL &&
+               f.compare_previous != 0 && in.n >= 2 && M > 0) {
+        /* the module below serves the class unless our plan is predicted faster */
+        out.previous_us = previous_time(in2, M, &out.previous);
+        if (out.previous_us <= best.t * (1.0 + PREVIOUS_MARGIN)) {
+            out.defer = true;
+            out.selected_by = "previous";
+        }
     }
 }
 
@@ -1213,6 +1324,7 @@ MC_API void mcast_forced_default(mcast_forced_t *f)
     f->max_sends = -1;
     f->discipline = KB_DISC_FPFS;
     f->postal_pipelining = 1;
+    f->compare_previous = 1;
 }
 
 MC_API int mcast_size_class(size_t bytes)
@@ -1357,6 +1469,8 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->class_bytes = p->class_bytes;
     info->defer = p->defer ? 1 : 0;
     info->family = p->family;
+    info->previous_us = p->previous_us;
+    info->previous = p->previous;
     info->variant = p->level.variant;
     return KB_OK;
 }
@@ -1382,6 +1496,9 @@ MC_API int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len)
     s += std::string(" discipline=") + (p->discipline == KB_DISC_FCFS ? "fcfs" : "fpfs");
     s += " transport=pml";
     s += " predicted_us=" + fmt("%.1f", p->predicted_us);
+    if (p->previous_us >= 0) {
+        s += std::string(" previous=") + p->previous + " previous_us=" + fmt("%.1f", p->previous_us);
+    }
     s += " class_bytes=" + std::to_string(p->class_bytes);
     s += " selected_by=" + p->selected_by;
     std::snprintf(buf, len, "%s", s.c_str());
@@ -1410,7 +1527,7 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
     uint64_t h = 1469598103934665603ull;
     if (f != nullptr) {
         const int ints[] = {f->algorithm, f->k, f->window, f->max_sends, f->discipline,
-                            f->postal_pipelining, f->mu_r, f->allgather};
+                            f->postal_pipelining, f->mu_r, f->allgather, f->compare_previous};
         h = fnv(h, ints, sizeof(ints));
         const uint64_t sizes[] = {f->segment_bytes, f->segment_min_bytes, f->segment_max_bytes};
         h = fnv(h, sizes, sizeof(sizes));

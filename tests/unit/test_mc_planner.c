@@ -528,6 +528,80 @@ static void test_family_wins_bandwidth(void **state)
     printf("\n");
 }
 
+/* Under auto the planner compares its best plan with what the module below would run
+ * (Open MPI 4.1's tuned fixed decision, modelled) and defers unless ours is predicted more
+ * than 5 % faster; never with compare_previous = 0, a forced algorithm or a rule. */
+static void test_previous(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const int ns[] = {2, 3, 4, 7, 8, 15, 20, 40, 100, 200, 600};
+    const size_t sizes[] = {1, 100, 1500, 6000, 20000, 100000, 400000, 2000000};
+    int deferred = 0, ours = 0;
+    for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni) {
+        for (size_t mi = 0; mi < sizeof(sizes) / sizeof(sizes[0]); ++mi) {
+            for (int all_local = 0; all_local <= 1; ++all_local) {
+                mcast_forced_t f;
+                mcast_forced_default(&f);
+                assert_int_equal(f.compare_previous, 1);
+                mcast_plan_input_t in = input(ns[ni], ns[ni] / 2, sizes[mi], &mach, &f);
+                in.all_local = all_local;
+                in.nnodes = all_local ? 1 : ns[ni];
+                mcast_plan_t *p = select_ok(&in);
+                mcast_plan_info_t info;
+                mcast_plan_get_info(p, &info);
+                assert_true(info.previous_us >= 0.0);
+                assert_true(strlen(info.previous) > 0);
+                const int expect = info.previous_us <= info.predicted_us * 1.05;
+                assert_int_equal(info.defer, expect);
+                assert_string_equal(info.selected_by, expect ? "previous" : "model");
+                deferred += expect;
+                ours += !expect;
+                char desc[512];
+                mcast_plan_describe(p, desc, sizeof(desc));
+                assert_non_null(strstr(desc, "previous="));
+                mcast_plan_free(p);
+                /* switched off, forced: ours */
+                f.compare_previous = 0;
+                p = select_ok(&in);
+                mcast_plan_get_info(p, &info);
+                assert_int_equal(info.defer, 0);
+                assert_true(info.previous_us < 0.0);
+                mcast_plan_free(p);
+                f.compare_previous = 1;
+                f.algorithm = MCAST_ALG_KBINOMIAL;
+                p = select_ok(&in);
+                mcast_plan_get_info(p, &info);
+                assert_int_equal(info.defer, 0);
+                mcast_plan_free(p);
+            }
+        }
+    }
+    printf("# previous: %d classes deferred, %d ours\n", deferred, ours);
+    assert_true(deferred > 0 && ours > 0);
+    /* the modelled table: 2 ranks run the same tree whatever the algorithm: a tie defers;
+     * 4 ranks, 64 KiB: tuned's basic linear; 20 ranks, 2 MB: scatter + allgather */
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    mcast_plan_input_t in = input(2, 0, 65536, &mach, &f);
+    mcast_plan_t *p = select_ok(&in);
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p, &info);
+    assert_int_equal(info.defer, 1);
+    mcast_plan_free(p);
+    in = input(4, 0, 65536, &mach, &f);
+    p = select_ok(&in);
+    mcast_plan_get_info(p, &info);
+    assert_string_equal(info.previous, "linear");
+    mcast_plan_free(p);
+    in = input(20, 0, 2000000, &mach, &f);
+    p = select_ok(&in);
+    mcast_plan_get_info(p, &info);
+    assert_string_equal(info.previous, "scatter_allgather");
+    mcast_plan_free(p);
+}
+
 static void test_selection_order(void **state)
 {
     (void) state;
@@ -716,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_family_plans),
         cmocka_unit_test(test_family_wins_bandwidth),
         cmocka_unit_test(test_two_level_plans),
+        cmocka_unit_test(test_previous),
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),

@@ -82,6 +82,12 @@ static int kbinomial_register(void)
          "(true) or the whole message at once (false)",
          MCA_BASE_VAR_TYPE_INT, &f->postal_pipelining, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"compare_previous", "Under algorithm=auto, when the cost model decides: also predict "
+         "what the module below would run (Open MPI 4.1's tuned fixed decision, modelled on the "
+         "same machine model) and hand the call to it unless our best plan is predicted more "
+         "than 5% faster (the verbose line then says selected_by=previous; the plan line shows "
+         "previous=ALG previous_us=T). false = always run our plan (default true)",
+         MCA_BASE_VAR_TYPE_INT, &f->compare_previous, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"machine_file", "Machine model the planner predicts with (LogGP parameters across nodes "
          "and inside a node, with provenance; format in docs/machine-model.md); empty = the "
          "built-in model. coll/pathmc uses the same file",
@@ -132,6 +138,7 @@ static void validate(void)
     mcast_param_range("kbinomial", "window", &f->window, 1, 1024, d.window);
     mcast_param_range("kbinomial", "max_sends", &f->max_sends, -1, 1024, d.max_sends);
     mcast_param_range("kbinomial", "postal_pipelining", &f->postal_pipelining, 0, 1, 1);
+    mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);
     mcast_param_range_size("kbinomial", "segment_min_bytes", &f->segment_min_bytes, 1,
                            (size_t) 1 << 30, d.segment_min_bytes);
     mcast_param_range_size("kbinomial", "segment_max_bytes", &f->segment_max_bytes,
