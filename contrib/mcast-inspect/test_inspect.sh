@@ -88,6 +88,23 @@ run auto --topology "$TORUS" --bytes 1M
 check "auto exits 0" status_is auto 0
 check "auto: the plan line says selected_by=model" grep -q '^plan: algorithm=[a-z]* .*selected_by=model' "$tmp/auto.out"
 
+# 3c. The schedule families: no tree, every rank's schedule checked together in exactly the
+#     family's rounds, the conflicts of all their messages, a picture of the first block.
+for alg in scatter_allgather twotree circulant; do
+    run "fam_$alg" --topology "$IRREG" --algorithm "$alg" --bytes 100000 --segment-bytes 8192
+    check "$alg exits 0" status_is "fam_$alg" 0
+    formula=$(sed -n 's/^rounds: \([0-9]*\) (the family.s formula.*/\1/p' "$tmp/fam_$alg.out")
+    checked=$(sed -n 's/^rounds_checked: \([0-9]*\) .*/\1/p' "$tmp/fam_$alg.out")
+    check "$alg: the checker's rounds ($checked) equal the formula's ($formula)" \
+        test -n "$formula" -a "$formula" = "$checked"
+    check "$alg: no tree, a schedule family" grep -q "^none: $alg is a schedule family" "$tmp/fam_$alg.out"
+done
+check "circulant: 13 blocks in 13 - 1 + ceil(log2 16) = 16 rounds" \
+    grep -qx 'rounds: 16 (the family.s formula, unit steps)' "$tmp/fam_circulant.out"
+run fam_pic --topology "$IRREG" --algorithm circulant --bytes 100000 --picture "$tmp/fam.dot"
+check "circulant picture: the first block reaches 15 ranks" \
+    test "$(grep -c 'label="s' "$tmp/fam.dot")" = 15
+
 # 4. A malformed topology: exit 2, "file:line: message" on stderr.
 printf 'torus 4x4\nhost a 0 0\nhost b 0 9\n' >"$tmp/bad.topo"
 run malformed --topology "$tmp/bad.topo"
