@@ -27,7 +27,7 @@ PLATS=("$@")
 [ ${#PLATS[@]} -gt 0 ] || PLATS=(torus-8x8 fattree-128 irregular-64 flat-1024)
 B="${TMPDIR:-/tmp}/compare-models-build"
 mkdir -p "$OUT" "$B/obj"
-INC="-I$TOP/coll_kbinomial/include -I$TOP/coll_pathmc/include"
+INC="-I$TOP/coll_kbinomial/include -I$TOP/coll_pathmc/include -I$TOP/coll_kbinomial/src"
 for f in "$TOP"/coll_kbinomial/src/*.cpp "$TOP"/coll_pathmc/src/*.cpp; do
     smpicxx -O2 -std=c++17 $INC -c "$f" -o "$B/obj/$(basename "$f" .cpp).o" 2>/dev/null
 done

@@ -34,13 +34,13 @@ mkdir -p "$OUT" "$BUILD/obj"
 T0=$(date +%s)
 
 # ---- build (core objects compiled once with smpicxx; helper with g++) -----------------
-INC="-I$TOP/coll_kbinomial/include -I$TOP/coll_pathmc/include"
+INC="-I$TOP/coll_kbinomial/include -I$TOP/coll_pathmc/include -I$TOP/coll_kbinomial/src"
 for f in "$TOP"/coll_kbinomial/src/*.cpp "$TOP"/coll_pathmc/src/*.cpp; do
     o="$BUILD/obj/$(basename "$f" .cpp).o"
-    [ "$o" -nt "$f" ] || smpicxx -O2 -std=c++17 $INC -c "$f" -o "$o" 2>/dev/null
+    [ "$o" -nt "$f" ] || smpicxx -O2 -std=c++17 $INC -c "$f" -o "$o"
 done
 [ "$BUILD/sim_bcast" -nt "$HERE/sim_bcast.cpp" ] ||
-    smpicxx -O2 -std=c++17 $INC "$HERE/sim_bcast.cpp" "$BUILD"/obj/*.o -o "$BUILD/sim_bcast" 2>/dev/null
+    smpicxx -O2 -std=c++17 $INC "$HERE/sim_bcast.cpp" "$BUILD"/obj/*.o -o "$BUILD/sim_bcast"
 [ "$BUILD/topo_routes" -nt "$HERE/topo_routes.cpp" ] ||
     g++ -O2 -std=c++17 $INC "$TOP"/coll_kbinomial/src/*.cpp "$TOP"/coll_pathmc/src/*.cpp \
         "$HERE/topo_routes.cpp" -o "$BUILD/topo_routes"
