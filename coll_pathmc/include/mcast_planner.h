@@ -42,6 +42,16 @@
  * the trees on predicted time.  Their plans have no tree; mcast_plan_schedule gives each
  * rank its family schedule on the same chain (ordering) the trees use.
  *
+ * Hardware multicast (`mcast`, coll/pathmc, only where the glue opened a multicast group
+ * on the communicator: input.mcast_transport): the root writes the message once as
+ * datagrams of c bytes (c = mcast_chunk_bytes), every rank receives them, the reliable
+ * protocol (pm_mcproto.h) acknowledges up a tree:
+ *   T = L + max(M * max(gap, wire), ceil(M / c) * max(o_send, o_recv, 2 us)) + ceil(log2 n) * h
+ *   h = o_send + L + o_recv            (one ACK hop), net model
+ * (2 us: a system call per datagram at least).  Under auto it is a candidate only across
+ * nodes (nnodes > 1, not all_local); forced, wherever the group is open.
+ * It is not a schedule: mcast_plan_schedule refuses it; the glue runs it on its transport.
+ *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two), evaluated at the class's middle, so ranks that see
  * slightly different sizes (an erroneous program) still run the same tree and detect the
@@ -89,8 +99,14 @@ typedef enum {
     MCAST_ALG_STORUS,
     MCAST_ALG_MDTORUS,
     MCAST_ALG_MUTORUS,
+    MCAST_ALG_MCAST,
     MCAST_ALG_COUNT
 } mcast_alg_t;
+
+/* Multicast transports a plan may name (mcast_plan_info_t.transport). */
+#define MCAST_TRANSPORT_NONE 0
+#define MCAST_TRANSPORT_IP 1 /* UDP to an IP multicast group */
+#define MCAST_TRANSPORT_IB 2 /* InfiniBand UD multicast */
 
 /* The name a rules line uses to hand a size class to the module below (not an algorithm
  * of the registry). */
@@ -172,6 +188,9 @@ typedef struct mcast_plan_input {
     const int *torus_coords;       /* [n * torus->ndims] */
     const mcast_machine_t *machine;
     const mcast_forced_t *forced;
+    int mcast_transport;           /* pathmc: a multicast group every rank of the
+                                      communicator joined and probed: MCAST_TRANSPORT_* */
+    size_t mcast_chunk_bytes;      /* its datagram payload (agreed), 0 = 1400 */
     const kb_rules_t *rules;       /* decision rules (kbinomial), or NULL */
     const char *selected_by;       /* with a forced algorithm: report this instead of
                                       "forced" (the forced values are a cached decision) */
@@ -211,6 +230,7 @@ typedef struct mcast_plan_info {
                                  (scatter_allgather, twotree, circulant: see family) */
     int family;               /* mcast_family_t of a family plan, else -1 */
     double previous_us;       /* auto: the module below's predicted time, -1 if not compared */
+    const char *transport;    /* "pml" (point-to-point schedules), "ip" or "ib" (mcast) */
     const char *previous;     /* its algorithm (tuned's name), "" if not compared */
     int variant;              /* the family's variant (scatter_allgather: MCAST_SAG_*) */
     const int *chain;         /* [n] root first */

@@ -85,6 +85,8 @@ const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
     {MCAST_ALG_STORUS, "storus", MCAST_COMP_PATHMC, "torus: S-torus (Hamiltonian chain)"},
     {MCAST_ALG_MDTORUS, "mdtorus", MCAST_COMP_PATHMC, "torus: Md-torus (dimensional partitions)"},
     {MCAST_ALG_MUTORUS, "mutorus", MCAST_COMP_PATHMC, "torus: Mu-torus (uniform partitions of length r)"},
+    {MCAST_ALG_MCAST, "mcast", MCAST_COMP_PATHMC,
+     "hardware multicast (IP or InfiniBand UD) with the reliable protocol; needs coll_pathmc_mcast_transport"},
 };
 
 /* The family of a registry algorithm, or -1 (a tree). */
@@ -166,6 +168,7 @@ struct mcast_plan {
     /* the module below's predicted time under auto (-1: not compared) and its algorithm */
     double previous_us = -1;
     const char *previous = "";
+    const char *transport = "pml";
 };
 
 namespace {
@@ -325,6 +328,10 @@ std::vector<size_t> segment_grid(size_t M, const mcast_forced_t &f)
  * not predicted faster by more than PREVIOUS_MARGIN (our calls cost a little more:
  * plan lookup, the engine's bookkeeping). */
 constexpr double PREVIOUS_MARGIN = 0.05;
+
+/* A datagram costs at least a system call on each side (sendmsg / recvmmsg, or a verbs
+ * post and poll): the multicast model never charges less per datagram. */
+constexpr double MCAST_DGRAM_FLOOR_US = 2.0;
 
 int tuned_bcast_algorithm(int n, size_t M)
 {
@@ -545,6 +552,9 @@ bool eligible(int alg, const mcast_plan_input_t &in)
     }
     if (alg == MCAST_ALG_TWOLEVEL) {
         return in.node_of_rank != nullptr && !in.all_local && in.nnodes > 1 && in.nnodes < in.n;
+    }
+    if (alg == MCAST_ALG_MCAST) { /* under auto: across nodes only (one node: shared memory) */
+        return in.mcast_transport != MCAST_TRANSPORT_NONE && !in.all_local && in.nnodes > 1;
     }
     return true;
 }
@@ -769,9 +779,32 @@ struct Evaluator {
             }
         }
     }
+    /* Hardware multicast (the model in mcast_planner.h). */
+    void evaluate_mcast(Candidate &best) const
+    {
+        require(in.mcast_transport == MCAST_TRANSPORT_IP || in.mcast_transport == MCAST_TRANSPORT_IB,
+                "mcast: no multicast group on this communicator (coll_pathmc_mcast_transport=none, "
+                "or opening it failed: the verbose output says why)");
+        const mcast_loggp_t &g = in.machine->net;
+        const double c = double(in.mcast_chunk_bytes != 0 ? in.mcast_chunk_bytes : 1400);
+        const double h = g.o_send_us + g.latency_us + g.o_recv_us;
+        const double wire = double(M) * std::max(g.gap_ns_per_byte, g.wire_ns_per_byte) * 1e-3;
+        const double dgrams = std::ceil(double(M) / c) * std::max({g.o_send_us, g.o_recv_us,
+                                                                    MCAST_DGRAM_FLOOR_US});
+        Candidate cand;
+        cand.algorithm = MCAST_ALG_MCAST;
+        cand.t = g.latency_us + std::max(wire, dgrams) + double(kb_ceil_log2(std::max(2, in.n))) * h;
+        if (better(cand.t, best.t)) {
+            best = cand;
+        }
+    }
     /* All candidates of one algorithm with the forced parameters applied. */
     void evaluate(int alg, Candidate &best) const
     {
+        if (alg == MCAST_ALG_MCAST) {
+            evaluate_mcast(best);
+            return;
+        }
         if (family_of(alg) >= 0) {
             evaluate_family(alg, best);
             return;
@@ -913,6 +946,8 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
     p.predicted_us = c.t;
     p.selected_by = selected_by;
     p.class_bytes = class_bytes;
+    p.transport = c.algorithm != MCAST_ALG_MCAST ? "pml"
+                                                 : (in.mcast_transport == MCAST_TRANSPORT_IB ? "ib" : "ip");
     p.family = family_of(c.algorithm);
     if (p.family >= 0) {
         p.level = level_of(c.algorithm, c.variant);
@@ -1053,8 +1088,9 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         ev.evaluate(a, best);
     }
     require(best.algorithm != MCAST_ALG_AUTO, "planner: no candidate applies");
-    TreePtr tree = family_of(best.algorithm) >= 0 || best.inter >= 0 ? TreePtr()
-                                                                      : build_tree(in2, ev.chain, best);
+    TreePtr tree = family_of(best.algorithm) >= 0 || best.inter >= 0 || best.algorithm == MCAST_ALG_MCAST
+                       ? TreePtr()
+                       : build_tree(in2, ev.chain, best);
     fill_plan(out, in2, best, std::move(tree), by, M);
     if (in.component == MCAST_COMP_PATHMC && (REGISTRY[best.algorithm].component & MCAST_COMP_PATHMC) == 0) {
         out.defer = true;
@@ -1404,6 +1440,9 @@ MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mc
     size_t S;
     uint32_t m;
     mcast_plan_blocks(p, bytes, &S, &m);
+    if (p->algorithm == MCAST_ALG_MCAST) {
+        return KB_ERR_ARG; /* not a point-to-point schedule: the glue's multicast transport runs it */
+    }
     if (p->two_level) {
         return mcast_sched_two_level(p->n, p->root, rank, p->chain.data(), p->node_of_rank.data(),
                                      &p->level, &p->intra, m, out);
@@ -1419,6 +1458,9 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
 {
     if (p == nullptr || ep == nullptr || rank < 0 || rank >= p->n) {
         return KB_ERR_ARG;
+    }
+    if (p->algorithm == MCAST_ALG_MCAST) {
+        return KB_ERR_ARG; /* no engine: the multicast transport runs it */
     }
     uint32_t m;
     ep->bytes = bytes;
@@ -1471,6 +1513,7 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->family = p->family;
     info->previous_us = p->previous_us;
     info->previous = p->previous;
+    info->transport = p->transport;
     info->variant = p->level.variant;
     return KB_OK;
 }
@@ -1494,7 +1537,7 @@ MC_API int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len)
     s += " window=" + std::to_string(p->window);
     s += " max_sends=" + (p->max_sends == -1 ? std::string("auto") : std::to_string(p->max_sends));
     s += std::string(" discipline=") + (p->discipline == KB_DISC_FCFS ? "fcfs" : "fpfs");
-    s += " transport=pml";
+    s += std::string(" transport=") + p->transport;
     s += " predicted_us=" + fmt("%.1f", p->predicted_us);
     if (p->previous_us >= 0) {
         s += std::string(" previous=") + p->previous + " previous_us=" + fmt("%.1f", p->previous_us);

@@ -12,7 +12,11 @@
 #   3. N hosts, 1 % loss, every root, 1 B..1 MB;
 #   4. loss-free: root uplink bytes per 4 MiB bcast (the root's tx_bytes) <= 1.065 x M
 #      (the MTU-1500 floor is 1514/1432 = 1.0573) on 2, 4 and N hosts, and the same on
-#      each (spread < 0.5 %).
+#      each (spread < 0.5 %);
+#   5. the product: MPI_Bcast through coll/pathmc with `coll_pathmc_algorithm mcast`,
+#      `coll_pathmc_mcast_transport ip`, fallback error, 4 hosts at 5 % loss: the datatype
+#      matrix of tests/mpi/bcast_check (every root, non-contiguous types) and
+#      osu_style_bcast -c (rotating roots, 1 B..4 MiB); the plan line says transport=ip.
 #
 # Environment: MCQ_MCAST_HOSTS (8), MCQ_PREFIX (mcqm), MCQ_TIMEOUT (240 s per mpirun),
 # MCAST_BUILD_DIR (the build tree with tests/mpi/mcast_udp_check).  Needs root, clang
@@ -101,6 +105,24 @@ if [ "$(echo $ratios | wc -w)" = 3 ] &&
 else
     bad "root uplink depends on the number of hosts:$ratios"
 fi
+# 5. the product: MPI_Bcast through coll/pathmc on the multicast group
+"$CLUSTER" mcast-loss 5
+PKGLIB=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+OURS=(--mca mca_base_component_path "$BUILD/ompi/.libs:$PKGLIB" --mca coll_pathmc_algorithm mcast
+      --mca coll_pathmc_fallback error --mca coll_pathmc_mcast_transport ip
+      --mca coll_pathmc_mcast_interface eth0 --mca coll_pathmc_verbose 1)
+for prog in "$BUILD/tests/mpi/bcast_check -l 200000" "$BUILD/perf/osu_style_bcast -c -m 1:4194304 -i 3 -x 1 -r rotate"; do
+    set -- $prog
+    [ -x "$1" ] || { bad "$1 not built"; continue; }
+    if "$CLUSTER" run -- -np 4 "${OURS[@]}" "$@" >"$WORK/out" 2>&1 &&
+        grep -q "^coll:pathmc: comm=0 size=4 .*algorithm=mcast .*transport=ip" "$WORK/out" &&
+        { [ "$(basename "$1")" != bcast_check ] || grep -q "np=4 .* 0 failures" "$WORK/out"; }; then
+        ok "MPI_Bcast via coll/pathmc mcast over IP, 4 hosts, 5% loss: $(basename "$1") data checked ($(grep -m1 -o 'MPI_Bcast [0-9]* cases, 0 failures' "$WORK/out" || echo "1 B..4 MiB, rotating roots"))"
+    else
+        bad "MPI_Bcast via coll/pathmc mcast: $(basename "$1")"; grep -v "^coll:pathmc: comm=[0-9]* size" "$WORK/out" | tail -15
+    fi
+done
+set --
 echo "elapsed $((SECONDS - start)) s"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -87,9 +87,10 @@ MISMATCH=$BUILD_DIR/bcast_mismatch
 INSPECT=${INSPECT:-$BUILD_DIR/../../contrib/mcast-inspect/mcast-inspect}
 # The algorithm names come from the one registry (mcast-inspect --list-algorithms):
 # coll/kbinomial's, except twolevel, which needs several nodes (rows below and the
-# cluster test); coll/pathmc's torus family.
+# cluster test); coll/pathmc's torus family (mcast, which needs a multicast group: section
+# 10 and tests/cluster/mcast.sh).
 ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/kbinomial/ && $1 != "twolevel" {print $1}' | tr '\n' ' ')
-PM_ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/(kbinomial,)?pathmc\]/ {print $1}' | tr '\n' ' ')
+PM_ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/(kbinomial,)?pathmc\]/ && $1 != "mcast" {print $1}' | tr '\n' ' ')
 if [ -z "$ALGS" ] || [ -z "$PM_ALGS" ]; then
     echo "cannot list the algorithms with $INSPECT --list-algorithms"
     echo "0 passed, 1 failed"
@@ -303,6 +304,32 @@ for spec in "2 -l 65536" "4 -l 100000" "4 -n -l 100000"; do
     rm -f "$out"
 done
 set --
+# 10. hardware multicast forced (coll_pathmc_algorithm mcast): without a group
+#     (coll_pathmc_mcast_transport none, the default) the call fails loudly under
+#     fallback=error with the planner's reason; with transport ip on this host (the group's
+#     datagrams loop back to the other ranks) the datatype matrix runs on it, unless the
+#     host has no multicast route (then the open's reason is printed and the row skipped).
+out=$(mktemp)
+timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+    --mca coll_pathmc_algorithm mcast "$CHECK" -l 1000 >"$out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "declined (mcast: no multicast group on this communicator" "$out"; then
+    pass=$((pass + 1)); echo "PASS pathmc mcast forced without a group: fails loudly (exit $rc) with the reason"
+else
+    fail=$((fail + 1)); echo "FAIL pathmc mcast forced without a group (exit $rc)"; tail -n 5 "$out" | sed 's/^/    /'
+fi
+timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+    --mca coll_pathmc_algorithm mcast --mca coll_pathmc_mcast_transport ip "$CHECK" -l 100000 >"$out" 2>&1
+rc=$?
+if grep -q "^coll:pathmc: comm=0 multicast not used" "$out"; then
+    echo "SKIP pathmc mcast over IP on this host: $(grep -m1 '^coll:pathmc: comm=0 multicast not used' "$out")"
+elif [ $rc -eq 0 ] && grep -q "np=4 .* 0 failures" "$out" &&
+    grep -q "^coll:pathmc: comm=0 size=4 .*algorithm=mcast .*transport=ip" "$out"; then
+    pass=$((pass + 1)); echo "PASS pathmc mcast over IP on one host, np=4: $(grep -m1 -o '[0-9]* cases, 0 failures' "$out")"
+else
+    fail=$((fail + 1)); echo "FAIL pathmc mcast over IP on one host (exit $rc)"; grep -v '^coll:pathmc: comm=[0-9]* size' "$out" | tail -n 8 | sed 's/^/    /'
+fi
+rm -f "$out"
 # Decision rules (coll_kbinomial_rules_file): a matching line replaces the model under
 # auto; ranks that hold different tables, or a table that does not parse, leave the
 # choice to the model on every rank of the communicator (no hang, same data; in the

@@ -602,6 +602,69 @@ static void test_previous(void **state)
     mcast_plan_free(p);
 }
 
+/* Hardware multicast (mcast, coll/pathmc): forced without a group fails with the reason;
+ * with one, the plan names its transport and is no schedule; under auto it is a candidate
+ * only across nodes, and wins on a 1 Gbit/s network at 1 MiB where its root writes M once
+ * (the cluster's machine model), never on one node. */
+static void test_mcast_plans(void **state)
+{
+    (void) state;
+    mcast_machine_t gige;
+    mcast_machine_default(&gige);
+    gige.net.o_send_us = gige.net.o_recv_us = 5.0;
+    gige.net.latency_us = 55.0;
+    gige.net.gap_ns_per_byte = gige.net.wire_ns_per_byte = 10.8;
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_MCAST;
+    mcast_plan_input_t in = input(8, 3, 1 << 20, &gige, &f);
+    in.component = MCAST_COMP_PATHMC;
+    mcast_plan_t *p = NULL;
+    char err[256] = "";
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+    assert_non_null(strstr(err, "no multicast group"));
+    in.mcast_transport = MCAST_TRANSPORT_IP;
+    in.mcast_chunk_bytes = 1432;
+    p = select_ok(&in);
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p, &info);
+    assert_int_equal(info.algorithm, MCAST_ALG_MCAST);
+    assert_string_equal(info.transport, "ip");
+    assert_null(info.tree);
+    char desc[512];
+    mcast_plan_describe(p, desc, sizeof(desc));
+    assert_non_null(strstr(desc, "transport=ip"));
+    mcast_sched_t *s = NULL;
+    assert_int_equal(mcast_plan_schedule(p, 0, 1 << 20, &s), KB_ERR_ARG);
+    mcast_engine_params_t ep;
+    assert_int_equal(mcast_plan_engine_params(p, 0, 1 << 20, &ep), KB_ERR_ARG);
+    /* the model: L + max(M x 10.8 ns, 733 datagrams x 5 us) + 3 ACK hops of 65 us */
+    const double M = (double) mcast_class_bytes(mcast_size_class(1 << 20));
+    const double want = 55.0 + fmax(M * 10.8e-3, ceil(M / 1432.0) * 5.0) + 3 * 65.0;
+    assert_true(fabs(info.predicted_us - want) < 1e-6 * want);
+    mcast_plan_free(p);
+    in.mcast_transport = MCAST_TRANSPORT_IB;
+    p = select_ok(&in);
+    mcast_plan_get_info(p, &info);
+    assert_string_equal(info.transport, "ib");
+    mcast_plan_free(p);
+    /* auto across 8 nodes at 1 MiB on 1 Gbit/s: multicast; on one node: never */
+    f.algorithm = MCAST_ALG_AUTO;
+    in.mcast_transport = MCAST_TRANSPORT_IP;
+    p = select_ok(&in);
+    mcast_plan_get_info(p, &info);
+    assert_int_equal(info.algorithm, MCAST_ALG_MCAST);
+    assert_int_equal(info.defer, 0);
+    mcast_plan_free(p);
+    in.all_local = 1;
+    in.nnodes = 1;
+    p = select_ok(&in);
+    mcast_plan_get_info(p, &info);
+    assert_int_not_equal(info.algorithm, MCAST_ALG_MCAST);
+    assert_string_equal(info.transport, "pml");
+    mcast_plan_free(p);
+}
+
 static void test_selection_order(void **state)
 {
     (void) state;
@@ -791,6 +854,7 @@ int main(void)
         cmocka_unit_test(test_family_wins_bandwidth),
         cmocka_unit_test(test_two_level_plans),
         cmocka_unit_test(test_previous),
+        cmocka_unit_test(test_mcast_plans),
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),

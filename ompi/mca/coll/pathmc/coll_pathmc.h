@@ -25,7 +25,16 @@ typedef struct mca_coll_pathmc_component_t {
     mcast_forced_t forced;  /* mu_r, segment_bytes, window (the rest: defaults) */
     char *topology_file;    /* network topology (a torus file gives coordinates) */
     char *coords_file;      /* torus coordinates per host */
+    /* hardware multicast (coll_pathmc_mcast.c) */
+    int mcast_transport;    /* MCA_COLL_PATHMC_MC_* */
+    char *mcast_group_range;
+    int mcast_port;
+    char *mcast_interface;
+    int mcast_ttl;
 } mca_coll_pathmc_component_t;
+
+enum { MCA_COLL_PATHMC_MC_NONE = 0, MCA_COLL_PATHMC_MC_IP, MCA_COLL_PATHMC_MC_IB, MCA_COLL_PATHMC_MC_AUTO };
+extern const char *const mca_coll_pathmc_transport_names[];
 
 OMPI_MODULE_DECLSPEC extern mca_coll_pathmc_component_t mca_coll_pathmc_component;
 
@@ -35,7 +44,19 @@ typedef struct mca_coll_pathmc_state {
     pm_torus_shape_t shape;
     int *coords;                /* [n * ndims] router coordinates of each rank */
     mcast_locality_t *locality; /* host names, chain, nodes */
+    struct mcast_mc *mc;        /* the communicator's multicast group, or NULL */
+    int mc_transport;           /* MCAST_TRANSPORT_* of mc */
 } mca_coll_pathmc_state_t;
+
+/* Collective: opens the multicast group when coll_pathmc_mcast_transport asks for one
+ * (st->mc stays NULL otherwise or when it cannot be opened; every rank alike). */
+void mca_coll_pathmc_mcast_open(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st);
+/* Its datagram payload (0 without a group). */
+size_t mca_coll_pathmc_mcast_chunk(const mca_coll_pathmc_state_t *st);
+/* Runs an mcast plan (mcast_component_ops_t.run). */
+int mca_coll_pathmc_mcast_run(mcast_module_t *m, const mcast_plan_info_t *info, void *buf,
+                              int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                              struct ompi_communicator_t *comm);
 
 int mca_coll_pathmc_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *comm,

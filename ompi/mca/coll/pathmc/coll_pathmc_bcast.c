@@ -157,7 +157,12 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
     const int kb_forced = kbinomial_forced() ? 1 : 0;
-    d->params = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
+    h = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
+    /* multicast: what every rank must agree on (the interface may differ per host) */
+    const int mc[3] = {c->mcast_transport, c->mcast_port, c->mcast_ttl};
+    h = mcast_digest_bytes(h, mc, sizeof(mc));
+    const char *range = NULL != c->mcast_group_range ? c->mcast_group_range : "";
+    d->params = mcast_digest_bytes(h, range, strlen(range));
     d->rules = 0;
     const uint64_t files[2] = {mcast_topo_file_digest(c->topology_file),
                                mcast_topo_file_digest(c->coords_file)};
@@ -175,17 +180,22 @@ static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, b
     if (MCAST_ALG_AUTO == c->common.algorithm && kbinomial_forced()) {
         return OMPI_ERR_NOT_AVAILABLE; /* the user chose a kbinomial algorithm */
     }
+    /* the multicast group first: collective, and every rank reaches it (all conditions
+     * above are agreed parameters) */
+    mca_coll_pathmc_mcast_open(comm, st);
     const bool files = use_topology;
-    const bool applies =
+    const bool torus =
         (files && NULL != c->topology_file && '\0' != c->topology_file[0] &&
          file_torus(comm, st, c->topology_file, "topology_file")) ||
         cart_torus(comm, st) ||
         (files && NULL != c->coords_file && '\0' != c->coords_file[0] &&
          file_torus(comm, st, c->coords_file, "coords_file")) ||
         pmix_torus(comm, st);
-    if (!applies) {
-        return OMPI_ERR_NOT_AVAILABLE; /* no torus here: the module below serves */
+    if (!torus && NULL == st->mc && MCAST_ALG_MCAST != c->common.algorithm) {
+        return OMPI_ERR_NOT_AVAILABLE; /* no torus, no multicast: the module below serves */
     }
+    /* (forced mcast without a group goes on: the planner refuses it with its reason and
+     * coll_pathmc_fallback decides, so fallback=error fails loudly) */
     /* the chain and the nodes, for comparing with coll/kbinomial's plans */
     return mcast_locality_discover(st->locality, comm, "pathmc", NULL);
 }
@@ -198,8 +208,10 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     (void) comm;
     *forced = forced_params();
     mcast_locality_input(loc, MCAST_COMP_PATHMC, root, bytes, in, chain);
-    in->torus = &st->shape;
+    in->torus = NULL != st->coords ? &st->shape : NULL;
     in->torus_coords = st->coords;
+    in->mcast_transport = st->mc_transport;
+    in->mcast_chunk_bytes = mca_coll_pathmc_mcast_chunk(st);
     in->machine = mcast_machine_of("pathmc", kbinomial_string("machine_file"));
     in->forced = forced;
 }
@@ -208,6 +220,11 @@ static void pathmc_context(mcast_module_t *m, char *buf, size_t len)
 {
     const mca_coll_pathmc_state_t *st = m->comm_state;
     int used = snprintf(buf, len, "torus=");
+    if (NULL == st->coords) {
+        snprintf(buf, len, "torus=none source=%s nodes=%d", NULL != st->mc ? "multicast" : "-",
+                 st->locality->nnodes);
+        return;
+    }
     for (int d = 0; d < st->shape.ndims && used >= 0 && (size_t) used < len; d++) {
         used += snprintf(buf + used, len - (size_t) used, "%s%d", d ? "x" : "", st->shape.dims[d]);
     }
@@ -225,4 +242,5 @@ const mcast_component_ops_t mca_coll_pathmc_ops = {
     .prepare = pathmc_prepare,
     .input = pathmc_input,
     .context = pathmc_context,
+    .run = mca_coll_pathmc_mcast_run,
 };

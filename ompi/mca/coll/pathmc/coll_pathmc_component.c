@@ -40,6 +40,11 @@ static int pathmc_register(void)
     mcast_forced_default(&c->forced);
     c->topology_file = NULL;
     c->coords_file = NULL;
+    c->mcast_transport = MCA_COLL_PATHMC_MC_NONE;
+    c->mcast_group_range = NULL;
+    c->mcast_port = 47470;
+    c->mcast_interface = NULL;
+    c->mcast_ttl = 1;
     const mcast_var_t vars[] = {
         {"topology_file", "Network topology file (native, ibnetdiscover or Slurm topology.conf); "
          "when it describes a torus or mesh that names every rank's host, the torus algorithms "
@@ -57,8 +62,35 @@ static int pathmc_register(void)
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"window", "Segments received ahead, 1..1024 (default 4)",
          MCA_BASE_VAR_TYPE_INT, &c->forced.window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"mcast_group_range", "Administratively scoped IPv4 range the communicators' multicast "
+         "groups are taken from (one group per communicator, from the job and context id); "
+         "empty = 239.255.0.0/16",
+         MCA_BASE_VAR_TYPE_STRING, &c->mcast_group_range, OPAL_INFO_LVL_5,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"mcast_port", "UDP port of the multicast groups (default 47470)",
+         MCA_BASE_VAR_TYPE_INT, &c->mcast_port, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"mcast_interface", "Interface for IP multicast: a name (eth0) or a CIDR (10.77.0.0/16); "
+         "empty = the route to the group",
+         MCA_BASE_VAR_TYPE_STRING, &c->mcast_interface, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"mcast_ttl", "IP multicast TTL, 1..255 (1: the local network only; more to cross "
+         "multicast routers)",
+         MCA_BASE_VAR_TYPE_INT, &c->mcast_ttl, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
     };
-    return mcast_register_vars(v, vars, sizeof(vars) / sizeof(vars[0]));
+    rc = mcast_register_vars(v, vars, sizeof(vars) / sizeof(vars[0]));
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    return mcast_register_enum_param(v, "mcast_transport",
+                                     "Hardware multicast for MPI_Bcast (algorithm mcast): none "
+                                     "(default: never open a group), ip (UDP to an IP multicast "
+                                     "group), ib (InfiniBand UD multicast), auto (ib, else ip). "
+                                     "Opening is collective at a communicator's first broadcast "
+                                     "and includes a probe round; where it fails (no route, "
+                                     "filtered, no IB port) every rank goes on without it and "
+                                     "verbose >= 1 says why. The planner then chooses mcast when "
+                                     "its model wins, or coll_pathmc_algorithm mcast forces it",
+                                     mca_coll_pathmc_transport_names, &c->mcast_transport,
+                                     MCA_BASE_VAR_SCOPE_ALL_EQ);
 }
 
 
@@ -67,6 +99,8 @@ static int pathmc_open(void)
     mcast_forced_t *f = &mca_coll_pathmc_component.forced;
     mcast_param_range("pathmc", "mu_r", &f->mu_r, 0, 4096, 0);
     mcast_param_range("pathmc", "window", &f->window, 1, 1024, 4);
+    mcast_param_range("pathmc", "mcast_port", &mca_coll_pathmc_component.mcast_port, 1, 65535, 47470);
+    mcast_param_range("pathmc", "mcast_ttl", &mca_coll_pathmc_component.mcast_ttl, 1, 255, 1);
     return mcast_check_runtime_version("pathmc");
 }
 

@@ -310,6 +310,14 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     if (OMPI_SUCCESS != rc || NULL == e) {
         return rc;
     }
+    mcast_plan_info_t info;
+    mcast_plan_get_info(e->plan, &info);
+    if (0 != strcmp(info.transport, "pml")) {
+        if (NULL == m->ops->run) {
+            return MPI_ERR_INTERN;
+        }
+        return m->ops->run(m, &info, buf, count, dtype, bytes, root, comm);
+    }
     if (NULL == m->engine) {
         m->engine = mcast_engine_create();
     }
@@ -336,6 +344,20 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     if (NULL == e) { /* nothing to move: an already completed request */
         *request = &ompi_request_empty;
         return OMPI_SUCCESS;
+    }
+    mcast_plan_info_t info;
+    mcast_plan_get_info(e->plan, &info);
+    if (0 != strcmp(info.transport, "pml")) {
+        /* a multicast plan has no nonblocking driver: the module below's Ibcast serves */
+        if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
+                                    "MPI_Ibcast: the multicast transport is blocking only",
+                                    &m->fallback_warned)) {
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        if (NULL == m->previous_ibcast) {
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
     }
     return mcast_pml_ibcast(e->plan, buf, count, dtype, bytes, comm, request);
 }
