@@ -42,6 +42,11 @@
  * the trees on predicted time.  Their plans have no tree; mcast_plan_schedule gives each
  * rank its family schedule on the same chain (ordering) the trees use.
  *
+ * Path-based worms rendered in software (`pathlg`, coll/pathmc, seed 001 sec. 5-6; only
+ * with input.switch_net): the Less-Greedy phase plan of multi-drop worms along Partial
+ * Ordered Chains, each worm a pipelined chain through its destinations (pm_worms.h,
+ * pm_pathlg_render), as a tree predicted by the tree recurrence like the others.
+ *
  * Hardware multicast (`mcast`, coll/pathmc, only where the glue opened a multicast group
  * on the communicator: input.mcast_transport): the root writes the message once as
  * datagrams of c bytes (c = mcast_chunk_bytes), every rank receives them, the reliable
@@ -100,6 +105,7 @@ typedef enum {
     MCAST_ALG_MDTORUS,
     MCAST_ALG_MUTORUS,
     MCAST_ALG_MCAST,
+    MCAST_ALG_PATHLG,
     MCAST_ALG_COUNT
 } mcast_alg_t;
 
@@ -191,6 +197,10 @@ typedef struct mcast_plan_input {
     int mcast_transport;           /* pathmc: a multicast group every rank of the
                                       communicator joined and probed: MCAST_TRANSPORT_* */
     size_t mcast_chunk_bytes;      /* its datagram payload (agreed), 0 = 1400 */
+    const pm_topology_t *switch_net; /* pathmc: an irregular switch network (a topology
+                                      file every rank read alike) naming every rank's
+                                      host, or NULL (pathlg needs it) */
+    const char *const *hosts;      /* [n] host of each rank in switch_net's names */
     const kb_rules_t *rules;       /* decision rules (kbinomial), or NULL */
     const char *selected_by;       /* with a forced algorithm: report this instead of
                                       "forced" (the forced values are a cached decision) */

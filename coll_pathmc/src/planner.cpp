@@ -27,6 +27,7 @@
 
 #include "pm_internal.h"
 #include "kb_core.hpp"
+#include "pm_worms.h"
 
 #include <sys/stat.h>
 
@@ -87,6 +88,9 @@ const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
     {MCAST_ALG_MUTORUS, "mutorus", MCAST_COMP_PATHMC, "torus: Mu-torus (uniform partitions of length r)"},
     {MCAST_ALG_MCAST, "mcast", MCAST_COMP_PATHMC,
      "hardware multicast (IP or InfiniBand UD) with the reliable protocol; needs coll_pathmc_mcast_transport"},
+    {MCAST_ALG_PATHLG, "pathlg", MCAST_COMP_PATHMC,
+     "irregular networks: Less-Greedy phases of path-based worms along POCs, each rendered as "
+     "a pipelined chain (seed 001); needs coll_pathmc_topology_file"},
 };
 
 /* The family of a registry algorithm, or -1 (a tree). */
@@ -512,6 +516,26 @@ TreePtr build_tree(const mcast_plan_input_t &in, const std::vector<int> &chain, 
         require(kb_tree_check(t) == KB_OK, "twolevel: invalid tree");
         return out;
     }
+    case MCAST_ALG_PATHLG: {
+        require(in.switch_net != nullptr && in.hosts != nullptr,
+                "pathlg needs an irregular switch network naming every rank's host "
+                "(coll_pathmc_topology_file: ibnetdiscover, Slurm topology.conf or native graph)");
+        pm_pathlg_params_t pp;
+        pm_pathlg_params_default(&pp);
+        pp.bytes = std::max<size_t>(in.bytes, 1);
+        pm_pathlg_result_t res;
+        std::memset(&res, 0, sizeof(res));
+        char err[256] = "";
+        rc = pm_pathlg_render(in.switch_net, in.n, in.hosts, in.root, &pp, &res, err, sizeof(err));
+        if (rc == PM_ERR_NOMEM) {
+            throw std::bad_alloc();
+        }
+        require(rc == PM_OK, (std::string("pathlg: ") + err).c_str());
+        t = res.tree;
+        res.tree = nullptr; /* the plan keeps the tree */
+        pm_pathlg_result_free(&res);
+        return TreePtr(t);
+    }
     default: {
         const int ta = torus_alg_of(c.algorithm);
         require(ta >= 0, "unknown algorithm");
@@ -552,6 +576,9 @@ bool eligible(int alg, const mcast_plan_input_t &in)
     }
     if (alg == MCAST_ALG_TWOLEVEL) {
         return in.node_of_rank != nullptr && !in.all_local && in.nnodes > 1 && in.nnodes < in.n;
+    }
+    if (alg == MCAST_ALG_PATHLG) {
+        return in.switch_net != nullptr && in.hosts != nullptr;
     }
     if (alg == MCAST_ALG_MCAST) { /* under auto: across nodes only (one node: shared memory) */
         return in.mcast_transport != MCAST_TRANSPORT_NONE && !in.all_local && in.nnodes > 1;

@@ -542,6 +542,12 @@ void build_plan(Inspection &in)
             pi.torus_coords = coords.data();
         }
     }
+    /* an irregular switch network: pathlg renders its worms on it */
+    std::vector<const char *> hp = host_ptrs(in);
+    if (PM_TOPO_GRAPH == pm_topology_kind(in.topo.get())) {
+        pi.switch_net = in.topo.get();
+        pi.hosts = hp.data();
+    }
     char err[512] = "";
     if (KB_OK != mcast_plan_select(&pi, &in.plan, err, sizeof(err))) {
         throw Fail(EXIT_INPUT, fmt("algorithm %s: %s", in.opt.algorithm.c_str(), err));

@@ -216,6 +216,16 @@ if [ -n "$COMP" ] && [ -x "$INSPECT" ]; then
     else
         bad "topology file: bcast_once failed"; tail -20 "$WORK/topo.out"
     fi
+    # pathlg: the Less-Greedy worm plan on the same two-switch network, rendered as chains
+    if "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
+        --mca coll_pathmc_algorithm pathlg --mca coll_pathmc_fallback error \
+        --mca coll_pathmc_topology_file "$topo" --mca coll_pathmc_verbose 1 \
+        "$OSU" -c -m 1:"$M" -i 5 -x 1 -r rotate >"$WORK/pathlg.out" 2>&1 &&
+        grep -q "^coll:pathmc: comm=0 size=$N .*algorithm=pathlg" "$WORK/pathlg.out"; then
+        ok "pathlg (worms rendered as chains) on the topology file: data validated on $N hosts, 1..$M B, rotating roots"
+    else
+        bad "pathlg on the topology file"; grep -v "^coll:pathmc: comm=[0-9]* size" "$WORK/pathlg.out" | tail -10
+    fi
 fi
 
 echo "$pass passed, $fail failed"

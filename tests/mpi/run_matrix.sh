@@ -90,7 +90,7 @@ INSPECT=${INSPECT:-$BUILD_DIR/../../contrib/mcast-inspect/mcast-inspect}
 # cluster test); coll/pathmc's torus family (mcast, which needs a multicast group: section
 # 10 and tests/cluster/mcast.sh).
 ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/kbinomial/ && $1 != "twolevel" {print $1}' | tr '\n' ' ')
-PM_ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/(kbinomial,)?pathmc\]/ && $1 != "mcast" {print $1}' | tr '\n' ' ')
+PM_ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/(kbinomial,)?pathmc\]/ && $1 != "mcast" && $1 != "pathlg" {print $1}' | tr '\n' ' ')
 if [ -z "$ALGS" ] || [ -z "$PM_ALGS" ]; then
     echo "cannot list the algorithms with $INSPECT --list-algorithms"
     echo "0 passed, 1 failed"
@@ -304,6 +304,29 @@ for spec in "2 -l 65536" "4 -l 100000" "4 -n -l 100000"; do
     rm -f "$out"
 done
 set --
+# 10a. pathlg (worms rendered in software) on an irregular switch network: a native graph
+#      file naming this host (the ranks share it, so the tree is the host's fan-out; the
+#      cluster test runs it across hosts); without the file it fails loudly.
+graph=$(mktemp)
+printf 'switch s0\nswitch s1\nswitch s2\nlink s0 s1\nlink s1 s2\nlink s2 s0\nhost %s\nhost far\nlink s1 %s\nlink s2 far\n' \
+    "$(hostname)" "$(hostname)" >"$graph"
+for np in 4 7; do
+    row "pathmc np=$np alg=pathlg topology_file=graph" "pathmc:pathlg" "$np" PML_OB1 \
+        --mca coll_pathmc_algorithm pathlg --mca coll_pathmc_topology_file "$graph" "$CHECK" -l 20000
+done
+row "pathmc ibcast np=5 alg=pathlg topology_file=graph" "ibcast pathmc:pathlg" 5 PML_OB1 \
+    --mca coll_pathmc_algorithm pathlg --mca coll_pathmc_topology_file "$graph" "$CHECK" -n -l 20000
+rm -f "$graph"
+out=$(mktemp)
+timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+    --mca coll_pathmc_algorithm pathlg "$CHECK" -l 1000 >"$out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "declined (pathlg needs an irregular switch network" "$out"; then
+    pass=$((pass + 1)); echo "PASS pathmc pathlg forced without a switch network: fails loudly (exit $rc) with the reason"
+else
+    fail=$((fail + 1)); echo "FAIL pathmc pathlg forced without a switch network (exit $rc)"; tail -n 5 "$out" | sed 's/^/    /'
+fi
+rm -f "$out"
 # 10. hardware multicast forced (coll_pathmc_algorithm mcast): without a group
 #     (coll_pathmc_mcast_transport none, the default) the call fails loudly under
 #     fallback=error with the planner's reason; with transport ip on this host (the group's

@@ -44,6 +44,8 @@ typedef struct mca_coll_pathmc_state {
     pm_torus_shape_t shape;
     int *coords;                /* [n * ndims] router coordinates of each rank */
     mcast_locality_t *locality; /* host names, chain, nodes */
+    const pm_topology_t *switch_net; /* an irregular switch network naming every rank's
+                                        host (topology_file), or NULL: pathlg */
     struct mcast_mc *mc;        /* the communicator's multicast group, or NULL */
     int mc_transport;           /* MCAST_TRANSPORT_* of mc */
 } mca_coll_pathmc_state_t;

@@ -102,6 +102,37 @@ static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
     return ok;
 }
 
+/* An irregular switch network (topology_file) that names every rank's host: pathlg
+ * renders its worms there.  Host names from the discovery allgather: every rank alike. */
+static bool file_switch_net(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st,
+                            const char *path)
+{
+    char err[256] = "";
+    const pm_topology_t *topo = NULL;
+    if (OMPI_SUCCESS != mcast_locality_discover(st->locality, comm, "pathmc", NULL) ||
+        NULL == (topo = mcast_topo_cache_get(path, NULL, err, sizeof(err))) ||
+        PM_TOPO_GRAPH != pm_topology_kind(topo)) {
+        return false;
+    }
+    const int nh = pm_topology_nhosts(topo);
+    for (int r = 0; r < ompi_comm_size(comm); r++) {
+        bool found = false;
+        for (int h = 0; h < nh && !found; h++) {
+            found = 0 == strcmp(pm_topology_host_name(topo, h), st->locality->hosts[r]);
+        }
+        if (!found) {
+            if (0 == ompi_comm_rank(comm) && mca_coll_pathmc_component.common.verbose >= 1) {
+                fprintf(stderr, "coll:pathmc: comm=%u: topology_file %s not used for pathlg: host "
+                                "%s (rank %d) not in it\n",
+                        ompi_comm_get_cid(comm), path, st->locality->hosts[r], r);
+            }
+            return false;
+        }
+    }
+    st->switch_net = topo;
+    return true;
+}
+
 /* The resource manager's fabric coordinates (PMIx), found by discovery: across nodes
  * and where PMIx can give them (both the same on every rank, so no rank pays for a
  * discovery the others skip). */
@@ -191,11 +222,14 @@ static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, b
         (files && NULL != c->coords_file && '\0' != c->coords_file[0] &&
          file_torus(comm, st, c->coords_file, "coords_file")) ||
         pmix_torus(comm, st);
-    if (!torus && NULL == st->mc && MCAST_ALG_MCAST != c->common.algorithm) {
-        return OMPI_ERR_NOT_AVAILABLE; /* no torus, no multicast: the module below serves */
+    const bool graph = !torus && files && NULL != c->topology_file && '\0' != c->topology_file[0] &&
+                       file_switch_net(comm, st, c->topology_file);
+    if (!torus && !graph && NULL == st->mc && MCAST_ALG_MCAST != c->common.algorithm &&
+        MCAST_ALG_PATHLG != c->common.algorithm) {
+        return OMPI_ERR_NOT_AVAILABLE; /* no torus, switch network or group: the module below */
     }
-    /* (forced mcast without a group goes on: the planner refuses it with its reason and
-     * coll_pathmc_fallback decides, so fallback=error fails loudly) */
+    /* (forced mcast or pathlg without what they need goes on: the planner refuses them
+     * with its reason and coll_pathmc_fallback decides, so fallback=error fails loudly) */
     /* the chain and the nodes, for comparing with coll/kbinomial's plans */
     return mcast_locality_discover(st->locality, comm, "pathmc", NULL);
 }
@@ -211,6 +245,8 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     in->torus = NULL != st->coords ? &st->shape : NULL;
     in->torus_coords = st->coords;
     in->mcast_transport = st->mc_transport;
+    in->switch_net = st->switch_net;
+    in->hosts = NULL != st->switch_net ? (const char *const *) st->locality->hosts : NULL;
     in->mcast_chunk_bytes = mca_coll_pathmc_mcast_chunk(st);
     in->machine = mcast_machine_of("pathmc", kbinomial_string("machine_file"));
     in->forced = forced;
@@ -221,7 +257,8 @@ static void pathmc_context(mcast_module_t *m, char *buf, size_t len)
     const mca_coll_pathmc_state_t *st = m->comm_state;
     int used = snprintf(buf, len, "torus=");
     if (NULL == st->coords) {
-        snprintf(buf, len, "torus=none source=%s nodes=%d", NULL != st->mc ? "multicast" : "-",
+        snprintf(buf, len, "torus=none source=%s nodes=%d",
+                 NULL != st->switch_net ? "topology_file(graph)" : (NULL != st->mc ? "multicast" : "-"),
                  st->locality->nnodes);
         return;
     }
