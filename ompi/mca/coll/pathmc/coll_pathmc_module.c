@@ -2,6 +2,7 @@
 #include "ompi_config.h"
 
 #include "coll_pathmc.h"
+#include "ompi/mca/common/mcast/mcast_mc.h"
 #include "ompi/communicator/communicator.h"
 #include <stdlib.h>
 
@@ -16,6 +17,9 @@ static void pathmc_state_free(void *state)
 {
     mca_coll_pathmc_state_t *st = state;
     if (NULL != st) {
+        if (NULL != st->mc) {
+            mcast_mc_close(st->mc); /* every rank frees the communicator: every rank closes */
+        }
         mcast_locality_free(st->locality);
         free(st->coords);
         free(st);
