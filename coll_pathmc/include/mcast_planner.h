@@ -57,6 +57,13 @@
  * nodes (nnodes > 1, not all_local); forced, wherever the group is open.
  * It is not a schedule: mcast_plan_schedule refuses it; the glue runs it on its transport.
  *
+ * Link sharing.  Where the input names the topology (input.topology with every rank's host),
+ * each plan's traffic is routed (pm_route, PM_ROUTE_DEFAULT) and the time is at least
+ *   max over directed links l of B(l) * wire + o_send + L + o_recv     (net model)
+ * with B(l) the bytes the plan moves over l: M per tree edge whose route uses l; for a
+ * family, the bytes of every rank's schedule (computed at up to 32 blocks).
+ * The module below's modelled tree gets the same bound.
+ *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two), evaluated at the class's middle, so ranks that see
  * slightly different sizes (an erroneous program) still run the same tree and detect the
@@ -200,10 +207,16 @@ typedef struct mcast_plan_input {
     const pm_topology_t *switch_net; /* pathmc: an irregular switch network (a topology
                                       file every rank read alike) naming every rank's
                                       host, or NULL (pathlg needs it) */
-    const char *const *hosts;      /* [n] host of each rank in switch_net's names */
+    const char *const *hosts;      /* [n] host of each rank in switch_net's / topology's names */
+    const pm_topology_t *topology; /* a network topology naming every rank's host (any kind;
+                                      every rank read it alike), or NULL: the model then
+                                      charges link sharing (header) */
     const kb_rules_t *rules;       /* decision rules (kbinomial), or NULL */
     const char *selected_by;       /* with a forced algorithm: report this instead of
                                       "forced" (the forced values are a cached decision) */
+    int exact_bytes;               /* 0 (the components): decide at the size class's
+                                      representative; 1 (model checks): predict and plan
+                                      for `bytes` itself */
 } mcast_plan_input_t;
 
 typedef struct mcast_plan mcast_plan_t; /* opaque */

@@ -683,12 +683,125 @@ std::vector<int> family_sends(const mcast_forced_t &f)
     return {1, 2};
 }
 
+/* Link sharing where the input names a topology (see the header): the directed links
+ * of every route between two ranks' hosts (PM_ROUTE_DEFAULT), and the bound
+ *   T >= max over links of (bytes the plan moves over the link) * wire + o_send + L + o_recv.
+ * No topology, or a host it does not name: no bound (0). */
+class LinkLoad {
+public:
+    explicit LinkLoad(const mcast_plan_input_t &in) : in_(in)
+    {
+        usable_ = in.topology != nullptr && in.hosts != nullptr && in.n > 1 && !in.all_local;
+        if (usable_) {
+            load_.assign(size_t(std::max(0, pm_topology_ndirected_links(in.topology))), 0.0);
+        }
+    }
+    bool usable() const { return usable_; }
+    /* Adds `bytes` on every link of the route a -> b. */
+    void add(int a, int b, double bytes)
+    {
+        if (!usable_ || a == b) {
+            return;
+        }
+        const std::vector<int> &r = route(a, b);
+        for (int l : r) {
+            if (l >= 0 && size_t(l) < load_.size()) {
+                load_[size_t(l)] += bytes;
+            }
+        }
+    }
+    /* The bound for what was added since the last reset, then reset. */
+    double take_bound_us()
+    {
+        double mx = 0.0;
+        for (double &x : load_) {
+            mx = std::max(mx, x);
+            x = 0.0;
+        }
+        if (!usable_ || mx <= 0.0) {
+            return 0.0;
+        }
+        const mcast_loggp_t &g = in_.machine->net;
+        return mx * g.wire_ns_per_byte * 1e-3 + g.o_send_us + g.latency_us + g.o_recv_us;
+    }
+    /* Every tree edge carries the whole message. */
+    double tree_bound_us(const kb_tree_t *t, double bytes)
+    {
+        if (!usable_ || t == nullptr) {
+            return 0.0;
+        }
+        for (int v = 0; v < t->n; ++v) {
+            if (t->parent[v] >= 0) {
+                add(t->parent[v], v, bytes);
+            }
+        }
+        return take_bound_us();
+    }
+
+private:
+    const std::vector<int> &route(int a, int b)
+    {
+        const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
+        auto it = routes_.find(key);
+        if (it != routes_.end()) {
+            return it->second;
+        }
+        std::vector<int> r(64);
+        int nl = 0;
+        if (std::strcmp(in_.hosts[a], in_.hosts[b]) == 0 ||
+            pm_route(in_.topology, PM_ROUTE_DEFAULT, in_.hosts[a], in_.hosts[b], r.data(),
+                     int(r.size()), &nl) != PM_OK) {
+            nl = 0; /* same host, or no route the model knows: no shared link counted */
+        }
+        r.resize(size_t(nl));
+        return routes_.emplace(key, std::move(r)).first->second;
+    }
+    const mcast_plan_input_t &in_;
+    bool usable_ = false;
+    std::vector<double> load_;
+    std::map<uint64_t, std::vector<int>> routes_;
+};
+
+/* The family level's traffic on the links: every rank's schedule at a few blocks (the
+ * share of the bytes each pair carries hardly depends on the block count). */
+double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_plan_input_t &in,
+                            const std::vector<int> &chain, size_t M, uint32_t nblocks)
+{
+    if (!ll.usable() || M == 0) {
+        return 0.0;
+    }
+    uint32_t nb = std::min<uint32_t>(std::max<uint32_t>(nblocks, 1), 32);
+    if (l.family == MCAST_FAM_SCATTER_ALLGATHER) {
+        nb = std::min<uint32_t>(nb, uint32_t(in.n));
+        nb = std::max<uint32_t>(nb, std::min<uint32_t>(nblocks, uint32_t(in.n)));
+    }
+    const double per_block = double(M) / double(nb);
+    for (int r = 0; r < in.n; ++r) {
+        mcast_sched_t *s = nullptr;
+        if (mcast_sched_level(&l, in.n, in.root, r, chain.data(), nb, &s) != KB_OK) {
+            ll.take_bound_us();
+            return 0.0;
+        }
+        const size_t ns = mcast_sched_count(s, MCAST_OP_SEND);
+        for (size_t i = 0; i < ns; ++i) {
+            mcast_op_t op;
+            if (mcast_sched_op(s, MCAST_OP_SEND, i, &op) == KB_OK) {
+                ll.add(r, op.peer, per_block * double(op.nblocks));
+            }
+        }
+        mcast_sched_free(s);
+    }
+    return ll.take_bound_us();
+}
+
 struct Evaluator {
     const mcast_plan_input_t &in;
     std::vector<int> chain;
     Locality loc;
     size_t M;
-    Evaluator(const mcast_plan_input_t &i, size_t bytes) : in(i), chain(input_chain(i)), M(bytes)
+    mutable LinkLoad links;
+    Evaluator(const mcast_plan_input_t &i, size_t bytes)
+        : in(i), chain(input_chain(i)), M(bytes), links(i)
     {
         loc.node = i.node_of_rank;
         loc.all_local = i.all_local != 0;
@@ -757,6 +870,9 @@ struct Evaluator {
                     }
                 }
                 require(t >= 0.0, "family: the model does not apply");
+                if (links.usable()) {
+                    t = std::max(t, family_link_bound_us(links, l, in, chain, M, nb));
+                }
                 offer_family(best, alg, v, -1, 0, B, ms, w, t);
             }
         }
@@ -843,6 +959,7 @@ struct Evaluator {
             TreePtr t = build_tree(in, chain, c);
             c.t = std::numeric_limits<double>::infinity();
             best_segment(t.t, c, g);
+            c.t = std::max(c.t, links.tree_bound_us(t.t, double(M)));
             if (better(c.t, best.t)) {
                 best = c;
             }
@@ -942,7 +1059,8 @@ double previous_time(const mcast_plan_input_t &in, size_t M, const char **name)
     Locality loc;
     loc.node = in.node_of_rank;
     loc.all_local = in.all_local != 0;
-    return tree_time(t.t, M, 0, 0, 1, loc, *in.machine);
+    LinkLoad links(in);
+    return std::max(tree_time(t.t, M, 0, 0, 1, loc, *in.machine), links.tree_bound_us(t.t, double(M)));
 }
 
 std::string fmt(const char *f, double x)
@@ -1035,7 +1153,7 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         require(in.chain[0] == in.root, "planner: chain must start at the root");
     }
     const int cls = mcast_size_class(in.bytes);
-    const size_t M = mcast_class_bytes(cls);
+    const size_t M = in.exact_bytes != 0 ? in.bytes : mcast_class_bytes(cls);
 
     mcast_forced_t eff = f;
     mcast_plan_input_t in2 = in;

@@ -546,6 +546,10 @@ void build_plan(Inspection &in)
     std::vector<const char *> hp = host_ptrs(in);
     if (PM_TOPO_GRAPH == pm_topology_kind(in.topo.get())) {
         pi.switch_net = in.topo.get();
+    }
+    /* the network as the components see it: the model charges link sharing on it */
+    if (nullptr != in.topo.get()) {
+        pi.topology = in.topo.get();
         pi.hosts = hp.data();
     }
     char err[512] = "";

@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
 """perf/sim/analyze.py RESULT_DIR: per-platform CSV, PNG plots and summary.md from the raw
-sim_bcast output (RESULT_DIR/<platform>.raw.csv) and the platform model
+sim_bcast output (RESULT_DIR/<platform>.raw.csv) and the platform facts
 (RESULT_DIR/platforms/<platform>.env).
 
-Lower bound (the reference of every ratio):
-    LB(M) = max(alpha * ceil(log2 p), M / B)
-alpha = o_send + o_recv + mean wire latency of the platform (ALPHA_US in the .env, the same
-alpha the cost models get), B = link bandwidth 12.5 GB/s.  It is a bound for single-port
-store-and-forward trees.  On the tori a node's limiter admits 2B (in+out), so algorithms
-that receive from two neighbours at once could in principle go below M/B there.
+Per platform, RESULT_DIR/<platform>.csv:
+    size_bytes,contender,time_us,model_us,predicted_us,check,lower_bound_us,ratio_to_lower_bound
+and <platform>.plans.csv (the plan each of our contenders ran).
+
+summary.md:
+  - auto vs the best SMPI algorithm and vs the best of our forced plans, per size;
+  - the model check: |model_us - time_us| / time_us of every plan of ours (model_us is the
+    planner's prediction at the exact size), median per platform and overall;
+  - every contender's time / lower bound.
+Lower bound: LB(M) = max(alpha * ceil(log2 p), M / B), alpha = o_send + o_recv + mean route
+latency (ALPHA_US), B = link bandwidth (LINK_GBPS).  Exits 1 when a data check failed.
 """
 import csv
 import math
 import os
+import statistics
 import sys
 from collections import defaultdict
-
-ABLATION_MARKS = ("+serial", "+nofifo")
 
 
 def read_env(path):
@@ -37,20 +41,54 @@ def fmt_size(b):
     return f"{b} B"
 
 
+def num(s):
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def read_raw(path):
+    rows = []
+    for line in open(path):
+        if line.startswith("#") or line.startswith("size_bytes") or not line.strip():
+            continue
+        parts = line.rstrip("\n").split(",", 6)
+        if len(parts) < 7:
+            continue
+        rows.append({"size": int(parts[0]), "cont": parts[1], "t": float(parts[2]),
+                     "model": num(parts[3]), "pred": num(parts[4]), "check": parts[5],
+                     "plan": parts[6]})
+    return rows
+
+
+def plan_alg(plan):
+    for tok in plan.split():
+        if tok.startswith("algorithm="):
+            return tok[len("algorithm="):]
+    return "?"
+
+
 def main():
     out = sys.argv[1]
     platforms = [f[:-8] for f in sorted(os.listdir(out)) if f.endswith(".raw.csv")]
     order = ["torus-8x8", "fattree-128", "flat-1024", "irregular-64", "torus-16x16"]
     platforms.sort(key=lambda p: order.index(p) if p in order else 99)
     summary = ["# SimGrid/SMPI broadcast simulation: summary", "",
-               "Times are simulated microseconds (max over ranks, all ranks start together).",
-               "LB = max(alpha*ceil(log2 p), M/B), B = 12.5 GB/s; ratio = time / LB.",
-               "'ours' = best of our executor-faithful contenders (ablations `+serial`/`+nofifo` excluded);",
-               "'peer' = best SMPI built-in algorithm; ours/peer < 1 means we win.", ""]
-    headline = ["## Headline: ours vs best SMPI peer", "",
-                "| platform | p | size | LB us | best ours | us | ratio LB | ours-kbinomial us | best SMPI peer | us | ratio LB | ours/peer | best ablation (us) |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+               "Simulated microseconds (max over ranks, all ranks start together).  Ours run the",
+               "core's planner and engine as the components do (sim_bcast.cpp); `ours-auto` is",
+               "what users get, `ours-<name>` a registry algorithm forced (the model's k and",
+               "segment).  LB = max(alpha*ceil(log2 p), M/B).", ""]
+    headline = ["## auto vs the best SMPI algorithm and vs our best forced plan", "",
+                "| platform | p | size | auto runs | auto us | best forced ours | us | best SMPI | us | "
+                "auto / SMPI | auto / forced |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
+    model_lines = ["## Model check: |model - simulated| / simulated, plans of ours", "",
+                   "| platform | plans | median | 90th pct | worst (contender, size, model, sim) |",
+                   "|---|---|---|---|---|"]
     details = []
+    all_err = []
+    failures = 0
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -64,16 +102,7 @@ def main():
         n = int(env["NP"])
         alpha = float(env["ALPHA_US"])
         bw = float(env["LINK_GBPS"]) * 1e3  # bytes per us
-        rows, plans = [], {}
-        for line in open(os.path.join(out, p + ".raw.csv")):
-            if line.startswith("#") or line.startswith("size_bytes") or not line.strip():
-                continue
-            parts = line.rstrip("\n").split(",", 3)
-            if len(parts) < 3:
-                continue
-            size, cont, t = int(parts[0]), parts[1], float(parts[2])
-            plans[(size, cont)] = parts[3] if len(parts) > 3 else ""
-            rows.append((size, cont, t))
+        rows = read_raw(os.path.join(out, p + ".raw.csv"))
         if not rows:
             continue
 
@@ -82,27 +111,63 @@ def main():
 
         with open(os.path.join(out, p + ".csv"), "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["size_bytes", "contender", "time_us", "lower_bound_us", "ratio_to_lower_bound"])
-            for size, cont, t in rows:
-                w.writerow([size, cont, f"{t:.3f}", f"{lb(size):.3f}", f"{t / lb(size):.3f}"])
+            w.writerow(["size_bytes", "contender", "time_us", "model_us", "predicted_us", "check",
+                        "lower_bound_us", "ratio_to_lower_bound"])
+            for r in rows:
+                w.writerow([r["size"], r["cont"], f"{r['t']:.3f}",
+                            "" if r["model"] is None else f"{r['model']:.3f}",
+                            "" if r["pred"] is None else f"{r['pred']:.3f}", r["check"],
+                            f"{lb(r['size']):.3f}", f"{r['t'] / lb(r['size']):.3f}"])
         with open(os.path.join(out, p + ".plans.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["size_bytes", "contender", "plan"])
-            for (size, cont), plan in plans.items():
-                w.writerow([size, cont, plan])
+            for r in rows:
+                if r["cont"].startswith("ours-"):
+                    w.writerow([r["size"], r["cont"], r["plan"]])
+        failures += sum(1 for r in rows if r["check"].startswith("FAIL"))
 
         by_size = defaultdict(dict)
-        for size, cont, t in rows:
-            by_size[size][cont] = t
+        plan_of = {}
+        for r in rows:
+            by_size[r["size"]][r["cont"]] = r["t"]
+            plan_of[(r["size"], r["cont"])] = r["plan"]
         sizes = sorted(by_size)
         conts = []
-        for _, c, _ in rows:
-            if c not in conts:
-                conts.append(c)
+        for r in rows:
+            if r["cont"] not in conts:
+                conts.append(r["cont"])
 
-        extra = "; ".join(x for x in (env.get("GEN", ""), env.get("ROUTES", "")) if x)
-        details += [f"## {p} (p = {n}, alpha = {alpha} us" + (f"; {extra}" if extra else "") + ")", "",
-                    "ratio to LB per contender (time us in parentheses); **bold** = best of the size", "",
+        for s in sizes:
+            d = by_size[s]
+            auto = d.get("ours-auto")
+            forced = {c: t for c, t in d.items() if c.startswith("ours-") and c != "ours-auto"}
+            peers = {c: t for c, t in d.items() if c.startswith("smpi-")}
+            if auto is None:
+                continue
+            bf = min(forced, key=forced.get) if forced else None
+            bp = min(peers, key=peers.get) if peers else None
+            headline.append(
+                f"| {p} | {n} | {fmt_size(s)} | {plan_alg(plan_of[(s, 'ours-auto')])} | {auto:.1f} | "
+                + (f"{bf[5:]} | {forced[bf]:.1f} | " if bf else "– | – | ")
+                + (f"{bp[5:]} | {peers[bp]:.1f} | {auto / peers[bp]:.2f} | " if bp else "– | – | – | ")
+                + (f"{auto / forced[bf]:.2f} |" if bf else "– |"))
+
+        errs = []
+        for r in rows:
+            if r["cont"].startswith("ours-") and r["model"] is not None and r["t"] > 0:
+                errs.append((abs(r["model"] - r["t"]) / r["t"], r))
+        if errs:
+            es = sorted(e for e, _ in errs)
+            worst = max(errs, key=lambda x: x[0])
+            wr = worst[1]
+            model_lines.append(
+                f"| {p} | {len(es)} | {100 * statistics.median(es):.1f} % | "
+                f"{100 * es[min(len(es) - 1, int(0.9 * len(es)))]:.1f} % | "
+                f"{wr['cont']} {fmt_size(wr['size'])}: {wr['model']:.1f} vs {wr['t']:.1f} |")
+            all_err += es
+
+        details += [f"## {p} (p = {n}, alpha = {alpha} us)", "",
+                    "time us (ratio to LB); **bold** = best of the size", "",
                     "| contender | " + " | ".join(fmt_size(s) for s in sizes) + " |",
                     "|---|" + "---|" * len(sizes),
                     "| *LB us* | " + " | ".join(f"{lb(s):.1f}" for s in sizes) + " |"]
@@ -112,61 +177,41 @@ def main():
             for s in sizes:
                 if c in by_size[s]:
                     t = by_size[s][c]
-                    cell = f"{t / lb(s):.2f} ({t:.1f})"
+                    cell = f"{t:.1f} ({t / lb(s):.2f})"
                     cells.append(f"**{cell}**" if t == best_of[s] else cell)
                 else:
                     cells.append("–")
             details.append(f"| {c} | " + " | ".join(cells) + " |")
         details.append("")
 
-        for s in sizes:
-            d = by_size[s]
-            ours = {c: t for c, t in d.items() if c.startswith("ours-") and not any(m in c for m in ABLATION_MARKS)}
-            abl = {c: t for c, t in d.items() if c.startswith("ours-") and any(m in c for m in ABLATION_MARKS)}
-            peers = {c: t for c, t in d.items() if c.startswith("smpi-")}
-            if not ours or not peers:
-                continue
-            bo = min(ours, key=ours.get)
-            bp = min(peers, key=peers.get)
-            kb = d.get("ours-kbinomial")
-            ba = min(abl, key=abl.get) if abl else None
-            headline.append(
-                f"| {p} | {n} | {fmt_size(s)} | {lb(s):.1f} | {bo[5:]} | {ours[bo]:.1f} | {ours[bo] / lb(s):.2f} | "
-                f"{kb:.1f} | {bp[5:]} | {peers[bp]:.1f} | {peers[bp] / lb(s):.2f} | {ours[bo] / peers[bp]:.2f} | "
-                + (f"{ba[5:]} ({abl[ba]:.1f})" if ba else "–") + " |")
-
         if plt:
-            fig, ax = plt.subplots(1, 2, figsize=(13, 5.5))
+            fig, ax = plt.subplots(1, 1, figsize=(10, 5.5))
             for c in conts:
                 xs = [s for s in sizes if c in by_size[s]]
-                ys = [by_size[s][c] for s in xs]
                 rs = [by_size[s][c] / lb(s) for s in xs]
                 style = "-" if c.startswith("ours-") else "--"
-                if any(m in c for m in ABLATION_MARKS):
-                    style = ":"
-                marker = "o" if c.startswith("ours-") else "s"
-                ax[0].plot(xs, ys, style, marker=marker, ms=3, label=c)
-                ax[1].plot(xs, rs, style, marker=marker, ms=3, label=c)
-            ax[0].plot(sizes, [lb(s) for s in sizes], "k-", lw=2, label="lower bound")
-            for a in ax:
-                a.set_xscale("log", base=2)
-                a.set_xlabel("message size (bytes)")
-                a.grid(True, which="both", alpha=0.3)
-            ax[0].set_yscale("log")
-            ax[0].set_ylabel("simulated time (us)")
-            ax[1].set_yscale("log")
-            ax[1].set_ylabel("time / lower bound")
-            ax[0].set_title(f"{p}: broadcast time (p={n})")
-            ax[1].set_title("ratio to max(alpha*ceil(log2 p), M/B)")
-            ax[1].legend(fontsize=6, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+                lw = 2.5 if c == "ours-auto" else 1
+                ax.plot(xs, rs, style, marker="o" if c.startswith("ours-") else "s", ms=3, lw=lw, label=c)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("message size (bytes)")
+            ax.set_ylabel("simulated time / lower bound")
+            ax.set_title(f"{p}: broadcast (p={n}); LB = max(alpha*ceil(log2 p), M/B)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=6, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
             fig.tight_layout()
             fig.savefig(os.path.join(out, p + ".png"), dpi=110)
             plt.close(fig)
 
+    if all_err:
+        model_lines.append(f"| all | {len(all_err)} | {100 * statistics.median(all_err):.1f} % | "
+                           f"{100 * sorted(all_err)[int(0.9 * (len(all_err) - 1))]:.1f} % | |")
+    checks = [f"Data checks failed: {failures}", ""]
     with open(os.path.join(out, "summary.md"), "w") as f:
-        f.write("\n".join(summary + headline + [""] + details) + "\n")
-    print("\n".join(headline))
+        f.write("\n".join(summary + checks + headline + [""] + model_lines + [""] + details) + "\n")
+    print("\n".join(headline + [""] + model_lines + [""] + checks))
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -6,9 +6,20 @@
 Writes, per platform NAME, into DIR (default perf/sim/platforms):
     NAME.xml    SimGrid platform (version 4.1)
     NAME.hosts  smpirun hostfile, one host per rank, rank r on the r-th line
-    NAME.env    shell-sourceable model parameters used by run.sh / sim_bcast
-(irregular-64 also NAME.ibnet: the topology in ibnetdiscover form, read by sim_bcast for
-the POC ordering; its routes come from OUR model through the topo_routes helper).
+    NAME.topo   the platform's topology as a user would hand it to the components
+                (coll_kbinomial_topology_file / coll_pathmc_topology_file): a native torus
+                file with SimGrid's coordinates, a native switch graph of the fat-tree, a
+                Slurm topology.conf of the flat cluster's one switch, the irregular
+                network in ibnetdiscover form (its routes in NAME.xml come from OUR model
+                through the topo_routes helper)
+    NAME.env    shell-sourceable facts used by run.sh and analyze.py: NP, TOPOLOGY,
+                MACHINE, ALPHA_US and LINK_GBPS (lower bound), B_NODE_GBPS, DESCRIPTION
+    NAME.machine  the planner's machine model of the platform (docs/machine-model.md),
+                derived from the platform's own description: o_send = o_recv = 0.5 us
+                (smpi/os, smpi/or), latency = the mean route latency, 0.08 ns per byte
+                (12.5 GB/s) at the sender's port and on the wire, eager = SMPI's
+                smpi/send-is-detached-thresh (64 KiB).  Measuring it inside SMPI with a
+                calibration tool (mcast-calibrate) is not done yet.
 
 Network model (the same on every platform, see README.md):
     every link 12.5 GB/s (100 Gb/s) per direction (SPLITDUPLEX), latency per platform;
@@ -22,8 +33,8 @@ import sys
 
 BW = "12.5GBps"
 BW_GBPS = 12.5
-O_SEND_US = 0.5
-O_RECV_US = 0.5
+O_US = 0.5          # smpi/os and smpi/or of run.sh
+EAGER = 65536       # SMPI's smpi/send-is-detached-thresh default
 
 HEADER = """<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -41,26 +52,34 @@ def env_text(d):
     return "".join(f'{k}="{v}"\n' for k, v in d.items())
 
 
-def cluster_platform(out, name, what, cluster_attrs, hosts, env):
+def machine_text(name, lat_us, what):
+    ns = 1.0 / BW_GBPS
+    return (f"version 1\n"
+            f"provenance perf/sim/make_platforms.py {name}: {what}\n"
+            f"net.o_send_us {O_US}\nnet.o_recv_us {O_US}\nnet.latency_us {lat_us:.4f}\n"
+            f"net.gap_ns_per_byte {ns:.4f}\nnet.wire_ns_per_byte {ns:.4f}\n"
+            f"net.recv_ns_per_byte 0\nnet.eager_bytes {EAGER}\n")
+
+
+def cluster_platform(out, name, what, cluster_attrs, hosts, topo, env):
     attrs = " ".join(f'{k}="{v}"' for k, v in cluster_attrs.items())
     xml = HEADER.format(what=what) + f'<zone id="AS_{name}" routing="Full">\n  <cluster {attrs}/>\n</zone>\n</platform>\n'
     write(os.path.join(out, name + ".xml"), xml)
     write(os.path.join(out, name + ".hosts"), "".join(h + "\n" for h in hosts))
+    write(os.path.join(out, name + ".topo"), topo)
     write(os.path.join(out, name + ".env"), env_text(env))
 
 
-def model_env(np_, wire_us, b_node_gbps, extra=None):
-    """alpha for the cost models = o_send + o_recv + mean wire latency of a route."""
-    alpha = O_SEND_US + O_RECV_US + wire_us
+def platform_env(out, name, np_, lat_us, b_node_gbps, description, topology=None, extra=None):
+    write(os.path.join(out, name + ".machine"), machine_text(name, lat_us, description))
     env = {
         "NP": np_,
-        "ALPHA_US": f"{alpha:.3f}",
-        "BETA_NS": f"{1.0 / BW_GBPS:.4f}",     # ns per byte at 12.5 GB/s
-        "O_SEND_US": O_SEND_US,
-        "O_RECV_US": O_RECV_US,
-        "WIRE_US": f"{wire_us:.3f}",
-        "LINK_GBPS": BW_GBPS,
-        "B_NODE_GBPS": b_node_gbps,           # per-node ejection bound used in the lower bound
+        "TOPOLOGY": topology or name + ".topo",
+        "MACHINE": name + ".machine",
+        "ALPHA_US": f"{2 * O_US + lat_us:.3f}",  # o_send + o_recv + mean route latency
+        "LINK_GBPS": BW_GBPS,                 # link bandwidth: the M/B term of the lower bound
+        "B_NODE_GBPS": b_node_gbps,           # what one node can inject or eject
+        "DESCRIPTION": description,
     }
     if extra:
         env.update(extra)
@@ -72,8 +91,6 @@ def torus(out, dims, lat_us=0.1):
     n = 1
     for d in dims:
         n *= d
-    # mean shortest-path hops on a ring of k: k/4 (even k); DOR sums over dimensions
-    mean_hops = sum(k / 4.0 for k in dims)
     attrs = {
         "id": name, "prefix": "t", "suffix": "", "radical": f"0-{n - 1}", "speed": "1Gf",
         "bw": BW, "lat": f"{lat_us}us", "sharing_policy": "SPLITDUPLEX",
@@ -83,9 +100,18 @@ def torus(out, dims, lat_us=0.1):
         "limiter_link": "25GBps",
         "loopback_bw": "100GBps", "loopback_lat": "0us",
     }
-    cluster_platform(out, name, f"{name} torus, DOR routing (SimGrid TorusZone), {lat_us} us per hop",
-                     attrs, [f"t{i}" for i in range(n)],
-                     model_env(n, mean_hops * lat_us, 25.0, {"TORUS": "x".join(map(str, dims))}))
+    # SimGrid numbers the torus nodes with dimension 0 fastest
+    topo = [f"# {name}: SimGrid TorusZone coordinates (dimension 0 fastest)",
+            f"torus {'x'.join(map(str, dims))} torus bidirectional"]
+    for i in range(n):
+        c, x = [], i
+        for k in dims:
+            c.append(x % k)
+            x //= k
+        topo.append(f"host t{i} " + " ".join(map(str, c)))
+    what = f"{name} torus, DOR routing (SimGrid TorusZone), {lat_us} us per hop"
+    cluster_platform(out, name, what, attrs, [f"t{i}" for i in range(n)], "\n".join(topo) + "\n",
+                     platform_env(out, name, n, sum(k / 4.0 for k in dims) * lat_us, 25.0, what, extra={"TORUS": "x".join(map(str, dims))}))
 
 
 def fat_tree(out):
@@ -97,10 +123,16 @@ def fat_tree(out):
         "topology": "FAT_TREE", "topo_parameters": "2;8,16;1,8;1,1",
         "loopback_bw": "100GBps", "loopback_lat": "0us",
     }
-    # 8 of 127 destinations are on the same leaf (2 links), the rest cross a spine (4 links)
-    mean_links = (7 * 2 + 120 * 4) / 127.0
-    cluster_platform(out, name, "fat-tree 128 hosts, 16-port 2-tree (16 leaves x 8 hosts, 8 spines), 0.2 us per link",
-                     attrs, [f"ft{i}" for i in range(128)], model_env(128, mean_links * 0.2, BW_GBPS))
+    # the same network as a native switch graph: host ft<i> on leaf i/8, every leaf to
+    # every spine (SimGrid's FatTreeZone puts consecutive hosts under one leaf)
+    topo = [f"# {name}: 16 leaves x 8 hosts, 8 spines (SimGrid FAT_TREE 2;8,16;1,8;1,1)"]
+    topo += [f"switch leaf{l} 16" for l in range(16)] + [f"switch spine{s} 16" for s in range(8)]
+    topo += [f"host ft{i}" for i in range(128)]
+    topo += [f"link ft{i} leaf{i // 8}" for i in range(128)]
+    topo += [f"link leaf{l} spine{s}" for l in range(16) for s in range(8)]
+    what = "fat-tree 128 hosts, 16-port 2-tree (16 leaves x 8 hosts, 8 spines), 0.2 us per link"
+    cluster_platform(out, name, what, attrs, [f"ft{i}" for i in range(128)], "\n".join(topo) + "\n",
+                     platform_env(out, name, 128, (7 * 2 + 120 * 4) / 127.0 * 0.2, BW_GBPS, what))
 
 
 def flat(out, n=1024):
@@ -114,8 +146,10 @@ def flat(out, n=1024):
         "bb_bw": f"{n * BW_GBPS:.0f}GBps", "bb_lat": "0.2us", "bb_sharing_policy": "SHARED",
         "loopback_bw": "100GBps", "loopback_lat": "0us",
     }
-    cluster_platform(out, name, f"flat cluster {n} hosts, private 0.4 us links + non-blocking SHARED backbone 0.2 us",
-                     attrs, [f"f{i}" for i in range(n)], model_env(n, 1.0, BW_GBPS))
+    what = f"flat cluster {n} hosts, private 0.4 us links + non-blocking SHARED backbone 0.2 us"
+    topo = f"# {name}: one switch (Slurm topology.conf)\nSwitchName=s0 Nodes=f[0-{n - 1}]\n"
+    cluster_platform(out, name, what, attrs, [f"f{i}" for i in range(n)], topo,
+                     platform_env(out, name, n, 1.0, BW_GBPS, what))
 
 
 def irregular(out, topo_routes, switches=16, ports=8, hosts=64, pct=100, seed=0):
@@ -124,12 +158,11 @@ def irregular(out, topo_routes, switches=16, ports=8, hosts=64, pct=100, seed=0)
     res = subprocess.run([topo_routes, str(switches), str(ports), str(hosts), str(pct), str(seed),
                           prefix, BW, "0.2us", "0.2us"], check=True, capture_output=True, text=True)
     info = dict(kv.split("=") for kv in res.stdout.split())
-    mean_links = float(info["mean_links_per_route"])
-    write(prefix + ".env", env_text(model_env(hosts, mean_links * 0.2, BW_GBPS, {
-        "TOPOLOGY": name + ".ibnet",
-        "GEN": f"pm_generate_irregular(switches={switches},ports={ports},hosts={hosts},connectivity={pct}%,seed={seed})",
-        "ROUTES": f"pm_route(PM_ROUTE_UPDOWN) mean_links={mean_links} max_links={info['max_links_per_route']}",
-    })))
+    what = (f"pm_generate_irregular(switches={switches},ports={ports},hosts={hosts},connectivity={pct}%,seed={seed}), "
+            f"0.2 us per link, up*/down* routes pm_route(PM_ROUTE_UPDOWN) mean_links={info['mean_links_per_route']} "
+            f"max_links={info['max_links_per_route']}")
+    write(prefix + ".env", env_text(platform_env(out, name, hosts, float(info["mean_links_per_route"]) * 0.2, BW_GBPS, what,
+                                           topology=name + ".ibnet")))
 
 
 def main():

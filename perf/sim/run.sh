@@ -1,13 +1,21 @@
 #!/bin/bash
-# perf/sim/run.sh: build the SimGrid broadcast simulator, generate the platforms, run every
-# platform, write per-platform CSV + PNG + summary and provenance.
+# perf/sim/run.sh: build the SimGrid broadcast simulator, generate the platforms, run our
+# plans (the core's planner and engine, as the components run them) and SMPI's own
+# broadcast algorithms side by side, write per-platform CSV + PNG + summary and provenance.
 #
-#   perf/sim/run.sh [--quick] [--out DIR] [--only p1,p2] [--build-dir DIR]
+#   perf/sim/run.sh [--quick] [--out DIR] [--only p1,p2] [--sizes BYTES,...]
+#                   [--ours LIST] [--peers LIST] [--build-dir DIR]
 #
-#   --quick   torus-8x8 only, fewer contenders/sizes, plus a data-checking run (< 3 min)
+#   --quick   torus-8x8 and irregular-64 at 1 KiB, 64 KiB, 1 MiB, fewer contenders (minutes)
 #   --out     result directory (default perf/results/<today>-simgrid[-quick])
-#   --only    platforms to run (torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16)
-#
+#   --only    platforms (torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16)
+#   --sizes   sizes for every chosen platform (bytes; K/M suffixes), one job per platform
+#   --ours    our contenders (auto, registry names, NAME:k=K:seg=BYTES; default: auto and
+#             every registry algorithm that applies)
+#   --peers   SMPI algorithms (default: a set that finishes at the chosen sizes)
+# Writes DIR/<platform>.csv: size_bytes,contender,time_us,model_us,predicted_us,check,
+# lower_bound_us,ratio_to_lower_bound (contender ours-auto, ours-<name>, smpi-<name>,
+# smpi-<name>@<ordering>); DIR/summary.md; DIR/provenance.txt.
 # Needs: libsimgrid-dev simgrid (smpicxx, smpirun), g++, python3-matplotlib.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -16,14 +24,20 @@ ARGS="$*"
 QUICK=0
 OUT=""
 ONLY=""
+SIZES=""
+OURS_ARG=""
+PEERS_ARG=""
 BUILD="${TMPDIR:-/tmp}/perf-sim-build"
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1 ;;
         --out) OUT="$2"; shift ;;
         --only) ONLY="$2"; shift ;;
+        --sizes) SIZES="$2"; shift ;;
+        --ours) OURS_ARG="$2"; shift ;;
+        --peers) PEERS_ARG="$2"; shift ;;
         --build-dir) BUILD="$2"; shift ;;
-        -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,19p "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -31,19 +45,22 @@ done
 DATE="$(date +%Y-%m-%d)"
 [ -n "$OUT" ] || OUT="$TOP/perf/results/$DATE-simgrid$([ $QUICK = 1 ] && echo -quick || true)"
 mkdir -p "$OUT" "$BUILD/obj"
+OUT="$(cd "$OUT" && pwd)"
 T0=$(date +%s)
 
 # ---- build (core objects compiled once with smpicxx; helper with g++) -----------------
+# Compiler errors are shown; a failed build stops the run.
 INC="-I$TOP/coll_kbinomial/include -I$TOP/coll_pathmc/include -I$TOP/coll_kbinomial/src"
-for f in "$TOP"/coll_kbinomial/src/*.cpp "$TOP"/coll_pathmc/src/*.cpp; do
+CORE_SRC=("$TOP"/coll_kbinomial/src/*.cpp "$TOP"/coll_pathmc/src/*.cpp)
+for f in "${CORE_SRC[@]}"; do
     o="$BUILD/obj/$(basename "$f" .cpp).o"
-    [ "$o" -nt "$f" ] || smpicxx -O2 -std=c++17 $INC -c "$f" -o "$o"
+    if [ ! "$o" -nt "$f" ] || [ "$TOP/coll_pathmc/include/mcast_planner.h" -nt "$o" ]; then
+        smpicxx -O2 -std=c++17 $INC -c "$f" -o "$o"
+    fi
 done
-[ "$BUILD/sim_bcast" -nt "$HERE/sim_bcast.cpp" ] ||
-    smpicxx -O2 -std=c++17 $INC "$HERE/sim_bcast.cpp" "$BUILD"/obj/*.o -o "$BUILD/sim_bcast"
+smpicxx -O2 -std=c++17 $INC "$HERE/sim_bcast.cpp" "$BUILD"/obj/*.o -o "$BUILD/sim_bcast"
 [ "$BUILD/topo_routes" -nt "$HERE/topo_routes.cpp" ] ||
-    g++ -O2 -std=c++17 $INC "$TOP"/coll_kbinomial/src/*.cpp "$TOP"/coll_pathmc/src/*.cpp \
-        "$HERE/topo_routes.cpp" -o "$BUILD/topo_routes"
+    g++ -O2 -std=c++17 $INC "${CORE_SRC[@]}" "$HERE/topo_routes.cpp" -o "$BUILD/topo_routes"
 
 # ---- platforms -------------------------------------------------------------------------
 PLAT="$OUT/platforms"
@@ -58,48 +75,60 @@ CFG=(--cfg=smpi/simulate-computation:no
      --cfg=maxmin/precision:1e-4
      --log=root.thr:warning --log=xbt_cfg.thr:warning --log=smpi_config.thr:error)
 
-PEERS_ALL="ompi,mpich,mvapich2,binomial_tree,scatter_LR_allgather,scatter_rdb_allgather,NTSL,NTSL_Isend,NTSB,flattree_pipeline,ompi_pipeline"
-OURS_ALL="kbinomial,kbinomial+serial,binomial,binomial+serial,postal,chain,linear"
-TORUS_OURS="pathmc-separate,pathmc-utorus,pathmc-storus,pathmc-mdtorus,pathmc-mutorus,pathmc-utorus-seg,pathmc-mdtorus-seg,pathmc-mutorus-seg"
+# Our contenders: auto (what users get) and every registry algorithm forced, each with the
+# model's own k and segment.  Inapplicable ones are skipped by sim_bcast with a '#' line.
+OURS_TREES="auto,kbinomial,postal,binomial,chain,scatter_allgather,twotree,circulant"
+OURS_TORUS="separate,utorus,storus,mdtorus,mutorus"
+PEERS_SMALL="ompi,mpich,mvapich2,binomial_tree,scatter_LR_allgather,scatter_rdb_allgather,NTSL,NTSL_Isend,NTSB,flattree_pipeline,ompi_pipeline"
+# flattree_pipeline (the root sends every segment to every rank) and NTSB at 4 MiB cost
+# minutes of simulation CPU each: small sizes only.
+PEERS_BIG="ompi,mpich,mvapich2,binomial_tree,scatter_LR_allgather,scatter_rdb_allgather,NTSL,NTSL_Isend,ompi_pipeline"
+ours_for() {  # platform
+    case "$1" in
+        torus-*) echo "$OURS_TREES,$OURS_TORUS" ;;
+        irregular-*) echo "$OURS_TREES,pathlg" ;;
+        flat-1024) echo "auto,kbinomial,postal,binomial,scatter_allgather,twotree,circulant" ;;
+        *) echo "$OURS_TREES" ;;
+    esac
+}
 
 # jobs: platform|sizes|ours|peers   (several jobs per platform keep 1024 ranks bounded)
+PLATFORMS="torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16"
 jobs=()
-if [ $QUICK = 1 ]; then
-    jobs+=("torus-8x8|1K,64K,1M|kbinomial,kbinomial+serial,binomial,postal,pathmc-utorus,pathmc-mutorus-seg|ompi,mpich,mvapich2,binomial_tree,scatter_rdb_allgather,NTSL")
+if [ -n "$SIZES" ]; then
+    for p in $PLATFORMS; do
+        big=0
+        for s in ${SIZES//,/ }; do
+            case "$s" in *M|*MiB) big=1 ;; *K|*k|*KiB) ;; *) [ "${s%%[!0-9]*}" -gt 262144 ] 2>/dev/null && big=1 ;; esac
+        done
+        peers="$PEERS_SMALL"; [ $big = 1 ] && peers="$PEERS_BIG"
+        jobs+=("$p|$SIZES|${OURS_ARG:-$(ours_for "$p")}|${PEERS_ARG:-$peers}")
+    done
+elif [ $QUICK = 1 ]; then
+    jobs+=("torus-8x8|1K,64K,1M|${OURS_ARG:-auto,kbinomial,postal,utorus,mutorus,scatter_allgather}|${PEERS_ARG:-ompi,mpich,mvapich2,binomial_tree,scatter_rdb_allgather,NTSL}")
+    jobs+=("irregular-64|1K,64K,1M|${OURS_ARG:-auto,kbinomial,pathlg,twotree}|${PEERS_ARG:-ompi,mpich,binomial_tree,scatter_rdb_allgather,NTSL}")
 else
-    # flattree_pipeline (the root sends every segment to every rank) and NTSB at 4 MiB cost
-    # minutes of simulation CPU each (NTSB 4 MiB on torus-8x8: > 90 CPU-s without end):
-    # small sizes only.
-    PEERS_BIG="ompi,mpich,mvapich2,binomial_tree,scatter_LR_allgather,scatter_rdb_allgather,NTSL,NTSL_Isend,ompi_pipeline"
-    jobs+=("torus-8x8|1K,64K|$OURS_ALL,$TORUS_OURS|$PEERS_ALL")
-    jobs+=("torus-8x8|1M|$OURS_ALL,$TORUS_OURS|$PEERS_BIG,NTSB")
-    jobs+=("torus-8x8|4M|$OURS_ALL,$TORUS_OURS|$PEERS_BIG")
-    jobs+=("fattree-128|1K,64K|$OURS_ALL|$PEERS_ALL")
-    jobs+=("fattree-128|1M,4M|$OURS_ALL|$PEERS_BIG")
-    # 1024 ranks: scatter_LR_allgather, flattree_pipeline, linear/chain and the mvapich2
-    # selector (scatter-allgather at large sizes) cost minutes of CPU per broadcast: small
-    # sizes only (see README).
-    jobs+=("flat-1024|1K,64K|$OURS_ALL|$PEERS_ALL")
-    jobs+=("flat-1024|1M|kbinomial,kbinomial+serial,binomial,binomial+serial,postal|ompi,mpich,binomial_tree,scatter_rdb_allgather,NTSL,NTSB")
-    jobs+=("irregular-64|1K,64K|$OURS_ALL,kbinomial-poc,kbinomial-poc+serial|$PEERS_ALL")
-    jobs+=("irregular-64|1M,4M|$OURS_ALL,kbinomial-poc,kbinomial-poc+serial|$PEERS_BIG")
-    jobs+=("torus-16x16|1K,64K,1M|kbinomial,kbinomial+serial,binomial,postal,chain,$TORUS_OURS|ompi,mpich,mvapich2,binomial_tree,scatter_rdb_allgather,NTSL,ompi_pipeline")
+    for p in torus-8x8 fattree-128 irregular-64; do
+        jobs+=("$p|1K,64K|${OURS_ARG:-$(ours_for $p)}|${PEERS_ARG:-$PEERS_SMALL}")
+        jobs+=("$p|1M,4M|${OURS_ARG:-$(ours_for $p)}|${PEERS_ARG:-$PEERS_BIG}")
+    done
+    # 1024 ranks: scatter_LR_allgather, flattree_pipeline, chain and the mvapich2 selector
+    # (scatter-allgather at large sizes) cost minutes of CPU per broadcast: small sizes only.
+    jobs+=("flat-1024|1K,64K|${OURS_ARG:-$(ours_for flat-1024)}|${PEERS_ARG:-$PEERS_SMALL}")
+    jobs+=("flat-1024|1M|${OURS_ARG:-$(ours_for flat-1024)}|${PEERS_ARG:-ompi,mpich,binomial_tree,scatter_rdb_allgather,NTSL,NTSB}")
+    jobs+=("torus-16x16|1K,64K,1M|${OURS_ARG:-$(ours_for torus-16x16)}|${PEERS_ARG:-ompi,mpich,mvapich2,binomial_tree,scatter_rdb_allgather,NTSL,ompi_pipeline}")
 fi
 
 run_job() {  # platform sizes ours peers [extra sim_bcast args...]
     local p="$1" sizes="$2" ours="$3" peers="$4"
     shift 4
     ( set -a; . "$PLAT/$p.env"; set +a
-      local extra=()
-      [ -n "${TORUS:-}" ] && extra+=(--torus "$TORUS")
-      [ -n "${TOPOLOGY:-}" ] && extra+=(--topology "$PLAT/$TOPOLOGY")
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
           "$BUILD/sim_bcast" --sizes "$sizes" --ours "$ours" --peers "$peers" \
-          --alpha-us "$ALPHA_US" --beta-ns "$BETA_NS" --o-send-us "$O_SEND_US" \
-          --o-recv-us "$O_RECV_US" --wire-us "$WIRE_US" --tag "platform=$p" "${extra[@]}" "$@" )
+          --machine "$PLAT/$MACHINE" --topology "$PLAT/$TOPOLOGY" --tag "platform=$p" "$@" )
 }
 
-for p in torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16; do
+for p in $PLATFORMS; do
     if [ -n "$ONLY" ] && [[ ",$ONLY," != *",$p,"* ]]; then continue; fi
     raw="$OUT/$p.raw.csv"
     printf '%s\n' "${jobs[@]}" | grep -q "^$p|" || continue
@@ -109,36 +138,30 @@ for p in torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16; do
         [ "$jp" = "$p" ] || continue
         t=$(date +%s)
         echo "== $p sizes=$sizes" >&2
-        run_job "$p" "$sizes" "$ours" "$peers" 2> >(grep -v '^\[' >&2) | tee -a "$raw" | grep -v '^#' | grep -v '^size_bytes' >&2 || true
+        run_job "$p" "$sizes" "$ours" "$peers" 2> >(grep -v '^\[' >&2) | tee -a "$raw" |
+            grep -v '^size_bytes' | cut -c1-160 >&2 || echo "   (sim_bcast failed: see $raw)" >&2
         echo "   ($(( $(date +%s) - t )) s)" >&2
     done
 done
 
-if [ $QUICK = 1 ]; then
-    # data check of every contender of the quick set (private buffers, sizes that are not
-    # multiples of the segments)
-    echo "== check run (torus-8x8, 1000 and 70000 bytes, every byte verified)" >&2
-    run_job torus-8x8 1000,70000 "$OURS_ALL,$TORUS_OURS,kbinomial+nofifo" \
-        "ompi,mpich,mvapich2,binomial_tree,scatter_rdb_allgather,NTSL,NTSB" --check \
-        > "$OUT/check.txt" 2>&1 || true
-    grep '^# check' "$OUT/check.txt" >&2 || true
-fi
-
 # ---- analysis, provenance ----------------------------------------------------------------
-/usr/bin/python3 "$HERE/analyze.py" "$OUT"
+RC=0
+/usr/bin/python3 "$HERE/analyze.py" "$OUT" || RC=$?
 {
     echo "command: $0 $ARGS  (quick=$QUICK)"
     echo "date: $(date -Is)"
     echo "git commit: $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)"
-    echo "git status (perf/sim): $(git -C "$TOP" status --porcelain perf/sim 2>/dev/null | tr '\n' ' ')"
+    echo "git status (cores, perf/sim): $(git -C "$TOP" status --porcelain perf/sim coll_kbinomial coll_pathmc 2>/dev/null | tr '\n' ' ')"
     echo "loadavg at end: $(cat /proc/loadavg)"
     echo "simgrid: $(smpirun --version 2>&1 | head -1) ($(dpkg-query -W -f '${Version}' libsimgrid-dev 2>/dev/null))"
     echo "compiler: $(cd "$BUILD" && smpicxx --compiler-version 2>/dev/null | head -1)"
     echo "host: $(uname -srm), $(nproc) cores"
     echo "smpirun cfg: ${CFG[*]}"
-    echo "sim_bcast defaults: window=4 send=isend fifo=on seg=[1024,1048576] root=0 reps=1 (+1 warm-up)"
+    echo "machine files: platforms/<platform>.machine (derived from the platform description)"
     echo "jobs:"
     for j in "${jobs[@]}"; do echo "  $j"; done
     echo "wall time: $(( $(date +%s) - T0 )) s"
 } > "$OUT/provenance.txt"
 echo "results in $OUT" >&2
+[ $RC = 0 ] || echo "analyze.py: a data check failed (summary.md)" >&2
+exit $RC

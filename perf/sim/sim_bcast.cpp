@@ -1,27 +1,58 @@
 /*
- * perf/sim/sim_bcast: broadcast contenders side by side in ONE SimGrid/SMPI simulation.
+ * perf/sim/sim_bcast: our broadcast and SMPI's, side by side in ONE SimGrid/SMPI simulation.
  *
- * Ours: plans built by the project's cores (coll_kbinomial, coll_pathmc) and executed by
- * a point-to-point port of ompi/mca/common/mcast/mcast_exec.c (tree with ordered
- * children, segments of S bytes, FPFS forwarding, receives posted `window` segments
- * ahead, nonblocking sends in a ring of window*children requests of which only the
- * oldest is waited for when the ring is full).
+ * Ours run THE engine (mcast_engine.h) through a small transport over SMPI's MPI, as the
+ * components run it over Open MPI's PML (ompi/mca/common/mcast/mcast_pml.c):
  *
- * Peers: SMPI's own broadcast algorithms, called through the exported
- * simgrid::smpi::bcast__<name> functions (the code behind --cfg=smpi/bcast:<name>).
+ *   post(slot, op)   MPI_Isend / MPI_Irecv of the op's bytes into the slot's request;
+ *                    two tags per broadcast (data, and the last message from a peer)
+ *   progress         MPI_Waitany over the slots -> length check -> mcast_engine_complete
  *
- * Timing (simulated time, deterministic):
- *   barrier; allreduce(MAX) of MPI_Wtime -> tmax; every rank sleeps (simulated) until
- *   T = tmax + 10 ms, so all ranks start the broadcast at exactly the same instant;
- *   time = max over ranks of (end - T)  (MPI_Reduce MAX).
- * Each contender is warmed up once per size (one untimed broadcast), then timed --reps
- * times (results repeat bit for bit; --reps 1 is the default).
+ * (MPI_Waitany, not MPI_Testsome: SMPI injects smpi/test seconds of simulated time into
+ * every MPI_Test, which a polling loop would add to the broadcast.)
  *
- * Output (rank 0, stdout): CSV "size_bytes,contender,time_us,plan" plus '#' comments.
+ * Plans come from the one planner (mcast_planner.h) with the inputs the components give it
+ * on the platform (the platform's topology file given to both components as
+ * coll_{kbinomial,pathmc}_topology_file, its machine file as coll_kbinomial_machine_file,
+ * every other parameter at its default, no rules), and the two steps of the glue
+ * (ompi/mca/common/mcast/mcast_module.c decide() and plan_for()):
+ *   1. the size class's decision: mcast_plan_select at the class's representative size on
+ *      root 0's chain;
+ *   2. that decision forced (algorithm, k, segment, lambda, allgather variant) and planned on
+ *      the call's root's chain; the schedule is built for the call's exact size.
  *
- * Build: smpicxx -O2 -std=c++17 -Icoll_kbinomial/include -Icoll_pathmc/include \
- *          coll_kbinomial/src/[all].cpp coll_pathmc/src/[all].cpp perf/sim/sim_bcast.cpp
- * Run:   see perf/sim/run.sh and perf/sim/README.md.
+ *   ours-auto     what the components run: on a torus (coordinates from the topology
+ *                 file) or an irregular switch network (a graph file naming every host),
+ *                 coll/pathmc decides first (component PATHMC); when it defers,
+ *                 coll/kbinomial decides (component KBINOMIAL).  Both get the chain
+ *                 pm_order_hosts(topology, AUTO, hosts, root) as their discovery makes
+ *                 it, every rank its own node, and the topology (the model's link
+ *                 sharing).  When that
+ *                 decision defers too (selected_by=previous: Open MPI's own algorithm is
+ *                 predicted as fast), the module below runs: here SMPI's `ompi` broadcast
+ *                 (SimGrid's port of Open MPI's tuned decision), on MPI_COMM_WORLD.
+ *   ours-<name>   every registry algorithm forced (names from mcast_registry_get), with
+ *                 optional forced parameters: ours-<name>:k=K:seg=BYTES
+ *
+ * Peers: SMPI's own broadcast algorithms through the exported simgrid::smpi::bcast__<name>
+ * (the code behind --cfg=smpi/bcast:<name>), on MPI_COMM_WORLD (smpi-<name>) and, when the
+ * topology gives our plans another chain than rank order, on a communicator reordered
+ * along that chain (smpi-<name>@<ordering>, the root first).
+ *
+ * Timing (simulated time, deterministic): barrier; allreduce(MAX) of MPI_Wtime; every rank
+ * sleeps until T = max + 10 ms; time = max over ranks of (end - T).  Per contender and size:
+ * one checked run (private buffers, the root's pattern verified on every rank) when
+ * n * size <= --check-budget-mb, else an unchecked warm-up; then one timed run on a
+ * buffer shared by all ranks (SMPI skips the copies).
+ *
+ * Output (rank 0, stdout): '#' comments, then CSV
+ *   size_bytes,contender,time_us,model_us,predicted_us,check,plan
+ * model_us = the planner's prediction of what runs at this exact size (the decision forced,
+ * mcast_plan_input_t.exact_bytes; for the module below its modelled time); predicted_us =
+ * the plan's predicted_us (at its size class's representative, what the decision used);
+ * check = ok | FAIL:<ranks> | unchecked (memory budget).
+ *
+ * Build and run: perf/sim/run.sh (README.md there).
  */
 #include <mpi.h>
 
@@ -33,13 +64,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <functional>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "kbinomial.h"
+#include "mcast_engine.h"
+#include "mcast_planner.h"
 #include "pathmc.h"
 
 /* ---- SMPI's built-in broadcast algorithms (exported C++ symbols of libsimgrid) ---- */
@@ -50,7 +83,6 @@ SMPI_BCAST(ompi)
 SMPI_BCAST(mpich)
 SMPI_BCAST(mvapich2)
 SMPI_BCAST(impi)
-SMPI_BCAST(default)
 SMPI_BCAST(binomial_tree)
 SMPI_BCAST(scatter_LR_allgather)
 SMPI_BCAST(scatter_rdb_allgather)
@@ -60,18 +92,18 @@ SMPI_BCAST(NTSB)
 SMPI_BCAST(flattree)
 SMPI_BCAST(flattree_pipeline)
 SMPI_BCAST(ompi_pipeline)
-SMPI_BCAST(SMP_binomial)
-SMPI_BCAST(SMP_binary)
-SMPI_BCAST(SMP_linear)
 SMPI_BCAST(arrival_pattern_aware)
 SMPI_BCAST(arrival_pattern_aware_wait)
 SMPI_BCAST(mvapich2_inter_node)
-SMPI_BCAST(mvapich2_knomial_intra_node)
 #undef SMPI_BCAST
 }  // namespace smpi
 }  // namespace simgrid
 
 typedef int (*smpi_bcast_fn)(void *, int, MPI_Datatype, int, MPI_Comm);
+
+/* Every exported bcast__ that runs on one rank per host.  Not here: arrival_scatter and
+ * automatic (abort), ompi_split_bintree (leaves stray messages), default (= mpich), the
+ * SMP_* and *_intra_node variants (need several ranks per node). */
 static const std::map<std::string, smpi_bcast_fn> &smpi_peers()
 {
     using namespace simgrid::smpi;
@@ -80,7 +112,6 @@ static const std::map<std::string, smpi_bcast_fn> &smpi_peers()
         {"mpich", bcast__mpich},
         {"mvapich2", bcast__mvapich2},
         {"impi", bcast__impi},
-        {"default", bcast__default},
         {"binomial_tree", bcast__binomial_tree},
         {"scatter_LR_allgather", bcast__scatter_LR_allgather},
         {"scatter_rdb_allgather", bcast__scatter_rdb_allgather},
@@ -90,37 +121,24 @@ static const std::map<std::string, smpi_bcast_fn> &smpi_peers()
         {"flattree", bcast__flattree},
         {"flattree_pipeline", bcast__flattree_pipeline},
         {"ompi_pipeline", bcast__ompi_pipeline},
-        {"SMP_binomial", bcast__SMP_binomial},
-        {"SMP_binary", bcast__SMP_binary},
-        {"SMP_linear", bcast__SMP_linear},
         {"arrival_pattern_aware", bcast__arrival_pattern_aware},
         {"arrival_pattern_aware_wait", bcast__arrival_pattern_aware_wait},
         {"mvapich2_inter_node", bcast__mvapich2_inter_node},
-        {"mvapich2_knomial_intra_node", bcast__mvapich2_knomial_intra_node},
     };
     return m;
 }
 
 /* ---- options ---- */
 struct Options {
-    std::vector<size_t> sizes{1024, 65536, 1 << 20, 4 << 20};
-    std::vector<std::string> ours{"kbinomial", "binomial", "postal", "linear"};
-    std::vector<std::string> peers{"ompi", "mpich", "mvapich2", "binomial_tree",
-                                   "scatter_LR_allgather", "scatter_rdb_allgather", "NTSL",
-                                   "flattree_pipeline"};
-    double alpha_us = 2.0;       /* per-step latency for the cost models */
-    double beta_ns = 0.08;       /* per byte (1 / link bandwidth) */
-    double o_send_us = 0.5, o_recv_us = 0.5, wire_us = 1.0; /* postal model */
-    size_t seg_min = 1024, seg_max = 1 << 20;               /* component defaults */
-    int window = 4;
-    bool issend = false;         /* Isend like the executor; see README (Issend skips an SMPI overhead) */
-    bool fifo = true;            /* per-peer FIFO emulation, see exec_bcast */
-    int reps = 1;
-    bool check = false;
+    std::vector<size_t> sizes{1024, 65536, 1 << 20};
+    std::vector<std::string> ours{"all"};
+    std::vector<std::string> peers{"all"};
+    bool peers_reordered = true;
+    std::string machine;   /* machine file (mcast-calibrate); empty = built-in defaults */
+    std::string topology;  /* the platform's topology file (names every host) */
     int root = 0;
-    std::vector<int> torus;      /* dims of the torus (dim 0 fastest in rank order) */
-    std::string topology;        /* topology file for POC ordering (irregular) */
-    std::string tag;             /* free text copied to the header */
+    size_t check_budget_mb = 1024;
+    std::string tag;
 };
 
 static std::vector<std::string> split(const std::string &s, char sep)
@@ -128,38 +146,51 @@ static std::vector<std::string> split(const std::string &s, char sep)
     std::vector<std::string> out;
     std::stringstream ss(s);
     std::string item;
-    while (std::getline(ss, item, sep))
-        if (!item.empty()) out.push_back(item);
+    while (std::getline(ss, item, sep)) {
+        if (!item.empty()) {
+            out.push_back(item);
+        }
+    }
     return out;
 }
 
-static size_t parse_size(const std::string &s)
+static bool parse_size(const std::string &s, size_t *out)
 {
     char *end = nullptr;
-    double v = std::strtod(s.c_str(), &end);
-    std::string suf = end ? end : "";
-    if (suf == "K" || suf == "k" || suf == "KiB") v *= 1024;
-    else if (suf == "M" || suf == "MiB") v *= 1024 * 1024;
-    return (size_t)v;
+    const double v = std::strtod(s.c_str(), &end);
+    const std::string suf = end ? end : "";
+    double mul = 1;
+    if (suf == "K" || suf == "k" || suf == "KiB") {
+        mul = 1024;
+    } else if (suf == "M" || suf == "MiB") {
+        mul = 1024.0 * 1024;
+    } else if (!suf.empty() || end == s.c_str()) {
+        return false;
+    }
+    if (!(v >= 0) || v * mul > double(INT_MAX)) {
+        return false;
+    }
+    *out = size_t(v * mul);
+    return true;
 }
 
 static void usage()
 {
     std::fprintf(stderr,
-                 "sim_bcast [--sizes a,b,..] [--ours LIST|none] [--peers LIST|none] [--alpha-us A]\n"
-                 "          [--beta-ns B] [--o-send-us O] [--o-recv-us O] [--wire-us L]\n"
-                 "          [--seg-min S] [--seg-max S] [--window W] [--send isend|issend]\n"
-                 "          [--fifo on|off] [--reps N] [--check] [--torus AxB] [--topology FILE] [--tag TEXT]\n"
-                 "ours: kbinomial kbinomial-plain binomial postal linear chain kbinomial-poc\n"
-                 "      pathmc-<alg>[-seg], each\n"
-                 "      optionally with the suffix +serial (send ring of 1) and/or +nofifo\n"
-                 "      (alg: separate utorus storus mdtorus mutorus)\n");
+                 "sim_bcast --machine FILE --topology FILE [--sizes a,b,..] [--ours LIST|all|none]\n"
+                 "          [--peers LIST|all|none] [--no-reordered-peers] [--root R]\n"
+                 "          [--check-budget-mb MB] [--tag TEXT]\n"
+                 "ours:  auto, or a registry algorithm (mcast-inspect --list-algorithms) with\n"
+                 "       optional forced parameters: NAME[:k=K][:seg=BYTES]; 'all' = auto and\n"
+                 "       every registry algorithm\n"
+                 "peers: SMPI bcast__ names; 'all' = every one this program knows\n"
+                 "sizes: bytes, K/M suffixes (KiB/MiB)\n");
 }
 
 static bool parse_args(int argc, char **argv, Options &o)
 {
     for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
+        const std::string a = argv[i];
         auto next = [&](void) -> std::string {
             if (i + 1 >= argc) {
                 usage();
@@ -169,31 +200,33 @@ static bool parse_args(int argc, char **argv, Options &o)
         };
         if (a == "--sizes") {
             o.sizes.clear();
-            for (auto &s : split(next(), ',')) o.sizes.push_back(parse_size(s));
+            for (auto &s : split(next(), ',')) {
+                size_t v;
+                if (!parse_size(s, &v)) {
+                    std::fprintf(stderr, "bad size '%s'\n", s.c_str());
+                    return false;
+                }
+                o.sizes.push_back(v);
+            }
         } else if (a == "--ours") {
-            std::string v = next();
+            const std::string v = next();
             o.ours = (v == "none") ? std::vector<std::string>{} : split(v, ',');
         } else if (a == "--peers") {
-            std::string v = next();
+            const std::string v = next();
             o.peers = (v == "none") ? std::vector<std::string>{} : split(v, ',');
-        } else if (a == "--alpha-us") o.alpha_us = std::atof(next().c_str());
-        else if (a == "--beta-ns") o.beta_ns = std::atof(next().c_str());
-        else if (a == "--o-send-us") o.o_send_us = std::atof(next().c_str());
-        else if (a == "--o-recv-us") o.o_recv_us = std::atof(next().c_str());
-        else if (a == "--wire-us") o.wire_us = std::atof(next().c_str());
-        else if (a == "--seg-min") o.seg_min = parse_size(next());
-        else if (a == "--seg-max") o.seg_max = parse_size(next());
-        else if (a == "--window") o.window = std::atoi(next().c_str());
-        else if (a == "--send") o.issend = (next() == "issend");
-        else if (a == "--fifo") o.fifo = (next() != "off");
-        else if (a == "--reps") o.reps = std::atoi(next().c_str());
-        else if (a == "--check") o.check = true;
-        else if (a == "--root") o.root = std::atoi(next().c_str());
-        else if (a == "--torus") {
-            for (auto &d : split(next(), 'x')) o.torus.push_back(std::atoi(d.c_str()));
-        } else if (a == "--topology") o.topology = next();
-        else if (a == "--tag") o.tag = next();
-        else {
+        } else if (a == "--no-reordered-peers") {
+            o.peers_reordered = false;
+        } else if (a == "--machine") {
+            o.machine = next();
+        } else if (a == "--topology") {
+            o.topology = next();
+        } else if (a == "--root") {
+            o.root = std::atoi(next().c_str());
+        } else if (a == "--check-budget-mb") {
+            o.check_budget_mb = size_t(std::atol(next().c_str()));
+        } else if (a == "--tag") {
+            o.tag = next();
+        } else {
             usage();
             return false;
         }
@@ -201,271 +234,364 @@ static bool parse_args(int argc, char **argv, Options &o)
     return true;
 }
 
-/* ---- the executor (port of mcast_exec.c, contiguous MPI_BYTE buffers) ---- */
-struct LocalPlan {
-    int parent = -1;
-    std::vector<int> children;
-    size_t seg = 1;
-    int window = 4;
-    int ring = 0;     /* send ring capacity; 0 = window * children (the executor's) */
+/* ---- what the components know about this platform (every rank computes the same) ---- */
+struct Platform {
+    int n = 0, root = 0;
+    std::vector<std::string> hosts;   /* per rank */
+    std::vector<int> node_of;         /* host index by first appearance in rank order */
+    int nnodes = 0;
+    bool all_local = false;
+    std::vector<int> chain;           /* coll/kbinomial's chain for the root */
+    std::string ordering = "identity";
+    std::vector<int> chain0;          /* ... and for root 0 (the class decisions) */
+    bool torus = false;               /* coll/pathmc applies */
+    pm_torus_shape_t shape{};
+    std::vector<int> coords;          /* [n * ndims] */
+    pm_topology_t *topo = nullptr;    /* the topology file (naming every host), or NULL */
+    pm_topology_t *graph = nullptr;   /* coll/pathmc's switch network (pathlg), or NULL */
+    std::vector<const char *> host_ptrs;
+    mcast_machine_t machine{};
 };
 
-/*
- * Per-peer FIFO (on by default, --fifo off disables it).  SimGrid's flow model has no
- * per-connection queue: two segments in flight from A to the same child B share A's
- * link and finish together, so a window of W segments to one child makes every hop W
- * times slower (measured: a 64-rank chain of 80 KB segments takes 1.7x as long with
- * 4 in flight as with 1).  A NIC processes the sends of one connection (queue pair) in
- * order, so with fifo on a send to child c is handed to SMPI only when the previous
- * send to c has completed; sends to different children still overlap and share the
- * link, as they would on a NIC.  The MPI-level behaviour of the executor (ring of
- * window*children logical sends, wait for the oldest only, receives posted window
- * ahead) is unchanged; the queue is progressed whenever the rank waits.
- */
-static int exec_bcast(char *data, size_t bytes, const LocalPlan &p, MPI_Comm comm, bool issend,
-                      bool fifo)
+static bool load_platform(const Options &o, int rank, int n, Platform &P, std::string &err)
 {
-    const bool is_root = p.parent < 0;
-    const int nch = (int)p.children.size();
-    if (bytes == 0 || (is_root && nch == 0)) return MPI_SUCCESS;
-    size_t seg = p.seg;
-    if (seg < 1 || seg > (size_t)INT_MAX) seg = std::min(bytes, (size_t)INT_MAX);
-    const size_t nseg = (bytes + seg - 1) / seg;
-    const size_t window = p.window < 1 ? 1 : (size_t)p.window;
-    auto seg_len = [&](size_t j) { return (int)std::min(seg, bytes - j * seg); };
-    const int tag = 4242;
-    auto phys_send = [&](size_t j, int dst, MPI_Request *r) {
-        if (issend)
-            MPI_Issend(data + j * seg, seg_len(j), MPI_BYTE, dst, tag, comm, r);
-        else
-            MPI_Isend(data + j * seg, seg_len(j), MPI_BYTE, dst, tag, comm, r);
-    };
-
-    /* Per child: logical sends issued, physical sends started, completed (in order). */
-    std::vector<size_t> issued(nch, 0), started(nch, 0), done(nch, 0);
-    std::vector<MPI_Request> inflight(nch, MPI_REQUEST_NULL);
-    std::vector<MPI_Request> reqs;
-    std::vector<int> who;
-    /* Wait until one of: a child's in-flight send, or *extra, completes.  Returns true
-     * when *extra completed. */
-    auto progress_once = [&](MPI_Request *extra) -> bool {
-        reqs.clear();
-        who.clear();
-        for (int c = 0; c < nch; c++)
-            if (started[c] > done[c]) {
-                reqs.push_back(inflight[c]);
-                who.push_back(c);
+    P.n = n;
+    P.root = o.root;
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    std::vector<char> all(size_t(n) * MPI_MAX_PROCESSOR_NAME);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                  MPI_CHAR, MPI_COMM_WORLD);
+    P.hosts.resize(size_t(n));
+    P.node_of.assign(size_t(n), -1);
+    P.nnodes = 0;
+    for (int r = 0; r < n; r++) {
+        P.hosts[size_t(r)] = &all[size_t(r) * MPI_MAX_PROCESSOR_NAME];
+        for (int q = 0; q < r && P.node_of[size_t(r)] < 0; q++) {
+            if (P.hosts[size_t(q)] == P.hosts[size_t(r)]) {
+                P.node_of[size_t(r)] = P.node_of[size_t(q)];
             }
-        if (extra) {
-            reqs.push_back(*extra);
-            who.push_back(-1);
         }
-        if (reqs.empty()) return false;
-        int idx = MPI_UNDEFINED;
-        MPI_Waitany((int)reqs.size(), reqs.data(), &idx, MPI_STATUS_IGNORE);
-        if (idx == MPI_UNDEFINED) return false;
-        int c = who[idx];
-        if (c < 0) {
-            *extra = MPI_REQUEST_NULL;
-            return true;
+        if (P.node_of[size_t(r)] < 0) {
+            P.node_of[size_t(r)] = P.nnodes++;
         }
-        inflight[c] = MPI_REQUEST_NULL;
-        done[c]++;
-        if (started[c] < issued[c]) {
-            phys_send(started[c], p.children[c], &inflight[c]);
-            started[c]++;
-        }
+    }
+    P.all_local = P.nnodes == 1;
+    char ebuf[512] = "";
+    mcast_machine_default(&P.machine);
+    if (!o.machine.empty() && mcast_machine_load(o.machine.c_str(), &P.machine, ebuf, sizeof ebuf) != KB_OK) {
+        err = std::string("machine file: ") + ebuf;
         return false;
-    };
-
-    /* Logical send ring: at most cap outstanding, wait for the oldest only. */
-    const size_t cap = p.ring > 0 ? (size_t)p.ring : window * (size_t)(nch > 0 ? nch : 1);
-    std::vector<std::pair<int, size_t>> ring(cap);   /* (child index, segment) */
-    std::vector<MPI_Request> ring_req(cap, MPI_REQUEST_NULL);  /* fifo off only */
-    size_t head = 0, used = 0;
-    auto wait_oldest = [&]() {
-        if (fifo) {
-            auto [c, j] = ring[head];
-            while (done[c] <= j) progress_once(nullptr);
-        } else {
-            MPI_Wait(&ring_req[head], MPI_STATUS_IGNORE);
+    }
+    /* kbinomial's chain: the topology's contention-free order relative to the root (as
+     * mcast_locality_discover + mcast_locality_chain), else node-major / rank order */
+    P.chain.resize(size_t(n));
+    P.chain0.resize(size_t(n));
+    for (int i = 0; i < n; i++) {
+        P.chain[size_t(i)] = (o.root + i) % n;
+        P.chain0[size_t(i)] = i;
+    }
+    P.host_ptrs.resize(size_t(n));
+    for (int r = 0; r < n; r++) {
+        P.host_ptrs[size_t(r)] = P.hosts[size_t(r)].c_str();
+    }
+    if (!o.topology.empty()) {
+        pm_topology_t *topo = nullptr;
+        if (pm_topology_load(o.topology.c_str(), &topo, ebuf, sizeof ebuf) != PM_OK) {
+            err = std::string("topology: ") + ebuf;
+            return false;
         }
-        head = (head + 1) % cap;
-        used--;
-    };
-    auto ring_isend = [&](size_t j, int c) {
-        if (used == cap) wait_oldest();
-        size_t slot = (head + used) % cap;
-        ring[slot] = {c, j};
-        if (fifo) {
-            issued[c]++;
-            if (started[c] == done[c]) {   /* nothing in flight to c: start now */
-                phys_send(started[c], p.children[c], &inflight[c]);
-                started[c]++;
+        std::vector<const char *> hp(static_cast<size_t>(n));
+        for (int r = 0; r < n; r++) {
+            hp[size_t(r)] = P.hosts[size_t(r)].c_str();
+        }
+        if (pm_order_hosts(topo, PM_ORDER_AUTO, n, hp.data(), o.root, P.chain.data(), ebuf,
+                           sizeof ebuf) != PM_OK ||
+            pm_order_hosts(topo, PM_ORDER_AUTO, n, hp.data(), 0, P.chain0.data(), ebuf,
+                           sizeof ebuf) != PM_OK) {
+            pm_topology_free(topo);
+            err = std::string("pm_order_hosts: ") + ebuf;
+            return false;
+        }
+        switch (pm_topology_kind(topo)) {
+        case PM_TOPO_TORUS: P.ordering = "dor"; break;
+        case PM_TOPO_FATTREE: P.ordering = "fattree"; break;
+        default: P.ordering = "poc"; break;
+        }
+        /* coll/pathmc: a torus topology file naming every rank's host */
+        int nd = 0, wrap = 0, bidir = 0;
+        if (pm_topology_kind(topo) == PM_TOPO_TORUS &&
+            pm_topology_torus_shape(topo, &nd, P.shape.dims, PM_MAX_DIMS, &wrap, &bidir) == PM_OK) {
+            P.shape.ndims = nd;
+            P.shape.wrap = wrap;
+            P.shape.bidir = bidir;
+            P.coords.resize(size_t(n) * size_t(nd));
+            P.torus = true;
+            for (int r = 0; r < n && P.torus; r++) {
+                P.torus = pm_topology_host_coords(topo, hp[size_t(r)], &P.coords[size_t(r) * size_t(nd)],
+                                                  nd) == PM_OK;
             }
-        } else {
-            phys_send(j, p.children[c], &ring_req[slot]);
         }
-        used++;
-    };
-
-    std::vector<MPI_Request> rrecv(window, MPI_REQUEST_NULL);
-    if (!is_root)
-        for (size_t j = 0; j < window && j < nseg; j++)
-            MPI_Irecv(data + j * seg, seg_len(j), MPI_BYTE, p.parent, tag, comm, &rrecv[j]);
-
-    for (size_t j = 0; j < nseg; j++) {
-        if (!is_root) {
-            MPI_Request *r = &rrecv[j % window];
-            if (fifo) {
-                while (!progress_once(r)) {
+        /* coll/pathmc: a switch graph naming every rank's host (file_switch_net) */
+        bool graph = pm_topology_kind(topo) == PM_TOPO_GRAPH;
+        for (int r = 0; r < n && graph; r++) {
+            bool found = false;
+            for (int h = 0; h < pm_topology_nhosts(topo) && !found; h++) {
+                found = P.hosts[size_t(r)] == pm_topology_host_name(topo, h);
+            }
+            graph = found;
+        }
+        if (graph) {
+            P.graph = topo;
+        }
+        P.topo = topo; /* kept for the whole run */
+    } else if (P.nnodes > 1 && P.nnodes < n) {
+        int pos = 0;
+        for (int nd = 0; nd < P.nnodes; nd++) {
+            for (int r = 0; r < n; r++) {
+                if (P.node_of[size_t(r)] == nd) {
+                    P.chain[size_t(pos++)] = r;
                 }
-            } else {
-                MPI_Wait(r, MPI_STATUS_IGNORE);
             }
-            if (j + window < nseg)
-                MPI_Irecv(data + (j + window) * seg, seg_len(j + window), MPI_BYTE, p.parent, tag,
-                          comm, &rrecv[j % window]);
         }
-        for (int c = 0; c < nch; c++) ring_isend(j, c);   /* FPFS: child order */
+        P.chain0 = P.chain;
+        std::rotate(P.chain.begin(), std::find(P.chain.begin(), P.chain.end(), o.root), P.chain.end());
+        P.ordering = "node-major";
     }
-    while (used > 0) wait_oldest();
-    return MPI_SUCCESS;
+    (void) rank;
+    return true;
 }
 
-static LocalPlan local_from_tree(const kb_tree_t *t, int rank, size_t seg, int window)
-{
-    LocalPlan lp;
-    lp.parent = t->parent[rank];
-    for (int i = t->child_off[rank]; i < t->child_off[rank + 1]; i++)
-        lp.children.push_back(t->children[i]);
-    lp.seg = seg;
-    lp.window = window;
-    return lp;
-}
-
-/* ---- plan construction for our contenders (every rank builds the same tree) ---- */
-struct Built {
-    kb_tree_t *tree = nullptr;
-    bool pm_tree = false;
+/* ---- our contenders: plans from the planner ---- */
+struct OursSpec {
+    std::string label;  /* ours-auto, ours-chain, ours-kbinomial:k=2:seg=8192 */
+    int algorithm = MCAST_ALG_AUTO;
+    int k = 0;
     size_t seg = 0;
-    std::string desc;
-    bool ok = false;
 };
 
-struct Context {
-    Options o;
-    int rank = 0, size = 1;
-    std::vector<int> coords;          /* torus coords per rank */
-    std::vector<int> poc_order;       /* POC ordering of ranks (irregular) */
-};
-
-static Built build_ours(const Context &cx, const std::string &name, size_t bytes)
+static bool parse_ours(const std::string &s, OursSpec &sp, std::string &err)
 {
-    const Options &o = cx.o;
-    Built b;
-    const int n = cx.size;
-    kb_linear_model_t lm{o.alpha_us, o.beta_ns};
-    kb_tree_params_t tp{1, 1.0};
-    char buf[256];
-    if (name == "kbinomial" || name == "kbinomial-poc" || name == "kbinomial-plain") {
-        /* as the component across nodes: per-message overheads decide whether to
-         * segment at all; "kbinomial-plain" is the paper's (k, S) alone */
-        int k = 0;
-        size_t S = 0;
-        const double ov = name == "kbinomial-plain" ? 0.0 : o.o_send_us + o.o_recv_us;
-        if (kb_choose_k_segment_ov(n, bytes, &lm, ov, o.seg_min, o.seg_max, &k, &S) != KB_OK) return b;
-        if (S > bytes) S = bytes;
-        tp.k = k;
-        const int *ord = nullptr;
-        if (name == "kbinomial-poc") {
-            if (cx.poc_order.empty()) return b;
-            ord = cx.poc_order.data();
-        }
-        if (kb_tree_build(KB_SHAPE_KBINOMIAL, n, o.root, ord, &tp, &b.tree) != KB_OK) return b;
-        b.seg = S;
-        std::snprintf(buf, sizeof buf, "k=%d S=%zu nseg=%zu window=%d ordering=%s pred_us=%.1f", k,
-                      S, (bytes + S - 1) / S, o.window, ord ? "poc" : "identity",
-                      kb_predict_us(n, bytes, k, S, &lm));
-    } else if (name == "postal") {
-        int k_unused = 0;
-        size_t S = 0;
-        if (kb_choose_k_segment(n, bytes, &lm, o.seg_min, o.seg_max, &k_unused, &S) != KB_OK)
-            return b;
-        if (S > bytes) S = bytes;
-        kb_postal_model_t pm{o.o_send_us, o.o_recv_us, o.wire_us, o.beta_ns, o.beta_ns};
-        tp.lambda = kb_postal_lambda(S, &pm);
-        if (!(tp.lambda >= 1.0)) return b;
-        if (kb_tree_build(KB_SHAPE_POSTAL, n, o.root, nullptr, &tp, &b.tree) != KB_OK) return b;
-        b.seg = S;
-        std::snprintf(buf, sizeof buf, "lambda=%.3f S=%zu nseg=%zu window=%d", tp.lambda, S,
-                      (bytes + S - 1) / S, o.window);
-    } else if (name == "binomial" || name == "linear" || name == "chain") {
-        kb_shape_t sh = name == "binomial" ? KB_SHAPE_BINOMIAL
-                        : name == "linear" ? KB_SHAPE_LINEAR
-                                           : KB_SHAPE_CHAIN;
-        if (kb_tree_build(sh, n, o.root, nullptr, &tp, &b.tree) != KB_OK) return b;
-        b.seg = bytes;   /* unsegmented (component default segment_bytes=0) */
-        if (name == "chain") {
-            int k_unused = 0;
-            size_t S = 0;
-            kb_choose_k_segment(n, bytes, &lm, o.seg_min, o.seg_max, &k_unused, &S);
-            b.seg = std::min(S, bytes);
-        }
-        std::snprintf(buf, sizeof buf, "S=%zu window=%d", b.seg, o.window);
-    } else if (name.rfind("pathmc-", 0) == 0) {
-        if (cx.coords.empty()) return b;
-        std::string alg = name.substr(7);
-        bool seg = false;
-        if (alg.size() > 4 && alg.compare(alg.size() - 4, 4, "-seg") == 0) {
-            seg = true;
-            alg = alg.substr(0, alg.size() - 4);
-        }
-        int id = pm_torus_algorithm_lookup(alg.c_str());
-        if (id < 0) return b;
-        pm_torus_shape_t sh{};
-        sh.ndims = (int)o.torus.size();
-        for (int d = 0; d < sh.ndims; d++) sh.dims[d] = o.torus[d];
-        sh.wrap = 1;
-        sh.bidir = 1;
-        pm_torus_stats_t st{};
-        if (pm_torus_build((pm_torus_alg_t)id, &sh, n, cx.coords.data(), o.root, 0, &b.tree, &st) !=
-            PM_OK)
-            return b;
-        b.pm_tree = true;
-        size_t S = bytes;
-        if (seg) {
-            int k_unused = 0;
-            kb_choose_k_segment(n, bytes, &lm, o.seg_min, o.seg_max, &k_unused, &S);
-            S = std::min(S, bytes);
-        }
-        b.seg = S;
-        std::snprintf(buf, sizeof buf, "S=%zu window=%d phases=%d steps=%d", S, o.window,
-                      st.phases, st.steps);
-    } else {
-        return b;
+    const std::vector<std::string> parts = split(s, ':');
+    if (parts.empty()) {
+        err = "empty contender";
+        return false;
     }
-    if (kb_tree_check(b.tree) != KB_OK) {
-        if (b.pm_tree) pm_tree_free(b.tree);
-        else kb_tree_free(b.tree);
-        b.tree = nullptr;
-        return b;
+    sp.label = "ours-" + s;
+    sp.algorithm = mcast_registry_lookup(parts[0].c_str());
+    if (sp.algorithm < 0) {
+        err = "unknown algorithm '" + parts[0] + "' (mcast-inspect --list-algorithms)";
+        return false;
     }
-    int maxfan = 0;
-    for (int v = 0; v < n; v++) maxfan = std::max(maxfan, kb_tree_nchildren(b.tree, v));
-    b.desc = std::string(buf) + " depth=" + std::to_string(b.tree->depth) +
-             " maxfanout=" + std::to_string(maxfan);
-    if (b.seg == 0) b.seg = 1;
-    b.ok = true;
-    return b;
+    for (size_t i = 1; i < parts.size(); i++) {
+        if (parts[i].rfind("k=", 0) == 0) {
+            sp.k = std::atoi(parts[i].c_str() + 2);
+        } else if (parts[i].rfind("seg=", 0) == 0) {
+            if (!parse_size(parts[i].substr(4), &sp.seg)) {
+                err = "bad segment in '" + s + "'";
+                return false;
+            }
+        } else {
+            err = "unknown parameter '" + parts[i] + "' in '" + s + "' (k=K, seg=BYTES)";
+            return false;
+        }
+    }
+    return true;
 }
 
-static void free_built(Built &b)
+struct PlanDeleter {
+    void operator()(mcast_plan_t *p) const { mcast_plan_free(p); }
+};
+using PlanPtr = std::shared_ptr<mcast_plan_t>;
+
+struct Chosen {
+    PlanPtr plan;
+    std::string component; /* who runs it: kbinomial or pathmc */
+    std::string error;     /* why it does not apply */
+    bool previous = false; /* the module below runs it (plan = our plan it was compared to) */
+    double model_us = -1;  /* the model's prediction of what runs, at the exact size */
+};
+
+/* mcast_plan_select with the component's inputs for `root` at the size class of `bytes`. */
+static Chosen select_at(const Platform &P, int component, const mcast_forced_t &f, size_t bytes,
+                        int root, const char *selected_by, bool exact = false)
 {
-    if (!b.tree) return;
-    if (b.pm_tree) pm_tree_free(b.tree);
-    else kb_tree_free(b.tree);
-    b.tree = nullptr;
+    Chosen c;
+    mcast_plan_input_t in;
+    std::memset(&in, 0, sizeof in);
+    in.component = component;
+    in.n = P.n;
+    in.root = root;
+    in.bytes = exact ? bytes : mcast_class_bytes(mcast_size_class(bytes));
+    in.exact_bytes = exact ? 1 : 0;
+    in.selected_by = selected_by;
+    in.topology = P.topo;
+    in.hosts = P.topo != nullptr ? P.host_ptrs.data() : nullptr;
+    in.node_of_rank = P.node_of.data();
+    in.all_local = P.all_local ? 1 : 0;
+    in.nnodes = P.nnodes;
+    in.machine = &P.machine;
+    in.forced = &f;
+    in.rules = nullptr;
+    /* both components' discovery orders the hosts by the topology file */
+    in.chain = root == P.root ? P.chain.data() : P.chain0.data();
+    if (component == MCAST_COMP_PATHMC) {
+        in.torus = P.torus ? &P.shape : nullptr;
+        in.torus_coords = P.torus ? P.coords.data() : nullptr;
+        in.switch_net = P.torus ? nullptr : P.graph;
+    }
+    mcast_plan_t *p = nullptr;
+    char ebuf[512] = "";
+    if (mcast_plan_select(&in, &p, ebuf, sizeof ebuf) != KB_OK) {
+        c.error = ebuf[0] ? ebuf : "planner error";
+        return c;
+    }
+    c.plan = PlanPtr(p, PlanDeleter());
+    c.component = component == MCAST_COMP_KBINOMIAL ? "kbinomial" : "pathmc";
+    return c;
+}
+
+/* The glue's two steps: the class's decision on root 0, then that decision on the root. */
+static Chosen select_one(const Platform &P, int component, const mcast_forced_t &f, size_t bytes)
+{
+    Chosen d = select_at(P, component, f, bytes, 0, nullptr);
+    mcast_plan_info_t info;
+    if (!d.plan || mcast_plan_get_info(d.plan.get(), &info) != KB_OK) {
+        return d;
+    }
+    if (info.defer) {
+        d.previous = true;
+        Chosen e = select_at(P, component, f, bytes, 0, nullptr, true);
+        mcast_plan_info_t ei;
+        if (e.plan && mcast_plan_get_info(e.plan.get(), &ei) == KB_OK) {
+            d.model_us = ei.previous_us;
+        }
+        return d;
+    }
+    mcast_forced_t g = f;
+    g.algorithm = info.algorithm;
+    g.k = info.k;
+    g.segment_bytes = info.segment_bytes == 0 ? SIZE_MAX : info.segment_bytes;
+    g.lambda = info.lambda;
+    if (info.algorithm == MCAST_ALG_SCATTER_ALLGATHER) {
+        g.allgather = info.variant + 1;
+    }
+    const std::string by = info.selected_by;
+    Chosen c = select_at(P, component, g, bytes, P.root, by.c_str());
+    Chosen e = select_at(P, component, g, bytes, P.root, by.c_str(), true);
+    mcast_plan_info_t ei;
+    if (e.plan && mcast_plan_get_info(e.plan.get(), &ei) == KB_OK) {
+        c.model_us = ei.predicted_us;
+    }
+    return c;
+}
+
+/* The plan the components run for this contender and size. */
+static Chosen choose(const Platform &P, const OursSpec &sp, size_t bytes)
+{
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = sp.algorithm;
+    f.k = sp.k;
+    f.segment_bytes = sp.seg;
+    if (sp.algorithm == MCAST_ALG_AUTO) {
+        if (P.torus || P.graph != nullptr) {
+            Chosen c = select_one(P, MCAST_COMP_PATHMC, f, bytes);
+            mcast_plan_info_t info;
+            if (c.plan && mcast_plan_get_info(c.plan.get(), &info) == KB_OK && !info.defer) {
+                return c;
+            }
+            /* deferred, or no plan (the glue passes the call on under auto) */
+        }
+        return select_one(P, MCAST_COMP_KBINOMIAL, f, bytes);
+    }
+    const mcast_alg_info_t *a = mcast_registry_get(sp.algorithm);
+    if ((a->component & MCAST_COMP_KBINOMIAL) != 0) {
+        return select_one(P, MCAST_COMP_KBINOMIAL, f, bytes);
+    }
+    if (!P.torus && P.graph == nullptr && sp.algorithm != MCAST_ALG_MCAST) {
+        Chosen c;
+        c.error = "no torus or switch network on this platform";
+        return c;
+    }
+    return select_one(P, MCAST_COMP_PATHMC, f, bytes);
+}
+
+/* Every rank asks for the same plans with the same inputs; the simulator (one process,
+ * run with smpi/privatization:0) computes each once and shares it. */
+static Chosen cached_choose(const Platform &P, const OursSpec &sp, size_t bytes)
+{
+    static std::map<std::pair<std::string, size_t>, Chosen> cache;
+    const auto key = std::make_pair(sp.label, bytes);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+        it = cache.emplace(key, choose(P, sp, bytes)).first;
+    }
+    return it->second;
+}
+
+/* ---- the transport: the engine over SMPI's MPI ---- */
+struct Xport {
+    MPI_Comm comm = MPI_COMM_NULL;
+    char *base = nullptr;
+    int tag = 0, tag_last = 0;
+    std::vector<MPI_Request> req; /* one per slot */
+    std::vector<int> expect;      /* receive slots: expected length */
+
+    static int post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_t off, size_t len,
+                    unsigned flags)
+    {
+        Xport *x = static_cast<Xport *>(ctx);
+        const int tag = (flags & MCAST_XF_LAST) ? x->tag_last : x->tag;
+        if (len > size_t(INT_MAX)) {
+            return MPI_ERR_COUNT;
+        }
+        const int rc = kind == MCAST_OP_SEND
+                           ? MPI_Isend(x->base + off, int(len), MPI_BYTE, peer, tag, x->comm, &x->req[size_t(slot)])
+                           : MPI_Irecv(x->base + off, int(len), MPI_BYTE, peer, tag, x->comm, &x->req[size_t(slot)]);
+        x->expect[size_t(slot)] = kind == MCAST_OP_RECV ? int(len) : -1;
+        return rc == MPI_SUCCESS ? 0 : rc;
+    }
+};
+
+/* One broadcast of `bytes` at `buf` by the engine on this rank's schedule. */
+static int run_engine(mcast_engine_t *eng, const mcast_sched_t *sched, const mcast_engine_params_t &ep,
+                      char *buf, MPI_Comm comm, int call)
+{
+    Xport x;
+    x.comm = comm;
+    x.base = buf;
+    /* two tags per broadcast, the same on every rank (the glue reserves them alike) */
+    x.tag = 30000 - 2 * (call % 10000);
+    x.tag_last = x.tag - 1;
+    const int nslots = ep.window + ep.max_sends;
+    x.req.assign(size_t(nslots), MPI_REQUEST_NULL);
+    x.expect.assign(size_t(nslots), -1);
+    const mcast_xport_t xp{&x, Xport::post};
+    if (mcast_engine_start(eng, sched, &ep, &xp) != KB_OK) {
+        return MPI_ERR_INTERN;
+    }
+    while (!mcast_engine_done(eng)) {
+        int idx = MPI_UNDEFINED;
+        MPI_Status st;
+        MPI_Waitany(nslots, x.req.data(), &idx, &st);
+        if (idx == MPI_UNDEFINED) {
+            return MPI_ERR_INTERN; /* nothing posted and not done: an engine bug */
+        }
+        int status = 0;
+        if (x.expect[size_t(idx)] >= 0) {
+            int got = -1;
+            MPI_Get_count(&st, MPI_BYTE, &got);
+            if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != 0) {
+                status = st.MPI_ERROR;
+            } else if (got != x.expect[size_t(idx)]) {
+                status = MPI_ERR_TRUNCATE;
+            }
+        }
+        mcast_engine_complete(eng, idx, status);
+    }
+    return mcast_engine_status(eng);
 }
 
 /* ---- timing harness ---- */
@@ -474,195 +600,248 @@ static double synchronized_start(MPI_Comm comm)
     MPI_Barrier(comm);
     double now = MPI_Wtime(), tmax = 0;
     MPI_Allreduce(&now, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-    double T = tmax + 0.01;  /* 10 ms of simulated time after the slowest rank */
-    double wait = T - MPI_Wtime();
+    const double T = tmax + 0.01; /* 10 ms of simulated time after the slowest rank */
+    const double wait = T - MPI_Wtime();
     if (wait <= 0) {
         std::fprintf(stderr, "synchronized_start: rank late by %g s\n", -wait);
         MPI_Abort(comm, 3);
     }
     struct timespec ts;
-    ts.tv_sec = (time_t)wait;
-    ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+    ts.tv_sec = time_t(wait);
+    ts.tv_nsec = long((wait - double(ts.tv_sec)) * 1e9);
     smpi_nanosleep(&ts, nullptr);
-    return MPI_Wtime();  /* T (up to the ns rounding of the sleep) */
+    return MPI_Wtime();
 }
 
-static unsigned char pattern(size_t i, size_t bytes) { return (unsigned char)((i * 131 + bytes * 7 + 17) & 0xff); }
+static unsigned char pattern(size_t i, size_t bytes)
+{
+    return (unsigned char) ((i * 131 + bytes * 7 + 17) & 0xff);
+}
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    Context cx;
-    MPI_Comm_rank(MPI_COMM_WORLD, &cx.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &cx.size);
-    if (!parse_args(argc, argv, cx.o)) {
+    int rank = 0, n = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    Options o;
+    if (!parse_args(argc, argv, o)) {
         MPI_Finalize();
         return 2;
     }
-    Options &o = cx.o;
-    const int n = cx.size, rank = cx.rank;
+    Platform P;
+    std::string err;
+    if (o.root < 0 || o.root >= n) {
+        err = "root out of range";
+    }
+    if (err.empty() && !load_platform(o, rank, n, P, err)) {
+        /* err set */
+    }
+    if (!err.empty()) {
+        if (rank == 0) {
+            std::fprintf(stderr, "sim_bcast: %s\n", err.c_str());
+        }
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
 
-    if (!o.torus.empty()) {
-        long prod = 1;
-        for (int d : o.torus) prod *= d;
-        if (prod != n) {
-            if (rank == 0) std::fprintf(stderr, "--torus does not match %d ranks\n", n);
+    /* contenders */
+    std::vector<OursSpec> ours;
+    for (const std::string &s : o.ours) {
+        if (s == "all") {
+            for (int id = 0; id < mcast_registry_count(); id++) {
+                OursSpec sp;
+                sp.algorithm = id;
+                sp.label = std::string("ours-") + mcast_registry_get(id)->name;
+                ours.push_back(sp);
+            }
+            continue;
+        }
+        OursSpec sp;
+        if (!parse_ours(s, sp, err)) {
+            if (rank == 0) {
+                std::fprintf(stderr, "sim_bcast: %s\n", err.c_str());
+            }
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        /* SimGrid's TORUS cluster: host index -> coords with dimension 0 fastest. */
-        cx.coords.resize((size_t)n * o.torus.size());
-        for (int r = 0; r < n; r++) {
-            int x = r;
-            for (size_t d = 0; d < o.torus.size(); d++) {
-                cx.coords[r * o.torus.size() + d] = x % o.torus[d];
-                x /= o.torus[d];
+        ours.push_back(sp);
+    }
+    std::vector<std::string> peers;
+    for (const std::string &s : o.peers) {
+        if (s == "all") {
+            for (const auto &kv : smpi_peers()) {
+                peers.push_back(kv.first);
             }
+        } else if (smpi_peers().count(s) != 0) {
+            peers.push_back(s);
+        } else {
+            if (rank == 0) {
+                std::fprintf(stderr, "sim_bcast: unknown SMPI bcast '%s'\n", s.c_str());
+            }
+            MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
-    if (!o.topology.empty()) {
-        /* POC ordering over the hosts the ranks actually run on (processor names). */
-        char name[MPI_MAX_PROCESSOR_NAME];
-        int len = 0;
-        MPI_Get_processor_name(name, &len);
-        std::vector<char> all((size_t)n * MPI_MAX_PROCESSOR_NAME);
-        MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
-                      MPI_CHAR, MPI_COMM_WORLD);
-        pm_topology_t *topo = nullptr;
-        char err[512] = "";
-        if (pm_topology_load(o.topology.c_str(), &topo, err, sizeof err) != PM_OK) {
-            if (rank == 0) std::fprintf(stderr, "topology: %s\n", err);
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-        std::vector<const char *> hosts(n);
-        for (int r = 0; r < n; r++) hosts[r] = &all[(size_t)r * MPI_MAX_PROCESSOR_NAME];
-        cx.poc_order.resize(n);
-        if (pm_order_hosts(topo, PM_ORDER_POC, n, hosts.data(), o.root, cx.poc_order.data(), err,
-                           sizeof err) != PM_OK) {
-            if (rank == 0) std::fprintf(stderr, "pm_order_hosts: %s\n", err);
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-        pm_topology_free(topo);
+
+    bool reordered = false;
+    for (int i = 0; i < n; i++) {
+        reordered = reordered || P.chain[size_t(i)] != (o.root + i) % n;
+    }
+    MPI_Comm ours_comm, peer_comm, peer_chain_comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &ours_comm);
+    MPI_Comm_dup(MPI_COMM_WORLD, &peer_comm);
+    if (reordered && o.peers_reordered) {
+        const int key = int(std::find(P.chain.begin(), P.chain.end(), rank) - P.chain.begin());
+        MPI_Comm_split(MPI_COMM_WORLD, 0, key, &peer_chain_comm);
     }
 
     size_t maxbytes = 1;
-    for (size_t s : o.sizes) maxbytes = std::max(maxbytes, s);
-    /* Timing runs share one buffer between all simulated ranks (SMPI skips the copies of
-     * shared memory, so 1024 ranks x 4 MiB costs neither RAM nor memcpy time); --check
-     * uses private buffers and verifies every byte. */
-    char *buf = o.check ? (char *)std::malloc(maxbytes) : (char *)SMPI_SHARED_MALLOC(maxbytes);
-    MPI_Comm ours_comm, peer_comm;
-    MPI_Comm_dup(MPI_COMM_WORLD, &ours_comm);
-    MPI_Comm_dup(MPI_COMM_WORLD, &peer_comm);
+    for (size_t s : o.sizes) {
+        maxbytes = std::max(maxbytes, s);
+    }
+    char *shared = static_cast<char *>(SMPI_SHARED_MALLOC(maxbytes));
+    mcast_engine_t *eng = mcast_engine_create();
 
     if (rank == 0) {
-        std::printf("# sim_bcast ranks=%d root=%d window=%d send=%s fifo=%s alpha_us=%g beta_ns=%g "
-                    "o_send_us=%g o_recv_us=%g wire_us=%g seg=[%zu,%zu] reps=%d check=%d %s\n",
-                    n, o.root, o.window, o.issend ? "issend" : "isend", o.fifo ? "on" : "off",
-                    o.alpha_us, o.beta_ns,
-                    o.o_send_us, o.o_recv_us, o.wire_us, o.seg_min, o.seg_max, o.reps,
-                    (int)o.check, o.tag.c_str());
-        std::printf("size_bytes,contender,time_us,plan\n");
+        std::printf("# sim_bcast ranks=%d nodes=%d root=%d ordering=%s torus=%s machine=%s %s\n", n,
+                    P.nnodes, o.root, P.ordering.c_str(), P.torus ? "yes" : "no",
+                    P.machine.source, o.tag.c_str());
+        const mcast_loggp_t &g = P.machine.net;
+        std::printf("# machine net: o_send_us=%g o_recv_us=%g latency_us=%g gap_ns_per_byte=%g "
+                    "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu\n",
+                    g.o_send_us, g.o_recv_us, g.latency_us, g.gap_ns_per_byte, g.wire_ns_per_byte,
+                    g.recv_ns_per_byte, g.eager_bytes);
+        std::printf("size_bytes,contender,time_us,model_us,predicted_us,check,plan\n");
         std::fflush(stdout);
     }
 
     struct Contender {
         std::string label;
-        bool ours;
-        std::string name;
+        int ours = -1;         /* index into `ours`, or -1 for a peer */
+        std::string peer;
+        MPI_Comm comm = MPI_COMM_NULL;
     };
     std::vector<Contender> list;
-    for (auto &c : o.ours) list.push_back({"ours-" + c, true, c});
-    for (auto &c : o.peers) {
-        if (!smpi_peers().count(c)) {
-            if (rank == 0) std::fprintf(stderr, "unknown SMPI bcast '%s'\n", c.c_str());
-            MPI_Abort(MPI_COMM_WORLD, 2);
+    for (size_t i = 0; i < ours.size(); i++) {
+        list.push_back({ours[i].label, int(i), "", ours_comm});
+    }
+    for (const std::string &p : peers) {
+        list.push_back({"smpi-" + p, -1, p, peer_comm});
+        if (peer_chain_comm != MPI_COMM_NULL) {
+            list.push_back({"smpi-" + p + "@" + P.ordering, -1, p, peer_chain_comm});
         }
-        list.push_back({"smpi-" + c, false, c});
     }
 
-    int failures = 0;
+    int failures = 0, call = 0;
+    const size_t budget = o.check_budget_mb << 20;
     for (size_t bytes : o.sizes) {
-        for (auto &c : list) {
-            Built b;
-            LocalPlan lp;
-            bool fifo = o.fifo;
-            if (c.ours) {
-                /* "<alg>+serial": same plan, send ring of 1 (each send completes before the
-                 * next starts: strict FPFS order, an ablation, not what the executor does) */
-                std::string alg = c.name;
-                bool serial = false;
-                if (alg.size() > 7 && alg.compare(alg.size() - 7, 7, "+nofifo") == 0) {
-                    fifo = false;
-                    alg = alg.substr(0, alg.size() - 7);
-                }
-                if (alg.size() > 7 && alg.compare(alg.size() - 7, 7, "+serial") == 0) {
-                    serial = true;
-                    alg = alg.substr(0, alg.size() - 7);
-                }
-                b = build_ours(cx, alg, bytes);
-                if (!b.ok) {
-                    if (rank == 0)
-                        std::printf("# skip %s at %zu: plan not applicable\n", c.label.c_str(), bytes);
+        for (const Contender &c : list) {
+            Chosen ch;
+            mcast_sched_t *sched = nullptr;
+            mcast_engine_params_t ep{};
+            double model_us = -1, predicted_us = -1;
+            std::string plan = "smpi builtin";
+            bool previous = false;
+            if (c.ours >= 0) {
+                ch = cached_choose(P, ours[size_t(c.ours)], bytes);
+                if (!ch.plan) {
+                    if (rank == 0) {
+                        std::printf("# skip %s at %zu: %s\n", c.label.c_str(), bytes, ch.error.c_str());
+                        std::fflush(stdout);
+                    }
                     continue;
                 }
-                lp = local_from_tree(b.tree, rank, b.seg, o.window);
-                if (serial) {
-                    lp.ring = 1;
-                    b.desc += " ring=1";
-                }
-                b.desc += fifo ? " fifo=on" : " fifo=off";
+                mcast_plan_info_t info;
+                mcast_plan_get_info(ch.plan.get(), &info);
+                previous = ch.previous;
             }
-            auto run_once = [&]() {
-                if (c.ours)
-                    exec_bcast(buf, bytes, lp, ours_comm, o.issend, fifo);
-                else
-                    smpi_peers().at(c.name)(buf, (int)bytes, MPI_BYTE, o.root, peer_comm);
+            if (previous) {
+                mcast_plan_info_t info;
+                mcast_plan_get_info(ch.plan.get(), &info);
+                char d[512] = "";
+                mcast_plan_describe(ch.plan.get(), d, sizeof d);
+                predicted_us = info.previous_us;
+                model_us = ch.model_us;
+                plan = std::string("algorithm=previous (the module below: smpi-ompi; Open MPI's "
+                                   "modelled choice ") + info.previous + ") our plan would be " +
+                       info.name + " " + d;
+            } else if (c.ours >= 0) {
+                mcast_plan_info_t info;
+                mcast_plan_get_info(ch.plan.get(), &info);
+                if (mcast_plan_schedule(ch.plan.get(), rank, bytes, &sched) != KB_OK ||
+                    mcast_plan_engine_params(ch.plan.get(), rank, bytes, &ep) != KB_OK) {
+                    std::fprintf(stderr, "rank %d: no schedule for %s\n", rank, c.label.c_str());
+                    MPI_Abort(MPI_COMM_WORLD, 3);
+                }
+                size_t B = 0;
+                uint32_t m = 0;
+                mcast_plan_blocks(ch.plan.get(), bytes, &B, &m);
+                model_us = ch.model_us;
+                predicted_us = info.predicted_us;
+                char d[512] = "";
+                mcast_plan_describe(ch.plan.get(), d, sizeof d);
+                plan = std::string("algorithm=") + info.name + " " + d + " component=" + ch.component +
+                       " ordering=" + (ch.component == "kbinomial" ? P.ordering : "identity") +
+                       " blocks=" + std::to_string(m);
+            }
+            auto run_once = [&](char *buf) -> int {
+                if (previous) {
+                    return smpi_peers().at("ompi")(buf, int(bytes), MPI_BYTE, o.root, peer_comm);
+                }
+                if (c.ours >= 0) {
+                    return run_engine(eng, sched, ep, buf, c.comm, call++);
+                }
+                const int r = c.comm == peer_comm ? o.root : 0; /* the chain starts at the root */
+                return smpi_peers().at(c.peer)(buf, int(bytes), MPI_BYTE, r, c.comm);
             };
-            /* warm-up (untimed) */
-            synchronized_start(MPI_COMM_WORLD);
-            run_once();
-            double best = 1e300, worst = 0;
-            for (int r = 0; r < o.reps; r++) {
-                if (o.check) {
-                    for (size_t i = 0; i < bytes; i++)
-                        buf[i] = rank == o.root ? (char)pattern(i + r, bytes) : 0;
+            /* checked run (doubles as the warm-up), or an unchecked warm-up */
+            std::string check = "unchecked";
+            if (size_t(n) * bytes <= budget) {
+                char *priv = static_cast<char *>(std::malloc(std::max<size_t>(bytes, 1)));
+                for (size_t i = 0; i < bytes; i++) {
+                    priv[i] = rank == o.root ? char(pattern(i, bytes)) : 0;
                 }
-                double T = synchronized_start(MPI_COMM_WORLD);
-                run_once();
-                double dt = MPI_Wtime() - T, mx = 0;
-                MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-                if (o.check) {
-                    long bad = -1;
-                    for (size_t i = 0; i < bytes; i++)
-                        if ((unsigned char)buf[i] != pattern(i + r, bytes)) {
-                            bad = (long)i;
-                            break;
-                        }
-                    int mybad = bad >= 0, nbad = 0;
-                    MPI_Reduce(&mybad, &nbad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-                    if (rank == 0 && nbad) {
-                        std::printf("# CHECK FAILED %s size %zu: %d ranks wrong\n", c.label.c_str(),
-                                    bytes, nbad);
-                        failures++;
-                    }
+                synchronized_start(MPI_COMM_WORLD);
+                int bad = run_once(priv) != MPI_SUCCESS ? 1 : 0;
+                for (size_t i = 0; i < bytes && !bad; i++) {
+                    bad = (unsigned char) priv[i] != pattern(i, bytes);
                 }
-                best = std::min(best, mx);
-                worst = std::max(worst, mx);
+                std::free(priv);
+                int nbad = 0;
+                MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+                check = nbad == 0 ? "ok" : "FAIL:" + std::to_string(nbad);
+                failures += nbad != 0;
+            } else {
+                synchronized_start(MPI_COMM_WORLD);
+                run_once(shared);
             }
+            const double T = synchronized_start(MPI_COMM_WORLD);
+            const int rc = run_once(shared);
+            double dt = MPI_Wtime() - T, mx = 0;
+            MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            int bad = rc != MPI_SUCCESS, nbad = 0;
+            MPI_Reduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
             if (rank == 0) {
-                std::string plan = c.ours ? b.desc : "smpi builtin";
-                if (worst != best) plan += " (reps differ: max " + std::to_string(worst * 1e6) + " us)";
-                std::printf("%zu,%s,%.3f,%s\n", bytes, c.label.c_str(), best * 1e6, plan.c_str());
+                if (nbad != 0) {
+                    check = "FAIL:" + std::to_string(nbad) + "-errors";
+                    failures++;
+                }
+                auto num = [](double v) { return v < 0 ? std::string() : std::to_string(v); };
+                std::printf("%zu,%s,%.3f,%s,%s,%s,%s\n", bytes, c.label.c_str(), mx * 1e6,
+                            num(model_us).c_str(), num(predicted_us).c_str(), check.c_str(), plan.c_str());
                 std::fflush(stdout);
             }
-            free_built(b);
+            mcast_sched_free(sched);
         }
     }
-    if (rank == 0 && o.check) std::printf("# check: %d failures\n", failures);
+    if (rank == 0) {
+        std::printf("# failures: %d\n", failures);
+    }
+    mcast_engine_destroy(eng);
+    SMPI_SHARED_FREE(shared);
+    if (peer_chain_comm != MPI_COMM_NULL) {
+        MPI_Comm_free(&peer_chain_comm);
+    }
     MPI_Comm_free(&ours_comm);
     MPI_Comm_free(&peer_comm);
-    if (o.check) std::free(buf);
-    else SMPI_SHARED_FREE(buf);
     MPI_Finalize();
     return failures ? 1 : 0;
 }

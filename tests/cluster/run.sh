@@ -228,5 +228,35 @@ if [ -n "$COMP" ] && [ -x "$INSPECT" ]; then
     fi
 fi
 
+# ---- mcast-calibrate across two emulated hosts: a machine file the components read
+CAL=$TOP/contrib/mcast-calibrate/mcast-calibrate
+if [ -n "$COMP" ] && [ -x "$CAL" ]; then
+    # shellcheck disable=SC2086
+    if "$CLUSTER" run -- -np 2 $STOCKGUARD "$CAL" --quick --out "$WORK/cal.machine" >"$WORK/cal.out" 2>&1 &&
+        grep -q '^provenance .*net=measured' "$WORK/cal.machine"; then
+        # the links are shaped to 1 Gbit/s (8 ns per byte): the per-byte cost of a transfer
+        # (wire + receiver) must say so within TCP's overheads
+        perbyte=$(awk '$1 == "net.wire_ns_per_byte" || $1 == "net.recv_ns_per_byte" { s += $2 } END { print s + 0 }' "$WORK/cal.machine")
+        if awk -v b="$perbyte" 'BEGIN { exit !(b >= 6 && b <= 30) }'; then
+            ok "mcast-calibrate on 2 hosts: net per-byte cost $perbyte ns/B at 1 Gbit/s ($(grep '^net:' "$WORK/cal.out" | head -1))"
+        else
+            bad "mcast-calibrate on 2 hosts: net per-byte cost $perbyte ns/B, expected 6-30 at 1 Gbit/s"; cat "$WORK/cal.out"
+        fi
+        # the components read it (a file they reject is reported on stderr)
+        # shellcheck disable=SC2046
+        if "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
+            --mca coll_kbinomial_machine_file "$WORK/cal.machine" --mca coll_kbinomial_verbose 1 \
+            "$OSU" -c -m 1:"$M" -i 5 -x 1 >"$WORK/calrun.out" 2>&1 &&
+            ! grep -q "machine file not used" "$WORK/calrun.out" &&
+            grep -q "^coll:kbinomial: comm=0 size=$N " "$WORK/calrun.out"; then
+            ok "the calibrated machine file drives auto on $N hosts (data validated, 1..$M B)"
+        else
+            bad "auto with the calibrated machine file"; grep -v "^coll:" "$WORK/calrun.out" | tail -10
+        fi
+    else
+        bad "mcast-calibrate on 2 hosts"; tail -10 "$WORK/cal.out"; cat "$WORK/cal.machine" 2>/dev/null
+    fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -44,6 +44,10 @@ typedef struct mca_coll_pathmc_state {
     pm_torus_shape_t shape;
     int *coords;                /* [n * ndims] router coordinates of each rank */
     mcast_locality_t *locality; /* host names, chain, nodes */
+    const char *discovery_file;      /* topology_file for the chain (agreed), or NULL */
+    const pm_topology_t *net_topo;   /* the topology_file's network when it names every
+                                        rank's host (torus or graph), or NULL: the model
+                                        charges link sharing on it */
     const pm_topology_t *switch_net; /* an irregular switch network naming every rank's
                                         host (topology_file), or NULL: pathlg */
     struct mcast_mc *mc;        /* the communicator's multicast group, or NULL */

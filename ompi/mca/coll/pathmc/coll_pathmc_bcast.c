@@ -90,11 +90,14 @@ static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
 {
     char err[256] = "";
     const pm_topology_t *topo = NULL; /* parsed once per process, shared: not freed here */
-    bool ok = OMPI_SUCCESS == mcast_locality_discover(st->locality, comm, "pathmc", NULL) &&
+    bool ok = OMPI_SUCCESS == mcast_locality_discover(st->locality, comm, "pathmc", st->discovery_file) &&
               NULL != (topo = mcast_topo_cache_get(path, NULL, err, sizeof(err))) &&
               topo_torus(comm, st, topo, err, sizeof(err));
     if (ok) {
         st->source = source;
+        if (0 == strcmp(source, "topology_file")) {
+            st->net_topo = topo; /* topo_torus checked every rank's host */
+        }
     } else if (0 == ompi_comm_rank(comm) && mca_coll_pathmc_component.common.verbose >= 1) {
         fprintf(stderr, "coll:pathmc: comm=%u: %s %s not used: %s\n", ompi_comm_get_cid(comm),
                 source, path, err);
@@ -109,7 +112,7 @@ static bool file_switch_net(struct ompi_communicator_t *comm, mca_coll_pathmc_st
 {
     char err[256] = "";
     const pm_topology_t *topo = NULL;
-    if (OMPI_SUCCESS != mcast_locality_discover(st->locality, comm, "pathmc", NULL) ||
+    if (OMPI_SUCCESS != mcast_locality_discover(st->locality, comm, "pathmc", st->discovery_file) ||
         NULL == (topo = mcast_topo_cache_get(path, NULL, err, sizeof(err))) ||
         PM_TOPO_GRAPH != pm_topology_kind(topo)) {
         return false;
@@ -130,6 +133,7 @@ static bool file_switch_net(struct ompi_communicator_t *comm, mca_coll_pathmc_st
         }
     }
     st->switch_net = topo;
+    st->net_topo = topo;
     return true;
 }
 
@@ -140,7 +144,7 @@ static bool pmix_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
 {
     char err[256] = "";
     mcast_locality_t *loc = st->locality;
-    if (loc->all_local || !mcast_fabric_available() || OMPI_SUCCESS != mcast_locality_discover(loc, comm, "pathmc", NULL) || NULL == loc->topo ||
+    if (loc->all_local || !mcast_fabric_available() || OMPI_SUCCESS != mcast_locality_discover(loc, comm, "pathmc", st->discovery_file) || NULL == loc->topo ||
         NULL == loc->network || 0 != strcmp(loc->network, "pmix")) {
         return false;
     }
@@ -148,6 +152,7 @@ static bool pmix_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
         return false;
     }
     st->source = "pmix";
+    st->net_topo = loc->topo;
     return true;
 }
 
@@ -215,6 +220,9 @@ static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, b
      * above are agreed parameters) */
     mca_coll_pathmc_mcast_open(comm, st);
     const bool files = use_topology;
+    /* the chain from the topology file (agreed), as coll/kbinomial makes it from the same
+     * file: pathmc's plans and the kbinomial plans it compares with run on that chain */
+    st->discovery_file = files ? c->topology_file : NULL;
     const bool torus =
         (files && NULL != c->topology_file && '\0' != c->topology_file[0] &&
          file_torus(comm, st, c->topology_file, "topology_file")) ||
@@ -231,7 +239,7 @@ static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, b
     /* (forced mcast or pathlg without what they need goes on: the planner refuses them
      * with its reason and coll_pathmc_fallback decides, so fallback=error fails loudly) */
     /* the chain and the nodes, for comparing with coll/kbinomial's plans */
-    return mcast_locality_discover(st->locality, comm, "pathmc", NULL);
+    return mcast_locality_discover(st->locality, comm, "pathmc", st->discovery_file);
 }
 
 static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, int root,
@@ -246,7 +254,8 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     in->torus_coords = st->coords;
     in->mcast_transport = st->mc_transport;
     in->switch_net = st->switch_net;
-    in->hosts = NULL != st->switch_net ? (const char *const *) st->locality->hosts : NULL;
+    in->topology = st->net_topo;
+    in->hosts = NULL != st->net_topo ? (const char *const *) st->locality->hosts : NULL;
     in->mcast_chunk_bytes = mca_coll_pathmc_mcast_chunk(st);
     in->machine = mcast_machine_of("pathmc", kbinomial_string("machine_file"));
     in->forced = forced;

@@ -369,6 +369,9 @@ void mcast_locality_input(const mcast_locality_t *loc, int component, int root, 
     in->node_of_rank = loc->node_of;
     in->all_local = loc->all_local;
     in->nnodes = loc->nnodes;
+    /* the topology (file or PMIx) names every rank's host: the model charges link sharing */
+    in->topology = loc->topo;
+    in->hosts = NULL != loc->topo ? (const char *const *) loc->hosts : NULL;
 }
 
 void mcast_print_chain(const char *component, struct ompi_communicator_t *comm,
