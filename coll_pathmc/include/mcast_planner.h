@@ -61,8 +61,13 @@
  * each plan's traffic is routed (pm_route, PM_ROUTE_DEFAULT) and the time is at least
  *   max over directed links l of B(l) * wire + o_send + L + o_recv     (net model)
  * with B(l) the bytes the plan moves over l: M per tree edge whose route uses l; for a
- * family, the bytes of every rank's schedule (computed at up to 32 blocks).
- * The module below's modelled tree gets the same bound.
+ * family, the bytes of every rank's schedule (computed at up to 32 blocks).  The
+ * round-synchronous families (two-tree, circulant) are also charged the sum over their
+ * rounds (mcast_op_t.step) of each round's busiest link, B_t(l) * wire: a round ends with
+ * its slowest transfer, and rounds that load different links (a torus's x and y rings) do
+ * not overlap.  The module below's modelled tree gets the same bound.  On a switch graph
+ * the routes are up*-down* spread over parallel paths by destination (pathmc.h), as a
+ * subnet manager balances them: a fat-tree given as a graph is not charged one spine.
  *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two), evaluated at the class's middle, so ranks that see

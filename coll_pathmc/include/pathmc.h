@@ -97,7 +97,11 @@ typedef enum {
 typedef enum {
     PM_ROUTE_DEFAULT = 0, /* DOR on tori, fat-tree up/down on fat-trees, up*-down* otherwise */
     PM_ROUTE_DOR = 1,     /* dimension-ordered, dimension 0 first (tori/meshes only) */
-    PM_ROUTE_UPDOWN = 2,  /* up*-down* on a BFS spanning tree of the switches (any topology) */
+    PM_ROUTE_UPDOWN = 2,  /* up*-down* (levels from a BFS of the switches, any topology):
+                           * a shortest legal path; where several exist, the one picked
+                           * backwards from the destination by its host id, hop by hop
+                           * (destinations spread over parallel paths, as OpenSM's
+                           * balancing does) */
     PM_ROUTE_FATTREE = 3  /* ascend to the nearest common ancestor, descend (fat-trees only) */
 } pm_routing_t;
 

@@ -710,20 +710,28 @@ public:
             }
         }
     }
-    /* The bound for what was added since the last reset, then reset. */
-    double take_bound_us()
+    /* The largest load added since the last reset (bytes), then reset. */
+    double take_max_bytes()
     {
         double mx = 0.0;
         for (double &x : load_) {
             mx = std::max(mx, x);
             x = 0.0;
         }
-        if (!usable_ || mx <= 0.0) {
+        return usable_ ? mx : 0.0;
+    }
+    /* The bound for `bytes` on the busiest link: their wire time and one message's
+     * overheads and latency (0 for no bytes). */
+    double bound_us(double bytes) const
+    {
+        if (!usable_ || bytes <= 0.0) {
             return 0.0;
         }
         const mcast_loggp_t &g = in_.machine->net;
-        return mx * g.wire_ns_per_byte * 1e-3 + g.o_send_us + g.latency_us + g.o_recv_us;
+        return bytes * g.wire_ns_per_byte * 1e-3 + g.o_send_us + g.latency_us + g.o_recv_us;
     }
+    /* The bound for what was added since the last reset, then reset. */
+    double take_bound_us() { return bound_us(take_max_bytes()); }
     /* Every tree edge carries the whole message. */
     double tree_bound_us(const kb_tree_t *t, double bytes)
     {
@@ -763,7 +771,15 @@ private:
 };
 
 /* The family level's traffic on the links: every rank's schedule at a few blocks (the
- * share of the bytes each pair carries hardly depends on the block count). */
+ * share of the bytes each pair carries hardly depends on the block count).  Two bounds,
+ * the larger counts:
+ *   - the busiest link over the whole broadcast (every family);
+ *   - for the round-synchronous pipelines (two-tree, circulant), the sum over the
+ *     generator's rounds (mcast_op_t.step) of each round's busiest link: a round ends
+ *     when its slowest transfer does, and the rounds that load one dimension of a torus
+ *     and those that load another do not overlap (the circulant's long skips share the
+ *     links of a torus ring in some rounds only).
+ * Blocks are capped at 32 (the rounds' share of the time hardly depends on it either). */
 double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_plan_input_t &in,
                             const std::vector<int> &chain, size_t M, uint32_t nblocks)
 {
@@ -775,7 +791,14 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
         nb = std::min<uint32_t>(nb, uint32_t(in.n));
         nb = std::max<uint32_t>(nb, std::min<uint32_t>(nblocks, uint32_t(in.n)));
     }
+    const bool by_round = l.family == MCAST_FAM_TWOTREE || l.family == MCAST_FAM_CIRCULANT;
     const double per_block = double(M) / double(nb);
+    struct Send {
+        uint32_t step;
+        int from, to;
+        double bytes;
+    };
+    std::vector<Send> sends;
     for (int r = 0; r < in.n; ++r) {
         mcast_sched_t *s = nullptr;
         if (mcast_sched_level(&l, in.n, in.root, r, chain.data(), nb, &s) != KB_OK) {
@@ -786,12 +809,30 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
         for (size_t i = 0; i < ns; ++i) {
             mcast_op_t op;
             if (mcast_sched_op(s, MCAST_OP_SEND, i, &op) == KB_OK) {
-                ll.add(r, op.peer, per_block * double(op.nblocks));
+                const double b = per_block * double(op.nblocks);
+                ll.add(r, op.peer, b);
+                if (by_round) {
+                    sends.push_back({op.step, r, op.peer, b});
+                }
             }
         }
         mcast_sched_free(s);
     }
-    return ll.take_bound_us();
+    const double whole = ll.take_max_bytes();
+    double rounds = 0.0;
+    if (by_round) {
+        std::stable_sort(sends.begin(), sends.end(),
+                         [](const Send &a, const Send &b) { return a.step < b.step; });
+        for (size_t i = 0; i < sends.size();) {
+            size_t j = i;
+            for (; j < sends.size() && sends[j].step == sends[i].step; ++j) {
+                ll.add(sends[j].from, sends[j].to, sends[j].bytes);
+            }
+            rounds += ll.take_max_bytes();
+            i = j;
+        }
+    }
+    return ll.bound_us(std::max(whole, rounds));
 }
 
 struct Evaluator {

@@ -338,7 +338,13 @@ static const std::vector<int> &updown_bfs(const Topology &t, int s)
     return t.ud_cache.emplace(s, std::move(res)).first->second;
 }
 
-static void route_updown(const Topology &t, int s, int d, std::vector<int> &out)
+/* Up*-down* route from switch s to switch d.  key < 0: the BFS tree's route (the first
+ * shortest legal path found).  key >= 0: among all shortest legal paths, the one chosen
+ * backwards from d, taking at each hop the predecessor (key + hop) mod (number of
+ * shortest-path predecessors), in port order: destinations spread over the parallel
+ * paths (a fat-tree's spines) as OpenSM's up*-down* and min-hop routing balance them,
+ * instead of every route from s leaving through the same spine. */
+static void route_updown(const Topology &t, int s, int d, std::vector<int> &out, long key = -1)
 {
     updown_prepare(t);
     const std::vector<int> &r = updown_bfs(t, s);
@@ -349,9 +355,34 @@ static void route_updown(const Topology &t, int s, int d, std::vector<int> &out)
                                                t.nodes[d].name + "'");
     int st = (d1 < 0 || (d0 >= 0 && d0 <= d1)) ? 2 * d : 2 * d + 1;
     std::vector<int> rev;
+    long hop = 0;
     while (st != 2 * s) {
-        rev.push_back(r[st]);
-        st = r[4 * N + st];
+        if (key < 0) {
+            rev.push_back(r[st]);
+            st = r[4 * N + st];
+            continue;
+        }
+        /* every (link into st, previous state) on a shortest legal path */
+        int v = st / 2, down = st % 2, dist = r[2 * N + st];
+        std::vector<std::pair<int, int>> cand;
+        for (int l : t.nodes[v].ports) {
+            if (l < 0) continue;
+            int dl = (t.links[l].a == v ? 2 * l : 2 * l + 1) ^ 1; /* the direction into v */
+            int u = t.from_end(dl);
+            if (t.nodes[u].is_host) continue;
+            bool up = updown_is_up(t, dl);
+            if (up == (down == 1)) continue; /* the move must land in st's phase */
+            for (int pd = 0; pd < 2; ++pd) {
+                if (up && pd) continue; /* no up move after a down move */
+                int ps = 2 * u + pd;
+                if (r[2 * N + ps] == dist - 1) cand.emplace_back(dl, ps);
+            }
+        }
+        if (cand.empty()) throw ArgError(PM_ERR_INTERNAL, "up*/down* predecessor missing");
+        const auto &c = cand[(size_t)((key + hop) % (long)cand.size())];
+        rev.push_back(c.first);
+        st = c.second;
+        ++hop;
     }
     out.insert(out.end(), rev.rbegin(), rev.rend());
 }
@@ -416,7 +447,7 @@ void route(const Topology &t, pm_routing_t r, int src, int dst, std::vector<int>
     if (s != d) {
         switch (r) {
         case PM_ROUTE_DOR: route_dor(t, s, d, out); break;
-        case PM_ROUTE_UPDOWN: route_updown(t, s, d, out); break;
+        case PM_ROUTE_UPDOWN: route_updown(t, s, d, out, dst); break;
         case PM_ROUTE_FATTREE: route_fattree(t, src, dst, out); break;
         default: throw ArgError(PM_ERR_ARG, "unknown routing");
         }

@@ -18,8 +18,9 @@ Writes, per platform NAME, into DIR (default perf/sim/platforms):
                 derived from the platform's own description: o_send = o_recv = 0.5 us
                 (smpi/os, smpi/or), latency = the mean route latency, 0.08 ns per byte
                 (12.5 GB/s) at the sender's port and on the wire, eager = SMPI's
-                smpi/send-is-detached-thresh (64 KiB).  Measuring it inside SMPI with a
-                calibration tool (mcast-calibrate) is not done yet.
+                smpi/send-is-detached-thresh (64 KiB).  run.sh --machine calibrated
+                measures it instead with contrib/mcast-calibrate running inside SMPI
+                (NAME.calibrated.machine).
 
 Network model (the same on every platform, see README.md):
     every link 12.5 GB/s (100 Gb/s) per direction (SPLITDUPLEX), latency per platform;

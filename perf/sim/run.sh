@@ -4,7 +4,7 @@
 # broadcast algorithms side by side, write per-platform CSV + PNG + summary and provenance.
 #
 #   perf/sim/run.sh [--quick] [--out DIR] [--only p1,p2] [--sizes BYTES,...]
-#                   [--ours LIST] [--peers LIST] [--build-dir DIR]
+#                   [--ours LIST] [--peers LIST] [--machine KIND] [--build-dir DIR]
 #
 #   --quick   torus-8x8 and irregular-64 at 1 KiB, 64 KiB, 1 MiB, fewer contenders (minutes)
 #   --out     result directory (default perf/results/<today>-simgrid[-quick])
@@ -13,6 +13,9 @@
 #   --ours    our contenders (auto, registry names, NAME:k=K:seg=BYTES; default: auto and
 #             every registry algorithm that applies)
 #   --peers   SMPI algorithms (default: a set that finishes at the chosen sizes)
+#   --machine derived (default): the planner reads platforms/<p>.machine, written from the
+#             platform's description (make_platforms.py); calibrated: platforms/<p>.calibrated.
+#             machine, measured on the platform by mcast-calibrate running inside SMPI (16 ranks)
 # Writes DIR/<platform>.csv: size_bytes,contender,time_us,model_us,predicted_us,check,
 # lower_bound_us,ratio_to_lower_bound (contender ours-auto, ours-<name>, smpi-<name>,
 # smpi-<name>@<ordering>); DIR/summary.md; DIR/provenance.txt.
@@ -27,6 +30,7 @@ ONLY=""
 SIZES=""
 OURS_ARG=""
 PEERS_ARG=""
+MACHINE_KIND=derived
 BUILD="${TMPDIR:-/tmp}/perf-sim-build"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -36,12 +40,14 @@ while [ $# -gt 0 ]; do
         --sizes) SIZES="$2"; shift ;;
         --ours) OURS_ARG="$2"; shift ;;
         --peers) PEERS_ARG="$2"; shift ;;
+        --machine) MACHINE_KIND="$2"; shift ;;
         --build-dir) BUILD="$2"; shift ;;
-        -h|--help) sed -n 2,19p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,22p "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
+case "$MACHINE_KIND" in calibrated|derived) ;; *) echo "--machine calibrated|derived" >&2; exit 2 ;; esac
 DATE="$(date +%Y-%m-%d)"
 [ -n "$OUT" ] || OUT="$TOP/perf/results/$DATE-simgrid$([ $QUICK = 1 ] && echo -quick || true)"
 mkdir -p "$OUT" "$BUILD/obj"
@@ -59,6 +65,8 @@ for f in "${CORE_SRC[@]}"; do
     fi
 done
 smpicxx -O2 -std=c++17 $INC "$HERE/sim_bcast.cpp" "$BUILD"/obj/*.o -o "$BUILD/sim_bcast"
+smpicc -O2 -std=c11 $INC -c "$TOP/contrib/mcast-calibrate/mcast_calibrate.c" -o "$BUILD/mcast_calibrate.o"
+smpicxx "$BUILD/mcast_calibrate.o" "$BUILD"/obj/*.o -o "$BUILD/mcast-calibrate"
 [ "$BUILD/topo_routes" -nt "$HERE/topo_routes.cpp" ] ||
     g++ -O2 -std=c++17 $INC "${CORE_SRC[@]}" "$HERE/topo_routes.cpp" -o "$BUILD/topo_routes"
 
@@ -119,10 +127,26 @@ else
     jobs+=("torus-16x16|1K,64K,1M|${OURS_ARG:-$(ours_for torus-16x16)}|${PEERS_ARG:-ompi,mpich,mvapich2,binomial_tree,scatter_rdb_allgather,NTSL,ompi_pipeline}")
 fi
 
+# the machine model of every platform, measured inside SMPI as on a real machine
+calibrate() {  # platform
+    local p="$1"
+    [ -f "$PLAT/$p.calibrated.machine" ] && return 0
+    ( set -a; . "$PLAT/$p.env"; set +a
+      smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np 16 "${CFG[@]}" \
+          "$BUILD/mcast-calibrate" --out "$PLAT/$p.calibrated.machine" 2>&1 | grep -v '^\[' |
+          grep -E '^net: ' | sed "s/^/   $p calibrated: /" >&2 )
+}
+
 run_job() {  # platform sizes ours peers [extra sim_bcast args...]
     local p="$1" sizes="$2" ours="$3" peers="$4"
     shift 4
+    local mfile="$p.machine"
+    if [ "$MACHINE_KIND" = calibrated ]; then
+        calibrate "$p"
+        mfile="$p.calibrated.machine"
+    fi
     ( set -a; . "$PLAT/$p.env"; set +a
+      MACHINE="$mfile"
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
           "$BUILD/sim_bcast" --sizes "$sizes" --ours "$ours" --peers "$peers" \
           --machine "$PLAT/$MACHINE" --topology "$PLAT/$TOPOLOGY" --tag "platform=$p" "$@" )
@@ -157,7 +181,11 @@ RC=0
     echo "compiler: $(cd "$BUILD" && smpicxx --compiler-version 2>/dev/null | head -1)"
     echo "host: $(uname -srm), $(nproc) cores"
     echo "smpirun cfg: ${CFG[*]}"
-    echo "machine files: platforms/<platform>.machine (derived from the platform description)"
+    if [ "$MACHINE_KIND" = calibrated ]; then
+        echo "machine files: platforms/<platform>.calibrated.machine (mcast-calibrate in SMPI, 16 ranks)"
+    else
+        echo "machine files: platforms/<platform>.machine (derived from the platform description)"
+    fi
     echo "jobs:"
     for j in "${jobs[@]}"; do echo "  $j"; done
     echo "wall time: $(( $(date +%s) - T0 )) s"

@@ -833,6 +833,64 @@ static void test_link_sharing(void **state)
     pm_topology_free(topo);
 }
 
+/* The circulant pipeline on a 4x4 torus, chain in dimension order (x fastest): its skips
+ * 1, 2 load the x rings with 1 and 2 blocks per link in their rounds, skips 4, 8 the y
+ * rings.  Over the whole broadcast no link carries more than about 0.75 M, but the rounds
+ * that load x and those that load y do not overlap: the prediction charges the sum of
+ * every round's busiest link, about 1.5 M on the wire, where the same ranks on one
+ * switch are charged about M. */
+static void test_round_link_sharing(void **state)
+{
+    (void) state;
+    const char *hosts[16];
+    char names[16][8];
+    int coords[32];
+    for (int r = 0; r < 16; ++r) {
+        snprintf(names[r], sizeof(names[r]), "t%d", r);
+        hosts[r] = names[r];
+        coords[2 * r] = r % 4;
+        coords[2 * r + 1] = r / 4;
+    }
+    const int shape[2] = {4, 4};
+    pm_topology_t *torus = NULL, *star = NULL;
+    char err[256] = "";
+    assert_int_equal(pm_topology_from_coords(16, hosts, 2, coords, shape, &torus, err, sizeof(err)), PM_OK);
+    char net[2048];
+    size_t o = (size_t) snprintf(net, sizeof(net), "switch s 32\n");
+    for (int r = 0; r < 16; ++r) {
+        o += (size_t) snprintf(net + o, sizeof(net) - o, "host t%d\nlink t%d s\n", r, r);
+    }
+    assert_int_equal(pm_topology_parse_string(net, PM_FMT_NATIVE, "star", &star, err, sizeof(err)), PM_OK);
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const size_t M = 8u << 20;
+    const double wire_us = (double) M * mach.net.wire_ns_per_byte * 1e-3;
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    f.algorithm = MCAST_ALG_CIRCULANT;
+    mcast_plan_input_t in = input(16, 0, M, &mach, &f);
+    in.exact_bytes = 1;
+    in.hosts = hosts;
+    mcast_plan_info_t info;
+    in.topology = star;
+    mcast_plan_t *p = select_ok(&in);
+    mcast_plan_get_info(p, &info);
+    const double t_star = info.predicted_us;
+    mcast_plan_free(p);
+    in.topology = torus;
+    p = select_ok(&in);
+    mcast_plan_get_info(p, &info);
+    const double t_torus = info.predicted_us;
+    check_and_run(p, 16, 0, M, &mach);
+    mcast_plan_free(p);
+    assert_true(t_star < 1.3 * wire_us);
+    assert_true(t_torus > 1.4 * wire_us);
+    assert_true(t_torus < 1.8 * wire_us);
+    pm_topology_free(torus);
+    pm_topology_free(star);
+}
+
 static void test_selection_order(void **state)
 {
     (void) state;
@@ -1025,6 +1083,7 @@ int main(void)
         cmocka_unit_test(test_mcast_plans),
         cmocka_unit_test(test_pathlg_plans),
         cmocka_unit_test(test_link_sharing),
+        cmocka_unit_test(test_round_link_sharing),
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),

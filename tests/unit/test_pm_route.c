@@ -3,7 +3,8 @@
  *  - up*-down*: on seeded random irregular networks (generator, seed 001
  *    sec 6.3) and a Slurm tree, every host pair gets a connected route that
  *    never goes up after going down and is as short as the shortest legal
- *    route found by an independent BFS here.
+ *    route found by an independent BFS here; on a fat-tree given as a switch
+ *    graph, the routes to one leaf's hosts spread over the spines.
  *  - DOR: on tori/meshes every route is shortest for its link set and
  *    corrects dimensions in order 0, 1, ...
  *  - fat-tree: routes on IBFT(m,n) have 2 + 2(n-1-gcp) links.
@@ -154,6 +155,49 @@ static void test_updown_up_ends(void **state)
     pm_topology_free(t);
 }
 
+/* A 2-level fat-tree given as a plain switch graph (4 leaves x 4 hosts, 4 spines, every
+ * leaf on every spine): up*-down* has 4 shortest legal routes between two leaves, one per
+ * spine.  The routes from one host to the 4 hosts of another leaf use 4 different spines
+ * (destinations spread as OpenSM balances them), so no spine link carries more than one
+ * of them; every route stays shortest and legal (check_updown_all_pairs). */
+static void test_updown_spreads_over_spines(void **state)
+{
+    (void)state;
+    char g[4096];
+    size_t o = 0;
+    for (int l = 0; l < 4; ++l) o += (size_t)snprintf(g + o, sizeof g - o, "switch leaf%d 8\n", l);
+    for (int sp = 0; sp < 4; ++sp) o += (size_t)snprintf(g + o, sizeof g - o, "switch spine%d 8\n", sp);
+    for (int h = 0; h < 16; ++h)
+        o += (size_t)snprintf(g + o, sizeof g - o, "host h%d\nlink h%d leaf%d\n", h, h, h / 4);
+    for (int l = 0; l < 4; ++l)
+        for (int sp = 0; sp < 4; ++sp) o += (size_t)snprintf(g + o, sizeof g - o, "link leaf%d spine%d\n", l, sp);
+    pm_topology_t *t;
+    char err[256];
+    assert_int_equal(pm_topology_parse_string(g, PM_FMT_NATIVE, "ft", &t, err, sizeof err), PM_OK);
+    for (int src_leaf = 0; src_leaf < 4; ++src_leaf)
+        for (int dst_leaf = 0; dst_leaf < 4; ++dst_leaf) {
+            if (src_leaf == dst_leaf) continue;
+            int used[4] = {0, 0, 0, 0};
+            char src[16];
+            snprintf(src, sizeof src, "h%d", 4 * src_leaf + 1);
+            for (int k = 0; k < 4; ++k) {
+                char dst[16];
+                snprintf(dst, sizeof dst, "h%d", 4 * dst_leaf + k);
+                int links[16], nl;
+                assert_int_equal(pm_route(t, PM_ROUTE_DEFAULT, src, dst, links, 16, &nl), PM_OK);
+                assert_int_equal(nl, 4); /* host, leaf -> spine, spine -> leaf, host */
+                const char *f, *to;
+                int cls;
+                assert_int_equal(pm_link_info(t, links[1], &f, &to, &cls), PM_OK);
+                assert_true(strncmp(to, "spine", 5) == 0);
+                used[to[5] - '0']++;
+            }
+            for (int sp = 0; sp < 4; ++sp) assert_int_equal(used[sp], 1);
+        }
+    check_updown_all_pairs(t);
+    pm_topology_free(t);
+}
+
 static void check_dor(const char *spec, int wrap, int bidir)
 {
     pm_topology_t *t;
@@ -233,6 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_updown_up_ends),
         cmocka_unit_test(test_updown_random),
+        cmocka_unit_test(test_updown_spreads_over_spines),
         cmocka_unit_test(test_dor),
         cmocka_unit_test(test_fattree),
     };
