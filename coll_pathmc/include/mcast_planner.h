@@ -57,7 +57,9 @@
  * nodes (nnodes > 1, not all_local); forced, wherever the group is open.
  * It is not a schedule: mcast_plan_schedule refuses it; the glue runs it on its transport.
  *
- * Link sharing.  Where the input names the topology (input.topology with every rank's host),
+ * Link sharing.  Where the input names the topology (input.topology with every rank's host)
+ * and it has more than one switch (on one switch a host link carries what its rank sends
+ * or receives, which the models above charge already),
  * each plan's traffic is routed (pm_route, PM_ROUTE_DEFAULT) and the time is at least
  *   max over directed links l of B(l) * wire + o_send + L + o_recv     (net model)
  * with B(l) the bytes the plan moves over l: M per tree edge whose route uses l; for a

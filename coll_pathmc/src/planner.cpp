@@ -691,7 +691,12 @@ class LinkLoad {
 public:
     explicit LinkLoad(const mcast_plan_input_t &in) : in_(in)
     {
-        usable_ = in.topology != nullptr && in.hosts != nullptr && in.n > 1 && !in.all_local;
+        /* One switch: every route is host -> switch -> host, and what a host link carries
+         * is what its rank sends or receives, which the LogGP models already charge; the
+         * routing of all n ranks' schedules (O(n^2) routes, 0.3 s per decision at 1024
+         * ranks) buys nothing there. */
+        usable_ = in.topology != nullptr && in.hosts != nullptr && in.n > 1 && !in.all_local &&
+                  pm_topology_nswitches(in.topology) > 1;
         if (usable_) {
             load_.assign(size_t(std::max(0, pm_topology_ndirected_links(in.topology))), 0.0);
         }

@@ -167,12 +167,16 @@ def irregular(out, topo_routes, switches=16, ports=8, hosts=64, pct=100, seed=0)
 
 
 def main():
+    global EAGER
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(here, "platforms"))
     ap.add_argument("--topo-routes", required=True, help="built perf/sim/topo_routes helper")
     ap.add_argument("--only", default="", help="comma list of platform names")
+    ap.add_argument("--eager", type=int, default=EAGER,
+                    help="eager limit in bytes (run.sh sets smpi/send-is-detached-thresh to it)")
     a = ap.parse_args()
+    EAGER = a.eager
     os.makedirs(a.out, exist_ok=True)
     only = set(filter(None, a.only.split(",")))
     gens = {

@@ -4,7 +4,8 @@
 # broadcast algorithms side by side, write per-platform CSV + PNG + summary and provenance.
 #
 #   perf/sim/run.sh [--quick] [--out DIR] [--only p1,p2] [--sizes BYTES,...]
-#                   [--ours LIST] [--peers LIST] [--machine KIND] [--build-dir DIR]
+#                   [--ours LIST] [--peers LIST] [--eager BYTES] [--machine KIND]
+#                   [--build-dir DIR]
 #
 #   --quick   torus-8x8 and irregular-64 at 1 KiB, 64 KiB, 1 MiB, fewer contenders (minutes)
 #   --out     result directory (default perf/results/<today>-simgrid[-quick])
@@ -13,6 +14,8 @@
 #   --ours    our contenders (auto, registry names, NAME:k=K:seg=BYTES; default: auto and
 #             every registry algorithm that applies)
 #   --peers   SMPI algorithms (default: a set that finishes at the chosen sizes)
+#   --eager   BYTES: SMPI's eager limit (smpi/send-is-detached-thresh) and the machine
+#             files' eager_bytes (default 65536, SMPI's default)
 #   --machine derived (default): the planner reads platforms/<p>.machine, written from the
 #             platform's description (make_platforms.py); calibrated: platforms/<p>.calibrated.
 #             machine, measured on the platform by mcast-calibrate running inside SMPI (16 ranks)
@@ -31,6 +34,7 @@ SIZES=""
 OURS_ARG=""
 PEERS_ARG=""
 MACHINE_KIND=derived
+EAGER=65536
 BUILD="${TMPDIR:-/tmp}/perf-sim-build"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -41,8 +45,9 @@ while [ $# -gt 0 ]; do
         --ours) OURS_ARG="$2"; shift ;;
         --peers) PEERS_ARG="$2"; shift ;;
         --machine) MACHINE_KIND="$2"; shift ;;
+        --eager) EAGER="$2"; shift ;;
         --build-dir) BUILD="$2"; shift ;;
-        -h|--help) sed -n 2,22p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,25p "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -73,14 +78,14 @@ smpicxx "$BUILD/mcast_calibrate.o" "$BUILD"/obj/*.o -o "$BUILD/mcast-calibrate"
 # ---- platforms -------------------------------------------------------------------------
 PLAT="$OUT/platforms"
 mkdir -p "$PLAT"
-/usr/bin/python3 "$HERE/make_platforms.py" --out "$PLAT" --topo-routes "$BUILD/topo_routes" >/dev/null
+/usr/bin/python3 "$HERE/make_platforms.py" --out "$PLAT" --topo-routes "$BUILD/topo_routes" --eager "$EAGER" >/dev/null
 
 # ---- network model (the same for every platform; see README.md) ------------------------
 CFG=(--cfg=smpi/simulate-computation:no
      --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
      --cfg=smpi/os:0:0.5e-6:0 --cfg=smpi/ois:0:0.5e-6:0 --cfg=smpi/or:0:0.5e-6:0
      --cfg=network/crosstraffic:0 --cfg=network/weight-S:0
-     --cfg=maxmin/precision:1e-4
+     --cfg=maxmin/precision:1e-4 --cfg=smpi/send-is-detached-thresh:$EAGER
      --log=root.thr:warning --log=xbt_cfg.thr:warning --log=smpi_config.thr:error)
 
 # Our contenders: auto (what users get) and every registry algorithm forced, each with the
