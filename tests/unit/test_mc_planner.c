@@ -833,6 +833,16 @@ static void test_link_sharing(void **state)
     pm_topology_free(topo);
 }
 
+/* The predicted time of the plan the planner selects for `in`. */
+static double predicted_of(const mcast_plan_input_t *in)
+{
+    mcast_plan_t *p = select_ok(in);
+    mcast_plan_info_t info;
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    mcast_plan_free(p);
+    return info.predicted_us;
+}
+
 /* The circulant pipeline on a 4x4 torus, chain in dimension order (x fastest): its skips
  * 1, 2 load the x rings with 1 and 2 blocks per link in their rounds, skips 4, 8 the y
  * rings.  Over the whole broadcast no link carries more than about 0.75 M, but the rounds
@@ -872,24 +882,16 @@ static void test_round_link_sharing(void **state)
     mcast_plan_input_t in = input(16, 0, M, &mach, &f);
     in.exact_bytes = 1;
     in.hosts = hosts;
-    mcast_plan_info_t info;
     in.topology = star;
-    mcast_plan_t *p = select_ok(&in);
-    mcast_plan_get_info(p, &info);
-    const double t_star = info.predicted_us;
-    mcast_plan_free(p);
+    const double t_star = predicted_of(&in);
     /* one switch: no link term at all (the models charge what a host link carries) */
     in.topology = NULL;
     in.hosts = NULL;
-    p = select_ok(&in);
-    mcast_plan_get_info(p, &info);
-    assert_true(info.predicted_us == t_star);
-    mcast_plan_free(p);
+    assert_true(predicted_of(&in) == t_star);
     in.hosts = hosts;
     in.topology = torus;
-    p = select_ok(&in);
-    mcast_plan_get_info(p, &info);
-    const double t_torus = info.predicted_us;
+    const double t_torus = predicted_of(&in);
+    mcast_plan_t *p = select_ok(&in);
     check_and_run(p, 16, 0, M, &mach);
     mcast_plan_free(p);
     assert_true(t_star < 1.3 * wire_us);
