@@ -71,6 +71,16 @@
  * the routes are up*-down* spread over parallel paths by destination (pathmc.h), as a
  * subnet manager balances them: a fat-tree given as a graph is not charged one spine.
  *
+ * Route latency.  Where the input names the topology and the machine model a per-link
+ * latency (mcast_machine_t.hop_latency_us H, net.latency_us being the latency of a route
+ * of latency_links = R links), a network message from u to c has
+ *   L(u, c) = max(0, latency_us + (links(u, c) - R) * H)
+ * with links(u, c) its route's length (pm_route; 2 on one switch): a tree edge in the
+ * recurrence uses its own L(u, c); a family's model uses the mean of L over the sends of
+ * every rank's schedule (its transfers follow the same skips every round).  Orderings
+ * that keep neighbours close (POC, DOR) thus make short hops count as short; without
+ * a topology every route costs latency_us.
+ *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two), evaluated at the class's middle, so ranks that see
  * slightly different sizes (an erroneous program) still run the same tree and detect the
@@ -151,6 +161,11 @@ typedef struct mcast_machine {
     mcast_loggp_t net;            /* between nodes */
     mcast_loggp_t shm;            /* inside one node */
     char source[160];             /* "defaults" or the file and its provenance line */
+    /* Route length (header, "Route latency"): net.latency_us is the latency of a route of
+     * latency_links links; each link more or less adds or saves hop_latency_us.  Used only
+     * where the input names the topology; 0 (the default) = every route alike. */
+    double hop_latency_us;
+    double latency_links;
 } mcast_machine_t;
 
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
@@ -158,7 +173,8 @@ void mcast_machine_default(mcast_machine_t *m);
 /* Machine file (written by hand or mcast_machine_write; format in docs/machine-model.md):
  *   # comments; "version 1" first; then "net.KEY VALUE" / "shm.KEY VALUE" lines with KEY
  *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
- *   eager_bytes; "provenance TEXT" (kept in m->source).  Missing keys keep their
+ *   eager_bytes, and net.hop_latency_us / net.latency_links (route length); "provenance
+ *   TEXT" (kept in m->source).  Missing keys keep their
  *   defaults.  Errors as "file:line: message". */
 int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m, char *errbuf,
                         size_t errlen);

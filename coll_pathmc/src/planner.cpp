@@ -212,9 +212,86 @@ struct Locality {
     bool local(int u, int c) const { return all_local || (node != nullptr && node[u] == node[c]); }
 };
 
+/* Routes between two ranks' hosts where the input names a topology (every rank read it
+ * alike): the directed links of PM_ROUTE_DEFAULT, cached.  Same host, no topology, or a
+ * host it does not name: no links. */
+class Routes {
+public:
+    explicit Routes(const mcast_plan_input_t &in)
+        : in_(in), known_(in.topology != nullptr && in.hosts != nullptr && in.n > 1 && !in.all_local),
+          one_switch_(known_ && pm_topology_nswitches(in.topology) <= 1)
+    {
+    }
+    bool known() const { return known_; }
+    bool one_switch() const { return one_switch_; }
+    const std::vector<int> &route(int a, int b)
+    {
+        const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
+        auto it = routes_.find(key);
+        if (it != routes_.end()) {
+            return it->second;
+        }
+        std::vector<int> r(64);
+        int nl = 0;
+        if (!known_ || a == b || std::strcmp(in_.hosts[a], in_.hosts[b]) == 0 ||
+            pm_route(in_.topology, PM_ROUTE_DEFAULT, in_.hosts[a], in_.hosts[b], r.data(),
+                     int(r.size()), &nl) != PM_OK) {
+            nl = 0; /* same host, or no route the model knows: no shared link counted */
+        }
+        r.resize(size_t(nl));
+        return routes_.emplace(key, std::move(r)).first->second;
+    }
+    /* Links of the route a -> b (host -> switch -> host on one switch, without routing). */
+    int links(int a, int b)
+    {
+        if (!known_ || a == b) {
+            return 0;
+        }
+        if (one_switch_) {
+            return std::strcmp(in_.hosts[a], in_.hosts[b]) == 0 ? 0 : 2;
+        }
+        return int(route(a, b).size());
+    }
+
+private:
+    const mcast_plan_input_t &in_;
+    bool known_;
+    bool one_switch_;
+    std::map<uint64_t, std::vector<int>> routes_;
+};
+
+/* The network latency of a message a -> b (header, "Route latency"): latency_us, adjusted
+ * by the route's length where the topology and a per-link latency are known. */
+class RouteLatency {
+public:
+    RouteLatency(const mcast_plan_input_t &in, Routes &routes)
+        : routes_(routes), mach_(*in.machine),
+          on_(routes.known() && in.machine->hop_latency_us > 0.0)
+    {
+    }
+    bool on() const { return on_; }
+    double net_us(int a, int b)
+    {
+        if (!on_) {
+            return mach_.net.latency_us;
+        }
+        const int l = routes_.links(a, b);
+        if (l == 0) {
+            return mach_.net.latency_us; /* unknown route */
+        }
+        return std::max(0.0, mach_.net.latency_us +
+                                 (double(l) - mach_.latency_links) * mach_.hop_latency_us);
+    }
+
+private:
+    Routes &routes_;
+    const mcast_machine_t &mach_;
+    bool on_;
+};
+
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
-                 const Locality &loc, const mcast_machine_t &mach)
+                 const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr)
 {
     if (S == 0 || S > M) {
         S = std::max<size_t>(M, 1);
@@ -248,7 +325,11 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         std::vector<EdgeCost> ec(static_cast<size_t>(k));
         for (int i = 0; i < k; ++i) {
             const int c = t->children[first + i];
-            ec[size_t(i)] = edge_cost(loc.local(u, c) ? mach.shm : mach.net, S);
+            const bool local = loc.local(u, c);
+            ec[size_t(i)] = edge_cost(local ? mach.shm : mach.net, S);
+            if (!local && rl != nullptr && rl->on()) {
+                ec[size_t(i)].delta += rl->net_us(u, c) - mach.net.latency_us;
+            }
             sig[size_t(i)] = ec[size_t(i)].sigma;
             occ[size_t(i)] = ec[size_t(i)].occ;
             sum_sig += sig[size_t(i)];
@@ -689,7 +770,7 @@ std::vector<int> family_sends(const mcast_forced_t &f)
  * No topology, or a host it does not name: no bound (0). */
 class LinkLoad {
 public:
-    explicit LinkLoad(const mcast_plan_input_t &in) : in_(in)
+    LinkLoad(const mcast_plan_input_t &in, Routes &routes) : in_(in), routes_(routes)
     {
         /* One switch: every route is host -> switch -> host, and what a host link carries
          * is what its rank sends or receives, which the LogGP models already charge; the
@@ -708,7 +789,7 @@ public:
         if (!usable_ || a == b) {
             return;
         }
-        const std::vector<int> &r = route(a, b);
+        const std::vector<int> &r = routes_.route(a, b);
         for (int l : r) {
             if (l >= 0 && size_t(l) < load_.size()) {
                 load_[size_t(l)] += bytes;
@@ -752,28 +833,62 @@ public:
     }
 
 private:
-    const std::vector<int> &route(int a, int b)
-    {
-        const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
-        auto it = routes_.find(key);
-        if (it != routes_.end()) {
-            return it->second;
-        }
-        std::vector<int> r(64);
-        int nl = 0;
-        if (std::strcmp(in_.hosts[a], in_.hosts[b]) == 0 ||
-            pm_route(in_.topology, PM_ROUTE_DEFAULT, in_.hosts[a], in_.hosts[b], r.data(),
-                     int(r.size()), &nl) != PM_OK) {
-            nl = 0; /* same host, or no route the model knows: no shared link counted */
-        }
-        r.resize(size_t(nl));
-        return routes_.emplace(key, std::move(r)).first->second;
-    }
     const mcast_plan_input_t &in_;
+    Routes &routes_;
     bool usable_ = false;
     std::vector<double> load_;
-    std::map<uint64_t, std::vector<int>> routes_;
 };
+
+/* Calls fn(rank, op) for every send of every rank's schedule of the family level at
+ * nb blocks; false when a schedule cannot be built. */
+template <class Fn>
+bool for_each_send(const mcast_level_t &l, const mcast_plan_input_t &in,
+                   const std::vector<int> &chain, uint32_t nb, Fn fn)
+{
+    for (int r = 0; r < in.n; ++r) {
+        mcast_sched_t *s = nullptr;
+        if (mcast_sched_level(&l, in.n, in.root, r, chain.data(), nb, &s) != KB_OK) {
+            return false;
+        }
+        const size_t ns = mcast_sched_count(s, MCAST_OP_SEND);
+        for (size_t i = 0; i < ns; ++i) {
+            mcast_op_t op;
+            if (mcast_sched_op(s, MCAST_OP_SEND, i, &op) == KB_OK) {
+                fn(r, op);
+            }
+        }
+        mcast_sched_free(s);
+    }
+    return true;
+}
+
+/* The network latency of the family level at nb blocks (header, "Route latency"): the
+ * mean over its rounds (mcast_op_t.step) of the mean over the round's sends: the rounds
+ * follow one another on the critical path, each with its own skip.  latency_us when the
+ * route latency is off or the schedule cannot be built. */
+double family_mean_latency_us(RouteLatency &rl, const mcast_level_t &l,
+                              const mcast_plan_input_t &in, const std::vector<int> &chain,
+                              uint32_t nb)
+{
+    const double flat = in.machine->net.latency_us;
+    if (!rl.on()) {
+        return flat;
+    }
+    std::map<uint32_t, std::pair<double, long>> step; /* round -> (sum of L, sends) */
+    const bool ok = for_each_send(l, in, chain, nb, [&](int r, const mcast_op_t &op) {
+        std::pair<double, long> &x = step[op.step];
+        x.first += rl.net_us(r, op.peer);
+        ++x.second;
+    });
+    if (!ok || step.empty()) {
+        return flat;
+    }
+    double sum = 0.0;
+    for (const auto &x : step) {
+        sum += x.second.first / double(x.second.second);
+    }
+    return sum / double(step.size());
+}
 
 /* The family level's traffic on the links: every rank's schedule at a few blocks (the
  * share of the bytes each pair carries hardly depends on the block count).  Two bounds,
@@ -804,24 +919,16 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
         double bytes;
     };
     std::vector<Send> sends;
-    for (int r = 0; r < in.n; ++r) {
-        mcast_sched_t *s = nullptr;
-        if (mcast_sched_level(&l, in.n, in.root, r, chain.data(), nb, &s) != KB_OK) {
-            ll.take_bound_us();
-            return 0.0;
+    const bool ok = for_each_send(l, in, chain, nb, [&](int r, const mcast_op_t &op) {
+        const double b = per_block * double(op.nblocks);
+        ll.add(r, op.peer, b);
+        if (by_round) {
+            sends.push_back({op.step, r, op.peer, b});
         }
-        const size_t ns = mcast_sched_count(s, MCAST_OP_SEND);
-        for (size_t i = 0; i < ns; ++i) {
-            mcast_op_t op;
-            if (mcast_sched_op(s, MCAST_OP_SEND, i, &op) == KB_OK) {
-                const double b = per_block * double(op.nblocks);
-                ll.add(r, op.peer, b);
-                if (by_round) {
-                    sends.push_back({op.step, r, op.peer, b});
-                }
-            }
-        }
-        mcast_sched_free(s);
+    });
+    if (!ok) {
+        ll.take_bound_us();
+        return 0.0;
     }
     const double whole = ll.take_max_bytes();
     double rounds = 0.0;
@@ -845,16 +952,18 @@ struct Evaluator {
     std::vector<int> chain;
     Locality loc;
     size_t M;
+    mutable Routes routes;
     mutable LinkLoad links;
+    mutable RouteLatency rlat;
     Evaluator(const mcast_plan_input_t &i, size_t bytes)
-        : in(i), chain(input_chain(i)), M(bytes), links(i)
+        : in(i), chain(input_chain(i)), M(bytes), routes(i), links(i, routes), rlat(i, routes)
     {
         loc.node = i.node_of_rank;
         loc.all_local = i.all_local != 0;
     }
     double time(const kb_tree_t *t, size_t S) const
     {
-        return tree_time(t, M, S, in.forced->max_sends, in.forced->window, loc, *in.machine);
+        return tree_time(t, M, S, in.forced->max_sends, in.forced->window, loc, *in.machine, &rlat);
     }
     /* Best S (from the grid) for a fixed tree; the candidate gets S and t. */
     void best_segment(const kb_tree_t *t, Candidate &c, const std::vector<size_t> &grid) const
@@ -873,7 +982,8 @@ struct Evaluator {
     {
         const mcast_forced_t &f = *in.forced;
         const int fam = family_of(alg);
-        const mcast_loggp_t g = family_net(in);
+        const mcast_loggp_t g0 = family_net(in);
+        std::map<uint64_t, double> mean_latency; /* (variant, blocks) -> mean route latency */
         if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
             /* n blocks of at most PLAN_MAX_BLOCK_BYTES, with room for the largest size of
              * the class (at most 1.12 x its middle) */
@@ -897,16 +1007,36 @@ struct Evaluator {
                 size_t B = 1;
                 uint32_t nb = 0;
                 double t = 0.0;
-                if (f.segment_bytes != 0 || M == 0) {
-                    family_geometry(fam, in.n, M, f.segment_bytes == 0 ? M : f.segment_bytes, &B, &nb);
-                    t = M == 0 ? 0.0 : mcast_level_predict_us(&l, in.n, M, nb, &g, f.window, ms);
-                } else {
-                    const int rc = mcast_level_best_nblocks(&l, in.n, M, &g, f.window, ms,
-                                                            uint32_t(cap), &nb, &B, &t);
-                    if (rc == KB_ERR_NOMEM) {
-                        throw std::bad_alloc();
+                mcast_loggp_t g = g0;
+                const auto solve = [&] {
+                    if (f.segment_bytes != 0 || M == 0) {
+                        family_geometry(fam, in.n, M, f.segment_bytes == 0 ? M : f.segment_bytes,
+                                        &B, &nb);
+                        t = M == 0 ? 0.0 : mcast_level_predict_us(&l, in.n, M, nb, &g, f.window, ms);
+                    } else {
+                        const int rc = mcast_level_best_nblocks(&l, in.n, M, &g, f.window, ms,
+                                                                uint32_t(cap), &nb, &B, &t);
+                        if (rc == KB_ERR_NOMEM) {
+                            throw std::bad_alloc();
+                        }
+                        require(rc == KB_OK, "family: no block count");
                     }
-                    require(rc == KB_OK, "family: no block count");
+                };
+                solve();
+                if (rlat.on() && M != 0) {
+                    /* the routes of this block count's schedule (header, "Route latency") */
+                    const uint32_t nbl = std::min<uint32_t>(std::max<uint32_t>(nb, 1), 32);
+                    const uint64_t key = (uint64_t(uint32_t(v)) << 32) | nbl;
+                    auto it = mean_latency.find(key);
+                    if (it == mean_latency.end()) {
+                        it = mean_latency
+                                 .emplace(key, family_mean_latency_us(rlat, l, in, chain, nbl))
+                                 .first;
+                    }
+                    if (std::fabs(it->second - g.latency_us) > 1e-9) {
+                        g.latency_us = it->second;
+                        solve();
+                    }
                 }
                 int w = f.window;
                 if (M != 0) {
@@ -1105,8 +1235,11 @@ double previous_time(const mcast_plan_input_t &in, size_t M, const char **name)
     Locality loc;
     loc.node = in.node_of_rank;
     loc.all_local = in.all_local != 0;
-    LinkLoad links(in);
-    return std::max(tree_time(t.t, M, 0, 0, 1, loc, *in.machine), links.tree_bound_us(t.t, double(M)));
+    Routes routes(in);
+    LinkLoad links(in, routes);
+    RouteLatency rlat(in, routes);
+    return std::max(tree_time(t.t, M, 0, 0, 1, loc, *in.machine, &rlat),
+                    links.tree_bound_us(t.t, double(M)));
 }
 
 std::string fmt(const char *f, double x)
@@ -1373,7 +1506,12 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
                 k = &c;
             }
         }
-        if (k == nullptr) {
+        double *route_field = nullptr; /* the network's route-length keys */
+        if (k == nullptr && part == "net" && field == "hop_latency_us") {
+            route_field = &m.hop_latency_us;
+        } else if (k == nullptr && part == "net" && field == "latency_links") {
+            route_field = &m.latency_links;
+        } else if (k == nullptr) {
             err("unknown key '" + field + "'");
         }
         std::string val, more;
@@ -1386,6 +1524,10 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
         if (end == val.c_str() || *end != '\0' || errno != 0 || !std::isfinite(v) || v < 0 ||
             v > 1e12) {
             err("bad value '" + val + "' (a number between 0 and 1e12)");
+        }
+        if (route_field != nullptr) {
+            *route_field = v;
+            continue;
         }
         char *base = reinterpret_cast<char *>(g);
         if (k->is_size) {
@@ -1534,6 +1676,10 @@ MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const
                              *reinterpret_cast<const double *>(base + k.off));
             }
         }
+    }
+    if (m->hop_latency_us > 0.0) {
+        std::fprintf(f, "net.hop_latency_us %.6g\nnet.latency_links %.6g\n", m->hop_latency_us,
+                     m->latency_links);
     }
     return std::fclose(f) == 0 ? int(KB_OK) : int(PM_ERR_IO);
 }
@@ -1776,6 +1922,8 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
             const uint64_t e = g->eager_bytes;
             h = fnv(h, &e, sizeof(e));
         }
+        const double route[] = {m->hop_latency_us, m->latency_links};
+        h = fnv(h, route, sizeof(route));
     }
     return h;
 }

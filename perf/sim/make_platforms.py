@@ -53,13 +53,18 @@ def env_text(d):
     return "".join(f'{k}="{v}"\n' for k, v in d.items())
 
 
-def machine_text(name, lat_us, what):
+def machine_text(name, lat_us, what, route=None):
+    """route = (hop_latency_us, latency_links): lat_us is the latency of a route of
+    latency_links links (the mean over host pairs), each link hop_latency_us."""
     ns = 1.0 / BW_GBPS
-    return (f"version 1\n"
+    text = (f"version 1\n"
             f"provenance perf/sim/make_platforms.py {name}: {what}\n"
             f"net.o_send_us {O_US}\nnet.o_recv_us {O_US}\nnet.latency_us {lat_us:.4f}\n"
             f"net.gap_ns_per_byte {ns:.4f}\nnet.wire_ns_per_byte {ns:.4f}\n"
             f"net.recv_ns_per_byte 0\nnet.eager_bytes {EAGER}\n")
+    if route:
+        text += f"net.hop_latency_us {route[0]:.4f}\nnet.latency_links {route[1]:.4f}\n"
+    return text
 
 
 def cluster_platform(out, name, what, cluster_attrs, hosts, topo, env):
@@ -71,8 +76,9 @@ def cluster_platform(out, name, what, cluster_attrs, hosts, topo, env):
     write(os.path.join(out, name + ".env"), env_text(env))
 
 
-def platform_env(out, name, np_, lat_us, b_node_gbps, description, topology=None, extra=None):
-    write(os.path.join(out, name + ".machine"), machine_text(name, lat_us, description))
+def platform_env(out, name, np_, lat_us, b_node_gbps, description, topology=None, extra=None,
+                 route=None):
+    write(os.path.join(out, name + ".machine"), machine_text(name, lat_us, description, route))
     env = {
         "NP": np_,
         "TOPOLOGY": topology or name + ".topo",
@@ -112,7 +118,8 @@ def torus(out, dims, lat_us=0.1):
         topo.append(f"host t{i} " + " ".join(map(str, c)))
     what = f"{name} torus, DOR routing (SimGrid TorusZone), {lat_us} us per hop"
     cluster_platform(out, name, what, attrs, [f"t{i}" for i in range(n)], "\n".join(topo) + "\n",
-                     platform_env(out, name, n, sum(k / 4.0 for k in dims) * lat_us, 25.0, what, extra={"TORUS": "x".join(map(str, dims))}))
+                     platform_env(out, name, n, sum(k / 4.0 for k in dims) * lat_us, 25.0, what, extra={"TORUS": "x".join(map(str, dims))},
+                                  route=(lat_us, sum(k / 4.0 for k in dims) + 2)))  # pm_route counts the 2 host links too
 
 
 def fat_tree(out):
@@ -133,7 +140,8 @@ def fat_tree(out):
     topo += [f"link leaf{l} spine{s}" for l in range(16) for s in range(8)]
     what = "fat-tree 128 hosts, 16-port 2-tree (16 leaves x 8 hosts, 8 spines), 0.2 us per link"
     cluster_platform(out, name, what, attrs, [f"ft{i}" for i in range(128)], "\n".join(topo) + "\n",
-                     platform_env(out, name, 128, (7 * 2 + 120 * 4) / 127.0 * 0.2, BW_GBPS, what))
+                     platform_env(out, name, 128, (7 * 2 + 120 * 4) / 127.0 * 0.2, BW_GBPS, what,
+                                  route=(0.2, (7 * 2 + 120 * 4) / 127.0)))
 
 
 def flat(out, n=1024):
@@ -163,7 +171,8 @@ def irregular(out, topo_routes, switches=16, ports=8, hosts=64, pct=100, seed=0)
             f"0.2 us per link, up*/down* routes pm_route(PM_ROUTE_UPDOWN) mean_links={info['mean_links_per_route']} "
             f"max_links={info['max_links_per_route']}")
     write(prefix + ".env", env_text(platform_env(out, name, hosts, float(info["mean_links_per_route"]) * 0.2, BW_GBPS, what,
-                                           topology=name + ".ibnet")))
+                                           topology=name + ".ibnet",
+                                           route=(0.2, float(info["mean_links_per_route"])))))
 
 
 def main():

@@ -753,9 +753,9 @@ static double predict_chain(const int *chain, size_t M, const pm_topology_t *top
     return t;
 }
 
-static void test_link_sharing(void **state)
+/* Two switches joined by one link: a0 a1 on s0, b0 b1 on s1. */
+static pm_topology_t *two_switches(void)
 {
-    (void) state;
     static const char *net = "switch s0 4\nswitch s1 4\nhost a0\nhost a1\nhost b0\nhost b1\n"
                              "link a0 s0\nlink a1 s0\nlink b0 s1\nlink b1 s1\nlink s0 s1\n";
     pm_topology_t *topo = NULL;
@@ -763,6 +763,13 @@ static void test_link_sharing(void **state)
     if (PM_OK != pm_topology_parse_string(net, PM_FMT_AUTO, "two-switches", &topo, err, sizeof(err))) {
         fail_msg("topology: %s", err);
     }
+    return topo;
+}
+
+static void test_link_sharing(void **state)
+{
+    (void) state;
+    pm_topology_t *topo = two_switches();
     const char *hosts[4] = {"a0", "a1", "b0", "b1"};
     mcast_machine_t mach;
     mcast_machine_default(&mach);
@@ -899,6 +906,52 @@ static void test_round_link_sharing(void **state)
     assert_true(t_torus < 1.8 * wire_us);
     pm_topology_free(torus);
     pm_topology_free(star);
+}
+
+/* Route latency (mcast_planner.h): two switches, a0 a1 on s0, b0 b1 on s1; routes of 2
+ * links inside a switch, 3 across.  Machine: overheads 0.5 us, latency 1.0 us for a route
+ * of 2 links, 0.25 us per link more, no per-byte costs.  An 8-byte chain is the sum of its
+ * hops, o_send + L(u, c) + o_recv each; the circulant family on 1 block is what its model
+ * gives for the mean over its rounds of their sends' latency. */
+static void test_route_latency(void **state)
+{
+    (void) state;
+    pm_topology_t *topo = two_switches();
+    const char *hosts[4] = {"a0", "a1", "b0", "b1"};
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const mcast_loggp_t g = {0.5, 0.5, 1.0, 0.0, 0.0, (size_t) -1, 0.0};
+    mach.net = g;
+    mach.hop_latency_us = 0.25;
+    mach.latency_links = 2;
+    const int once[4] = {0, 1, 2, 3};   /* a0 a1 | b0 b1: one hop of 3 links */
+    const int thrice[4] = {0, 2, 1, 3}; /* a0 b0 a1 b1: three */
+    assert_true(fabs(predict_chain(once, 8, topo, hosts, &mach) - 6.25) < 1e-9);
+    assert_true(fabs(predict_chain(thrice, 8, topo, hosts, &mach) - 6.75) < 1e-9);
+    assert_true(fabs(predict_chain(thrice, 8, NULL, NULL, &mach) - 6.0) < 1e-9);
+    mcast_machine_t flat = mach;
+    flat.hop_latency_us = 0;
+    assert_true(fabs(predict_chain(thrice, 8, topo, hosts, &flat) - 6.0) < 1e-9);
+    /* circulant, 1 block on a0 a1 b0 b1: round 0 a0 -> a1 (1.0), round 1 a0 -> b0 and
+     * a1 -> b1 (1.25 each): mean latency (1.0 + 1.25) / 2 */
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    f.algorithm = MCAST_ALG_CIRCULANT;
+    mcast_plan_input_t in = input(4, 0, 8, &mach, &f);
+    in.exact_bytes = 1;
+    in.chain = once;
+    in.topology = topo;
+    in.hosts = hosts;
+    const double t_routes = predicted_of(&in);
+    flat.net.latency_us = 1.125;
+    in.machine = &flat;
+    in.topology = NULL;
+    in.hosts = NULL;
+    assert_true(fabs(predicted_of(&in) - t_routes) < 1e-9);
+    flat.net.latency_us = 1.0;
+    assert_true(predicted_of(&in) < t_routes - 0.1);
+    pm_topology_free(topo);
 }
 
 static void test_selection_order(void **state)
@@ -1056,6 +1109,16 @@ static void test_machine_file(void **state)
     assert_int_equal(mcast_machine_load(path, &m, err, sizeof(err)), KB_OK);
     assert_true(fabs(m.net.latency_us - 7.25) < 1e-9);
     assert_int_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    /* the route-length keys: parsed, written back, part of the digest */
+    assert_int_equal(mcast_machine_parse("version 1\nnet.hop_latency_us 0.2\nnet.latency_links 3.5\n",
+                                         "r", &m, err, sizeof(err)), KB_OK);
+    assert_true(fabs(m.hop_latency_us - 0.2) < 1e-12 && fabs(m.latency_links - 3.5) < 1e-12);
+    assert_int_not_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    assert_int_equal(mcast_machine_write(path, &m, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
+    assert_true(fabs(d.hop_latency_us - 0.2) < 1e-9 && fabs(d.latency_links - 3.5) < 1e-9);
+    assert_int_equal(mcast_machine_parse("version 1\nshm.hop_latency_us 0.2\n", "r", &m, err, sizeof(err)),
+                     KB_ERR_ARG);
     remove(path);
 }
 
@@ -1094,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_pathlg_plans),
         cmocka_unit_test(test_link_sharing),
         cmocka_unit_test(test_round_link_sharing),
+        cmocka_unit_test(test_route_latency),
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),
