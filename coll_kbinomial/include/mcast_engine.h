@@ -108,6 +108,9 @@ int mcast_sched_check(int n, int root, mcast_sched_t *const *scheds, int window,
  * ------------------------------------------------------------------------- */
 #define MCAST_XF_LAST 1u  /* the last op of its list with this peer */
 #define MCAST_XF_VOID 2u  /* error mode: send 0 bytes instead of the data */
+#define MCAST_XF_SYNC 4u  /* a synchronous send (MPI_Issend semantics): it completes only
+                             once its receiver has it, so max_sends bounds the messages on
+                             the wire for eager sizes too (mcast_engine_params_t.sync_sends) */
 
 typedef struct mcast_xport {
     void *ctx;
@@ -124,6 +127,7 @@ typedef struct mcast_engine_params {
     size_t block_bytes; /* B >= 1 */
     int window;         /* receives outstanding, >= 1 */
     int max_sends;      /* sends outstanding, >= 1 */
+    int sync_sends;     /* post every send with MCAST_XF_SYNC (0 = standard sends) */
 } mcast_engine_params_t;
 
 typedef struct mcast_engine mcast_engine_t;

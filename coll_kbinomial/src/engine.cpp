@@ -147,7 +147,9 @@ struct mcast_engine {
                     break;
                 }
                 const size_t i = send_next++;
-                post_one(MCAST_OP_SEND, i, o, (o.last ? MCAST_XF_LAST : 0u) | (err ? MCAST_XF_VOID : 0u));
+                post_one(MCAST_OP_SEND, i, o,
+                         (o.last ? MCAST_XF_LAST : 0u) | (err ? MCAST_XF_VOID : 0u) |
+                             (p.sync_sends ? MCAST_XF_SYNC : 0u));
             }
         } while (repump);
         pumping = false;

@@ -9,6 +9,7 @@
  *            completes at max(arrival, port free) + o_recv + len*recv; a message above eager_bytes
  *            whose receive was posted late leaves the sender only then (rendezvous)
  *   engine   a send completes at the end of its injection (eager) or at delivery
+ *            (rendezvous, or a synchronous send: MCAST_XF_SYNC)
  *
  * Unit steps are o_send = 1, everything else 0.  Every delivery is checked: its bytes
  * are the op's blocks and carry the root's data (a block is valid at a rank once a
@@ -37,6 +38,7 @@ struct Msg {
     int sender_slot = -1;
     double arrival = 0;
     bool rendezvous = false;
+    bool sync = false; /* completes at delivery (MCAST_XF_SYNC) */
 };
 
 struct Posted {
@@ -125,7 +127,7 @@ struct Sim {
         }
         ++res.deliveries;
         push(done, 0, r, po.slot, status, 0);
-        if (mg.rendezvous) {
+        if (mg.rendezvous || mg.sync) {
             push(done, 0, mg.from, mg.sender_slot, 0, 0);
         }
     }
@@ -165,9 +167,10 @@ struct Sim {
         mg.arrival = start + net.net.o_send_us + net.net.latency_us +
                      double(mg.len) * net.net.wire_ns_per_byte * 1e-3;
         mg.rendezvous = mg.len > net.net.eager_bytes;
+        mg.sync = (flags & MCAST_XF_SYNC) != 0 && !injected;
         msgs.push_back(mg);
         const size_t mi = msgs.size() - 1;
-        if (!mg.rendezvous) {
+        if (!mg.rendezvous && !mg.sync) {
             push(inj, 0, r, slot, injected ? net.fail_status : 0, 0);
         } else if (injected) {
             err = "injected failure on a rendezvous send is not modelled";

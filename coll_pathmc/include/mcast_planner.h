@@ -64,7 +64,7 @@
  *   max over directed links l of B(l) * wire + o_send + L + o_recv     (net model)
  * with B(l) the bytes the plan moves over l: M per tree edge whose route uses l; for a
  * family, the bytes of every rank's schedule (computed at up to 32 blocks).  The
- * round-synchronous families (two-tree, circulant) are also charged the sum over their
+ * round-synchronous families (two-tree, circulant, scatter + allgather) are also charged the sum over their
  * rounds (mcast_op_t.step) of each round's busiest link, B_t(l) * wire: a round ends with
  * its slowest transfer, and rounds that load different links (a torus's x and y rings) do
  * not overlap.  The module below's modelled tree gets the same bound.  On a switch graph
@@ -80,6 +80,18 @@
  * every rank's schedule (its transfers follow the same skips every round).  Orderings
  * that keep neighbours close (POC, DOR) thus make short hops count as short; without
  * a topology every route costs latency_us.
+ *
+ * Synchronous sends.  A standard send of eager size completes for the engine once it is
+ * handed over, so max_sends does not bound what a rank has on the wire: a circulant rank
+ * forwards the blocks of several rounds at once, to different peers, and where a link is
+ * shared among the messages crossing it (a flow-level simulator; InfiniBand and TCP also
+ * arbitrate between connections) the block the next round needs arrives late (perf/sim,
+ * 1 MiB in 48 KiB blocks on a 128-host switch: 297 us against a model of 142; 152 us with
+ * synchronous sends).  Across nodes the circulant therefore posts its sends synchronously
+ * (engine sync_sends, MCAST_XF_SYNC: the PML's synchronous mode) and its model charges
+ * each send until delivery (no eager limit).  The other families and the trees keep
+ * standard sends: in perf/sim synchronous sends made them slower (two-tree, 1 MiB on
+ * torus-8x8: 233 -> 320 us).
  *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two), evaluated at the class's middle, so ranks that see

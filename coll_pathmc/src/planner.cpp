@@ -148,6 +148,7 @@ struct mcast_plan {
     std::vector<int> chain;
     std::vector<int> node_of_rank; /* empty: each rank its own node (unless all_local) */
     bool all_local = false;
+    bool sync = false;        /* synchronous sends (header, "Synchronous sends") */
     size_t segment_bytes = 0; /* 0: whole message */
     int k = 0;
     double lambda = 0;
@@ -704,6 +705,34 @@ mcast_loggp_t family_net(const mcast_plan_input_t &in)
     return family_net_of(in.all_local ? in.machine->shm : in.machine->net);
 }
 
+/* Whether a family plan of ours sends synchronously (header, "Synchronous sends"): the
+ * circulant pipeline across nodes. */
+bool family_sync(const mcast_plan_input_t &in, int family)
+{
+    return family == MCAST_FAM_CIRCULANT && !in.all_local;
+}
+
+/* The edge model a family plan of ours runs on (family_net, the two-tree's with its
+ * overheads apart); synchronous sends are, to the family models, sends without an eager
+ * limit (a send holds its slot until delivery). */
+mcast_loggp_t family_net_ours(const mcast_plan_input_t &in, int family)
+{
+    mcast_loggp_t g = family_net(in);
+    if (family == MCAST_FAM_TWOTREE) {
+        /* the two-tree's model charges its own receive overheads: the first arrival's
+         * sibling offset is one send, not a send and a receive (with folded overheads it
+         * over-predicted by 15-30 % at 1 KiB - 64 KiB in perf/sim, and beyond its 8 %
+         * against the simulated network of test_mc_families) */
+        const mcast_loggp_t &raw = in.all_local ? in.machine->shm : in.machine->net;
+        g.o_send_us = raw.o_send_us;
+        g.o_recv_us = raw.o_recv_us;
+    }
+    if (family_sync(in, family)) {
+        g.eager_bytes = 0;
+    }
+    return g;
+}
+
 mcast_level_t level_of(int alg, int variant)
 {
     mcast_level_t l{};
@@ -894,7 +923,7 @@ double family_mean_latency_us(RouteLatency &rl, const mcast_level_t &l,
  * share of the bytes each pair carries hardly depends on the block count).  Two bounds,
  * the larger counts:
  *   - the busiest link over the whole broadcast (every family);
- *   - for the round-synchronous pipelines (two-tree, circulant), the sum over the
+ *   - for the round-synchronous families (two-tree, circulant, scatter + allgather), the sum over the
  *     generator's rounds (mcast_op_t.step) of each round's busiest link: a round ends
  *     when its slowest transfer does, and the rounds that load one dimension of a torus
  *     and those that load another do not overlap (the circulant's long skips share the
@@ -911,7 +940,8 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
         nb = std::min<uint32_t>(nb, uint32_t(in.n));
         nb = std::max<uint32_t>(nb, std::min<uint32_t>(nblocks, uint32_t(in.n)));
     }
-    const bool by_round = l.family == MCAST_FAM_TWOTREE || l.family == MCAST_FAM_CIRCULANT;
+    const bool by_round = l.family == MCAST_FAM_TWOTREE || l.family == MCAST_FAM_CIRCULANT ||
+                          l.family == MCAST_FAM_SCATTER_ALLGATHER;
     const double per_block = double(M) / double(nb);
     struct Send {
         uint32_t step;
@@ -982,7 +1012,7 @@ struct Evaluator {
     {
         const mcast_forced_t &f = *in.forced;
         const int fam = family_of(alg);
-        const mcast_loggp_t g0 = family_net(in);
+        const mcast_loggp_t g0 = family_net_ours(in, fam);
         std::map<uint64_t, double> mean_latency; /* (variant, blocks) -> mean route latency */
         if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
             /* n blocks of at most PLAN_MAX_BLOCK_BYTES, with room for the largest size of
@@ -1275,7 +1305,8 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
     p.family = family_of(c.algorithm);
     if (p.family >= 0) {
         p.level = level_of(c.algorithm, c.variant);
-        p.family_net = family_net(in);
+        p.family_net = family_net_ours(in, p.family);
+        p.sync = family_sync(in, p.family);
         p.window = c.window;
         p.max_sends = c.max_sends;
     }
@@ -1811,6 +1842,7 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
         ep->window = std::max(p->window, w);
         /* a node leader also feeds its node's tree: those copies need slots of their own */
         ep->max_sends = p->two_level ? p->max_sends + 2 : p->max_sends;
+        ep->sync_sends = p->sync && !p->two_level ? 1 : 0;
         return KB_OK;
     }
     const kb_tree_t *t = p->tree.t;
@@ -1823,6 +1855,7 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
                                                           p->node_of_rank[size_t(rank)]));
     }
     ep->max_sends = resolve_max_sends(p->max_sends, p->window, end - first, any_remote);
+    ep->sync_sends = 0;
     return KB_OK;
 }
 

@@ -24,7 +24,7 @@
 #include "mcast_engine.h"
 #include "mcast_families.h"
 
-static const mcast_loggp_t FLAT = {0.5, 0.5, 1.0, 0.08, 0.08, 65536};
+static const mcast_loggp_t FLAT = {0.5, 0.5, 1.0, 0.08, 0.08, 65536, 0.0};
 static int N = 1024, WINDOW = 4, MAX_SENDS = 2;
 static FILE *csv = NULL;
 
@@ -64,7 +64,7 @@ static double run(const mcast_level_t *l, size_t M, uint32_t m, double *model)
             exit(1);
         }
     }
-    mcast_engine_params_t ep = {M, B, w, MAX_SENDS};
+    mcast_engine_params_t ep = {M, B, w, MAX_SENDS, 0};
     mcast_simnet_params_t np = {FLAT, 0, -1, 0, 0};
     mcast_simnet_result_t res;
     char err[256] = "";

@@ -81,9 +81,10 @@ mkdir -p "$PLAT"
 /usr/bin/python3 "$HERE/make_platforms.py" --out "$PLAT" --topo-routes "$BUILD/topo_routes" --eager "$EAGER" >/dev/null
 
 # ---- network model (the same for every platform; see README.md) ------------------------
+O_US=0.5 # sender and receiver overhead per message (make_platforms.py's O_US)
 CFG=(--cfg=smpi/simulate-computation:no
      --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
-     --cfg=smpi/os:0:0.5e-6:0 --cfg=smpi/ois:0:0.5e-6:0 --cfg=smpi/or:0:0.5e-6:0
+     --cfg=smpi/os:0:${O_US}e-6:0 --cfg=smpi/ois:0:${O_US}e-6:0 --cfg=smpi/or:0:${O_US}e-6:0
      --cfg=network/crosstraffic:0 --cfg=network/weight-S:0
      --cfg=maxmin/precision:1e-4 --cfg=smpi/send-is-detached-thresh:$EAGER
      --log=root.thr:warning --log=xbt_cfg.thr:warning --log=smpi_config.thr:error)
@@ -153,7 +154,7 @@ run_job() {  # platform sizes ours peers [extra sim_bcast args...]
     ( set -a; . "$PLAT/$p.env"; set +a
       MACHINE="$mfile"
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
-          "$BUILD/sim_bcast" --sizes "$sizes" --ours "$ours" --peers "$peers" \
+          "$BUILD/sim_bcast" --sizes "$sizes" --ours "$ours" --peers "$peers" --ssend-overhead-us "$O_US" \
           --machine "$PLAT/$MACHINE" --topology "$PLAT/$TOPOLOGY" --tag "platform=$p" "$@" )
 }
 

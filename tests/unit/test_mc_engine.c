@@ -366,6 +366,29 @@ static void test_last_receive_waits(void **state)
     release(&ts);
 }
 
+/* sync_sends: every send is posted with MCAST_XF_SYNC, and none without it. */
+static void test_sync_sends(void **state)
+{
+    (void) state;
+    tree_scheds_t ts;
+    build(&ts, KB_SHAPE_CHAIN, 2, 0, 0, 5, KB_DISC_FPFS);
+    for (int sync = 0; sync <= 1; ++sync) {
+        mcast_engine_t *e = mcast_engine_create();
+        mcast_xport_t x = {NULL, never};
+        mcast_engine_params_t ep = {500, 100, 4, 1, sync};
+        assert_int_equal(mcast_engine_start(e, ts.s[0], &ep, &x), KB_OK);
+        for (int b = 0; b < 5; ++b) { /* the root's 5 sends, one slot (4) at a time */
+            unsigned flags = 0;
+            assert_int_equal(mcast_engine_slot_peer(e, 4, &flags), 1);
+            assert_int_equal((flags & MCAST_XF_SYNC) != 0, sync);
+            assert_int_equal(mcast_engine_complete(e, 4, 0), KB_OK);
+        }
+        assert_true(mcast_engine_done(e));
+        mcast_engine_destroy(e);
+    }
+    release(&ts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_trees_three_ways),
         cmocka_unit_test(test_loggp_shuffled),
         cmocka_unit_test(test_injected_errors),
+        cmocka_unit_test(test_sync_sends),
         cmocka_unit_test(test_checker_rejects),
         cmocka_unit_test(test_engine_rejects),
         cmocka_unit_test(test_last_receive_waits),

@@ -106,7 +106,7 @@ static double simulate(const kb_tree_t *t, size_t M, size_t S, int window, int m
     }
     (void) node;
     (void) mach;
-    mcast_engine_params_t ep = {M, S, window, max_sends};
+    mcast_engine_params_t ep = {M, S, window, max_sends, 0};
     mcast_simnet_params_t sp;
     memset(&sp, 0, sizeof(sp));
     sp.net = *net;
@@ -954,6 +954,91 @@ static void test_route_latency(void **state)
     pm_topology_free(topo);
 }
 
+/* Synchronous sends (mcast_planner.h): across nodes the circulant's ranks send
+ * synchronously and its model is the family model without an eager limit; the same
+ * ranks on one node, and the trees and other families, send standard.  The engine runs
+ * the synchronous plan to completion on the simulated network, and there it costs more
+ * than standard sends (a flow-level network punishes those instead). */
+static void test_sync_sends(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_CIRCULANT;
+    f.segment_bytes = 8192;
+    f.max_sends = 1;
+    f.compare_previous = 0;
+    const int n = 9;
+    const size_t M = 65536;
+    mcast_plan_input_t in = input(n, 0, M, &mach, &f);
+    in.exact_bytes = 1;
+    mcast_plan_t *p = select_ok(&in);
+    mcast_engine_params_t ep;
+    for (int r = 0; r < n; ++r) {
+        assert_int_equal(mcast_plan_engine_params(p, r, M, &ep), KB_OK);
+        assert_int_equal(ep.sync_sends, 1);
+    }
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p, &info);
+    mcast_level_t l;
+    memset(&l, 0, sizeof(l));
+    l.family = MCAST_FAM_CIRCULANT;
+    mcast_loggp_t g = mach.net; /* the family edge model (overheads folded), no eager limit */
+    g.o_send_us += g.o_recv_us;
+    g.o_recv_us = 0;
+    g.eager_bytes = 0;
+    assert_true(fabs(info.predicted_us - mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1)) < 1e-9);
+    g.eager_bytes = mach.net.eager_bytes;
+    assert_true(mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1) < info.predicted_us - 1.0);
+    const double sync_us = plan_sim(p, n, M, &mach); /* checks every block's delivery */
+    mcast_plan_free(p);
+    /* one node: standard sends */
+    in.all_local = 1;
+    p = select_ok(&in);
+    assert_int_equal(mcast_plan_engine_params(p, 1, M, &ep), KB_OK);
+    assert_int_equal(ep.sync_sends, 0);
+    mcast_plan_free(p);
+    /* trees and the other families: standard sends */
+    in.all_local = 0;
+    static const int others[] = {MCAST_ALG_LINEAR, MCAST_ALG_KBINOMIAL, MCAST_ALG_TWOTREE,
+                                 MCAST_ALG_SCATTER_ALLGATHER};
+    for (size_t a = 0; a < sizeof(others) / sizeof(others[0]); ++a) {
+        f.algorithm = others[a];
+        p = select_ok(&in);
+        for (int r = 0; r < n; ++r) {
+            assert_int_equal(mcast_plan_engine_params(p, r, M, &ep), KB_OK);
+            assert_int_equal(ep.sync_sends, 0);
+        }
+        mcast_plan_free(p);
+    }
+    /* the circulant with standard sends on the simulated network (FIFO ports: no sharing
+     * to punish them) is faster than with synchronous ones */
+    f.algorithm = MCAST_ALG_CIRCULANT;
+    in.machine = &mach;
+    p = select_ok(&in);
+    mcast_sched_t *s[9];
+    for (int r = 0; r < n; ++r) {
+        assert_int_equal(mcast_plan_schedule(p, r, M, &s[r]), KB_OK);
+    }
+    assert_int_equal(mcast_plan_engine_params(p, 0, M, &ep), KB_OK);
+    ep.sync_sends = 0;
+    mcast_simnet_params_t sp;
+    memset(&sp, 0, sizeof(sp));
+    sp.net = mach.net;
+    sp.fail_rank = -1;
+    mcast_simnet_result_t res;
+    char err[256] = "";
+    assert_int_equal(mcast_simnet_run(n, 0, s, &ep, &sp, NULL, NULL, &res, err, sizeof(err)), KB_OK);
+    assert_int_equal(res.status, 0);
+    assert_true(res.finish_us < sync_us - 1.0);
+    for (int r = 0; r < n; ++r) {
+        mcast_sched_free(s[r]);
+    }
+    mcast_plan_free(p);
+}
+
 static void test_selection_order(void **state)
 {
     (void) state;
@@ -1158,6 +1243,7 @@ int main(void)
         cmocka_unit_test(test_link_sharing),
         cmocka_unit_test(test_round_link_sharing),
         cmocka_unit_test(test_route_latency),
+        cmocka_unit_test(test_sync_sends),
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),

@@ -226,7 +226,9 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
     }
     int rc = (MCAST_OP_SEND == kind)
                  ? MCA_PML_CALL(isend(data, (int) len, MPI_BYTE, peer, tag,
-                                      MCA_PML_BASE_SEND_STANDARD, c->comm, &s->req))
+                                      (flags & MCAST_XF_SYNC) ? MCA_PML_BASE_SEND_SYNCHRONOUS
+                                                              : MCA_PML_BASE_SEND_STANDARD,
+                                      c->comm, &s->req))
                  : MCA_PML_CALL(irecv(data, (int) len, MPI_BYTE, peer, tag, c->comm, &s->req));
     if (OMPI_SUCCESS != rc) {
         return rc;
