@@ -216,6 +216,10 @@ typedef struct mcast_forced {
                                  modelled) is within 5 % of our best plan's (default 1) */
     int allgather;            /* scatter_allgather's allgather: 0 = model, 1 = ring
                                  (MCAST_SAG_RING), 2 = recursive doubling (MCAST_SAG_RD) */
+    int sync_sends;           /* synchronous sends across nodes (header, "Synchronous
+                                 sends"): -1 = the circulant's (default), 0 = none,
+                                 1 = every schedule family's (circulant, two-tree,
+                                 scatter_allgather); the model follows */
 } mcast_forced_t;
 
 /* Defaults of every field (what the components register). */

@@ -705,11 +705,14 @@ mcast_loggp_t family_net(const mcast_plan_input_t &in)
     return family_net_of(in.all_local ? in.machine->shm : in.machine->net);
 }
 
-/* Whether a family plan of ours sends synchronously (header, "Synchronous sends"): the
- * circulant pipeline across nodes. */
+/* Whether a family plan of ours sends synchronously (header, "Synchronous sends"): by
+ * default the circulant pipeline across nodes (mcast_forced_t.sync_sends). */
 bool family_sync(const mcast_plan_input_t &in, int family)
 {
-    return family == MCAST_FAM_CIRCULANT && !in.all_local;
+    if (in.all_local || family < 0 || in.forced->sync_sends == 0) {
+        return false;
+    }
+    return in.forced->sync_sends == 1 || family == MCAST_FAM_CIRCULANT;
 }
 
 /* The edge model a family plan of ours runs on (family_net, the two-tree's with its
@@ -1729,6 +1732,7 @@ MC_API void mcast_forced_default(mcast_forced_t *f)
     f->discipline = KB_DISC_FPFS;
     f->postal_pipelining = 1;
     f->compare_previous = 1;
+    f->sync_sends = -1;
 }
 
 MC_API int mcast_size_class(size_t bytes)
@@ -1906,6 +1910,9 @@ MC_API int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len)
     }
     s += " window=" + std::to_string(p->window);
     s += " max_sends=" + (p->max_sends == -1 ? std::string("auto") : std::to_string(p->max_sends));
+    if (p->sync) {
+        s += " sends=sync";
+    }
     s += std::string(" discipline=") + (p->discipline == KB_DISC_FCFS ? "fcfs" : "fpfs");
     s += std::string(" transport=") + p->transport;
     s += " predicted_us=" + fmt("%.1f", p->predicted_us);
@@ -1940,7 +1947,8 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
     uint64_t h = 1469598103934665603ull;
     if (f != nullptr) {
         const int ints[] = {f->algorithm, f->k, f->window, f->max_sends, f->discipline,
-                            f->postal_pipelining, f->mu_r, f->allgather, f->compare_previous};
+                            f->postal_pipelining, f->mu_r, f->allgather, f->compare_previous,
+                            f->sync_sends};
         h = fnv(h, ints, sizeof(ints));
         const uint64_t sizes[] = {f->segment_bytes, f->segment_min_bytes, f->segment_max_bytes};
         h = fnv(h, sizes, sizeof(sizes));

@@ -186,7 +186,8 @@ static void usage()
                  "--ssend-overhead-us: the sender overhead charged to a synchronous send (the\n"
                  "       engine's MCAST_XF_SYNC), which SMPI does not charge: smpi/os (0.5)\n"
                  "ours:  auto, or a registry algorithm (mcast-inspect --list-algorithms) with\n"
-                 "       optional forced parameters: NAME[:k=K][:seg=BYTES]; 'all' = auto and\n"
+                 "       optional forced parameters: NAME[:k=K][:seg=BYTES][:sync=-1|0|1]\n"
+                 "       (sync: coll_kbinomial_sync_sends); 'all' = auto and\n"
                  "       every registry algorithm\n"
                  "peers: SMPI bcast__ names; 'all' = every one this program knows\n"
                  "sizes: bytes, K/M suffixes (KiB/MiB)\n");
@@ -376,6 +377,7 @@ struct OursSpec {
     int algorithm = MCAST_ALG_AUTO;
     int k = 0;
     size_t seg = 0;
+    int sync = -1; /* mcast_forced_t.sync_sends */
 };
 
 static bool parse_ours(const std::string &s, OursSpec &sp, std::string &err)
@@ -399,8 +401,10 @@ static bool parse_ours(const std::string &s, OursSpec &sp, std::string &err)
                 err = "bad segment in '" + s + "'";
                 return false;
             }
+        } else if (parts[i].rfind("sync=", 0) == 0) {
+            sp.sync = std::atoi(parts[i].c_str() + 5);
         } else {
-            err = "unknown parameter '" + parts[i] + "' in '" + s + "' (k=K, seg=BYTES)";
+            err = "unknown parameter '" + parts[i] + "' in '" + s + "' (k=K, seg=BYTES, sync=-1|0|1)";
             return false;
         }
     }
@@ -502,6 +506,7 @@ static Chosen choose(const Platform &P, const OursSpec &sp, size_t bytes)
     f.algorithm = sp.algorithm;
     f.k = sp.k;
     f.segment_bytes = sp.seg;
+    f.sync_sends = sp.sync;
     if (sp.algorithm == MCAST_ALG_AUTO) {
         if (P.torus || P.graph != nullptr) {
             Chosen c = select_one(P, MCAST_COMP_PATHMC, f, bytes);

@@ -1013,6 +1013,22 @@ static void test_sync_sends(void **state)
         }
         mcast_plan_free(p);
     }
+    /* the parameter: none, or every family */
+    f.sync_sends = 0;
+    f.algorithm = MCAST_ALG_CIRCULANT;
+    p = select_ok(&in);
+    assert_int_equal(mcast_plan_engine_params(p, 0, M, &ep), KB_OK);
+    assert_int_equal(ep.sync_sends, 0);
+    mcast_plan_get_info(p, &info);
+    assert_true(fabs(info.predicted_us - mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1)) < 1e-9);
+    mcast_plan_free(p);
+    f.sync_sends = 1;
+    f.algorithm = MCAST_ALG_TWOTREE;
+    p = select_ok(&in);
+    assert_int_equal(mcast_plan_engine_params(p, 2, M, &ep), KB_OK);
+    assert_int_equal(ep.sync_sends, 1);
+    mcast_plan_free(p);
+    f.sync_sends = -1;
     /* the circulant with standard sends on the simulated network (FIFO ports: no sharing
      * to punish them) is faster than with synchronous ones */
     f.algorithm = MCAST_ALG_CIRCULANT;
@@ -1220,6 +1236,7 @@ static void test_digest(void **state)
     b = a; b.segment_bytes = 5; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
     b = a; b.lambda = 1.5; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
     b = a; b.algorithm = MCAST_ALG_CHAIN; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
+    b = a; b.sync_sends = 0; assert_int_not_equal(h, mcast_forced_digest(&b, &m));
     mcast_machine_t m2 = m;
     m2.shm.eager_bytes++;
     assert_int_not_equal(h, mcast_forced_digest(&a, &m2));

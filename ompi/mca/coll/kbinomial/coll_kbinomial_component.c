@@ -75,6 +75,12 @@ static int kbinomial_register(void)
          "window*children at once (receivers that pull the data in shared memory copy in "
          "parallel), -1 = auto: 1 for a rank with children on other nodes, else 0 (default -1)",
          MCA_BASE_VAR_TYPE_INT, &f->max_sends, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"sync_sends", "Synchronous sends between nodes (the PML's synchronous mode: a send "
+         "completes when its receiver has matched it, so max_sends bounds what a rank has on the "
+         "wire for eager sizes too): -1 = the circulant pipeline's (its rounds otherwise overlap "
+         "and share links, docs/families.md), 0 = none, 1 = every schedule family's "
+         "(circulant, twotree, scatter_allgather); the planner's model follows (default -1)",
+         MCA_BASE_VAR_TYPE_INT, &f->sync_sends, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"lambda", "Postal model lambda >= 1 (latency / per-copy send time); 0 = from the machine "
          "model per segment size (default 0)",
          MCA_BASE_VAR_TYPE_DOUBLE, &f->lambda, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
@@ -139,6 +145,7 @@ static void validate(void)
     mcast_param_range("kbinomial", "max_sends", &f->max_sends, -1, 1024, d.max_sends);
     mcast_param_range("kbinomial", "postal_pipelining", &f->postal_pipelining, 0, 1, 1);
     mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);
+    mcast_param_range("kbinomial", "sync_sends", &f->sync_sends, -1, 1, d.sync_sends);
     mcast_param_range_size("kbinomial", "segment_min_bytes", &f->segment_min_bytes, 1,
                            (size_t) 1 << 30, d.segment_min_bytes);
     mcast_param_range_size("kbinomial", "segment_max_bytes", &f->segment_max_bytes,
