@@ -721,14 +721,14 @@ bool family_sync(const mcast_plan_input_t &in, int family)
 mcast_loggp_t family_net_ours(const mcast_plan_input_t &in, int family)
 {
     mcast_loggp_t g = family_net(in);
-    if (family == MCAST_FAM_TWOTREE) {
-        /* the two-tree's model charges its own receive overheads: the first arrival's
-         * sibling offset is one send, not a send and a receive (with folded overheads it
-         * over-predicted by 15-30 % at 1 KiB - 64 KiB in perf/sim, and beyond its 8 %
-         * against the simulated network of test_mc_families) */
-        const mcast_loggp_t &raw = in.all_local ? in.machine->shm : in.machine->net;
-        g.o_send_us = raw.o_send_us;
-        g.o_recv_us = raw.o_recv_us;
+    if (family == MCAST_FAM_TWOTREE && !in.all_local) {
+        /* across nodes the two-tree's model charges its own receive overheads: the first
+         * arrival's sibling offset is one send, not a send and a receive (with folded
+         * overheads it over-predicted by 15-30 % at 1 KiB - 64 KiB in perf/sim, and
+         * beyond its 8 % against the simulated network of test_mc_families).  Inside one
+         * node the fold stays (docs/families.md: an oversubscribed node) */
+        g.o_send_us = in.machine->net.o_send_us;
+        g.o_recv_us = in.machine->net.o_recv_us;
     }
     if (family_sync(in, family)) {
         g.eager_bytes = 0;
