@@ -933,7 +933,8 @@ double family_mean_latency_us(RouteLatency &rl, const mcast_level_t &l,
  *     links of a torus ring in some rounds only).
  * Blocks are capped at 32 (the rounds' share of the time hardly depends on it either). */
 double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_plan_input_t &in,
-                            const std::vector<int> &chain, size_t M, uint32_t nblocks)
+                            const std::vector<int> &chain, size_t M, uint32_t nblocks,
+                            double alpha_us)
 {
     if (!ll.usable() || M == 0) {
         return 0.0;
@@ -977,7 +978,16 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
             i = j;
         }
     }
-    return ll.bound_us(std::max(whole, rounds));
+    double bound = ll.bound_us(std::max(whole, rounds));
+    if (l.family == MCAST_FAM_CIRCULANT && rounds > 0.0 && alpha_us > 0.0) {
+        /* the circulant's rounds are synchronous (its sends are, across nodes): each
+         * also waits for one message's overheads and latency, alpha_us (the family's
+         * route latency), next to its busiest link's bytes */
+        const long nr = mcast_level_rounds(&l, in.n, nblocks);
+        bound = std::max(bound, rounds * in.machine->net.wire_ns_per_byte * 1e-3 +
+                                    double(std::max(0L, nr)) * alpha_us);
+    }
+    return bound;
 }
 
 struct Evaluator {
@@ -1080,7 +1090,8 @@ struct Evaluator {
                 }
                 require(t >= 0.0, "family: the model does not apply");
                 if (links.usable()) {
-                    t = std::max(t, family_link_bound_us(links, l, in, chain, M, nb));
+                    t = std::max(t, family_link_bound_us(links, l, in, chain, M, nb,
+                                                         g.o_send_us + g.latency_us + g.o_recv_us));
                 }
                 offer_family(best, alg, v, -1, 0, B, ms, w, t);
             }

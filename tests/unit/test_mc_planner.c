@@ -904,6 +904,21 @@ static void test_round_link_sharing(void **state)
     assert_true(t_star < 1.3 * wire_us);
     assert_true(t_torus > 1.4 * wire_us);
     assert_true(t_torus < 1.8 * wire_us);
+    /* the circulant's rounds also cost one message's overheads and latency each: with two
+     * sends in flight the family model alone charges about half a hop per round */
+    const size_t M2 = 64 << 10;
+    f.max_sends = 2;
+    f.segment_bytes = 1024;
+    in.bytes = M2;
+    mcast_level_t l;
+    memset(&l, 0, sizeof(l));
+    l.family = MCAST_FAM_CIRCULANT;
+    const double alpha = mach.net.o_send_us + mach.net.latency_us + mach.net.o_recv_us;
+    const double rounds_alpha = (double) mcast_level_rounds(&l, 16, 64) * alpha;
+    assert_true(predicted_of(&in) >= rounds_alpha - 1e-9);
+    in.topology = NULL;
+    in.hosts = NULL;
+    assert_true(predicted_of(&in) < 0.8 * rounds_alpha);
     pm_topology_free(torus);
     pm_topology_free(star);
 }
