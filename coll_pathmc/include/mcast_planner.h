@@ -67,9 +67,9 @@
  * round-synchronous families (two-tree, circulant, scatter + allgather) are also charged the sum over their
  * rounds (mcast_op_t.step) of each round's busiest link, B_t(l) * wire: a round ends with
  * its slowest transfer, and rounds that load different links (a torus's x and y rings) do
- * not overlap; the circulant's rounds (synchronous sends across nodes) are each also
- * charged one message's overheads and route latency (rounds x (o_send + L + o_recv) plus
- * the busiest links' bytes).  The module below's modelled tree gets the same bound.  On a switch graph
+ * not overlap; rounds that follow one another (the circulant's, its sends synchronous
+ * across nodes; the ring allgather's) are each also charged one message's overheads and
+ * route latency (rounds x (o_send + L + o_recv) plus the busiest links' bytes).  The module below's modelled tree gets the same bound.  On a switch graph
  * the routes are up*-down* spread over parallel paths by destination (pathmc.h), as a
  * subnet manager balances them: a fat-tree given as a graph is not charged one spine.
  *

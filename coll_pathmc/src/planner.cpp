@@ -979,10 +979,13 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
         }
     }
     double bound = ll.bound_us(std::max(whole, rounds));
-    if (l.family == MCAST_FAM_CIRCULANT && rounds > 0.0 && alpha_us > 0.0) {
-        /* the circulant's rounds are synchronous (its sends are, across nodes): each
-         * also waits for one message's overheads and latency, alpha_us (the family's
-         * route latency), next to its busiest link's bytes */
+    const bool serial_rounds = l.family == MCAST_FAM_CIRCULANT ||
+                               (l.family == MCAST_FAM_SCATTER_ALLGATHER && l.variant == MCAST_SAG_RING);
+    if (serial_rounds && rounds > 0.0 && alpha_us > 0.0) {
+        /* rounds that follow one another (the circulant's, its sends synchronous across
+         * nodes; the ring allgather's, each step forwarding what the last one brought):
+         * each also waits for one message's overheads and latency, alpha_us (the
+         * family's route latency), next to its busiest link's bytes */
         const long nr = mcast_level_rounds(&l, in.n, nblocks);
         bound = std::max(bound, rounds * in.machine->net.wire_ns_per_byte * 1e-3 +
                                     double(std::max(0L, nr)) * alpha_us);
