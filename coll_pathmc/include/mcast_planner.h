@@ -69,7 +69,10 @@
  * its slowest transfer, and rounds that load different links (a torus's x and y rings) do
  * not overlap; rounds that follow one another (the circulant's, its sends synchronous
  * across nodes; the ring allgather's) are each also charged one message's overheads and
- * route latency (rounds x (o_send + L + o_recv) plus the busiest links' bytes).  The module below's modelled tree gets the same bound.  On a switch graph
+ * route latency (rounds x (o_send + L + o_recv) plus the busiest links' bytes).  On any
+ * network the synchronous circulant's rounds cost at least a hop of one block each
+ * (rounds x (o_send + L + o_recv + B wire)): with two sends in flight its family model
+ * alone charges about half of that.  The module below's modelled tree gets the same bound.  On a switch graph
  * the routes are up*-down* spread over parallel paths by destination (pathmc.h), as a
  * subnet manager balances them: a fat-tree given as a graph is not charged one spine.
  *

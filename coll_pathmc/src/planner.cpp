@@ -1092,6 +1092,13 @@ struct Evaluator {
                     }
                 }
                 require(t >= 0.0, "family: the model does not apply");
+                if (fam == MCAST_FAM_CIRCULANT && family_sync(in, fam) && M != 0) {
+                    /* synchronous sends: its rounds follow one another, each at least a
+                     * hop of one block (on any network; the link term below adds sharing) */
+                    const double b = double(B) * g.wire_ns_per_byte * 1e-3;
+                    t = std::max(t, double(mcast_level_rounds(&l, in.n, nb)) *
+                                        (g.o_send_us + g.latency_us + g.o_recv_us + b));
+                }
                 if (links.usable()) {
                     t = std::max(t, family_link_bound_us(links, l, in, chain, M, nb,
                                                          g.o_send_us + g.latency_us + g.o_recv_us));
