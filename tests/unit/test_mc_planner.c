@@ -850,6 +850,31 @@ static double predicted_of(const mcast_plan_input_t *in)
     return info.predicted_us;
 }
 
+/* How many of ranks 0..n-1 of the plan selected for `in` send synchronously. */
+static int ranks_sync(const mcast_plan_input_t *in, size_t M)
+{
+    mcast_plan_t *p = select_ok(in);
+    int count = 0;
+    for (int r = 0; r < in->n; ++r) {
+        mcast_engine_params_t ep;
+        assert_int_equal(mcast_plan_engine_params(p, r, M, &ep), KB_OK);
+        count += ep.sync_sends ? 1 : 0;
+    }
+    mcast_plan_free(p);
+    return count;
+}
+
+/* The family models' edge model across nodes: overheads folded into the send, and
+ * synchronous sends as no eager limit. */
+static mcast_loggp_t family_edge_sync(const mcast_loggp_t *net)
+{
+    mcast_loggp_t g = *net;
+    g.o_send_us += g.o_recv_us;
+    g.o_recv_us = 0;
+    g.eager_bytes = 0;
+    return g;
+}
+
 /* The circulant pipeline on a 4x4 torus, chain in dimension order (x fastest): its skips
  * 1, 2 load the x rings with 1 and 2 blocks per link in their rounds, skips 4, 8 the y
  * rings.  Over the whole broadcast no link carries more than about 0.75 M, but the rounds
@@ -923,10 +948,7 @@ static void test_round_link_sharing(void **state)
     in.topology = NULL;
     in.hosts = NULL;
     assert_true(predicted_of(&in) >= serial - 1e-9);
-    mcast_loggp_t g = mach.net; /* the family edge model: overheads folded, no eager limit */
-    g.o_send_us += g.o_recv_us;
-    g.o_recv_us = 0;
-    g.eager_bytes = 0;
+    const mcast_loggp_t g = family_edge_sync(&mach.net);
     assert_true(mcast_level_predict_us(&l, 16, M2, 64, &g, 4, 2) < 0.8 * serial);
     pm_topology_free(torus);
     pm_topology_free(star);
@@ -998,21 +1020,16 @@ static void test_sync_sends(void **state)
     const size_t M = 65536;
     mcast_plan_input_t in = input(n, 0, M, &mach, &f);
     in.exact_bytes = 1;
+    assert_int_equal(ranks_sync(&in, M), n);
     mcast_plan_t *p = select_ok(&in);
     mcast_engine_params_t ep;
-    for (int r = 0; r < n; ++r) {
-        assert_int_equal(mcast_plan_engine_params(p, r, M, &ep), KB_OK);
-        assert_int_equal(ep.sync_sends, 1);
-    }
+    assert_int_equal(mcast_plan_engine_params(p, 0, M, &ep), KB_OK);
     mcast_plan_info_t info;
     mcast_plan_get_info(p, &info);
     mcast_level_t l;
     memset(&l, 0, sizeof(l));
     l.family = MCAST_FAM_CIRCULANT;
-    mcast_loggp_t g = mach.net; /* the family edge model (overheads folded), no eager limit */
-    g.o_send_us += g.o_recv_us;
-    g.o_recv_us = 0;
-    g.eager_bytes = 0;
+    mcast_loggp_t g = family_edge_sync(&mach.net);
     assert_true(fabs(info.predicted_us - mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1)) < 1e-9);
     g.eager_bytes = mach.net.eager_bytes;
     assert_true(mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1) < info.predicted_us - 1.0);
@@ -1020,38 +1037,26 @@ static void test_sync_sends(void **state)
     mcast_plan_free(p);
     /* one node: standard sends */
     in.all_local = 1;
-    p = select_ok(&in);
-    assert_int_equal(mcast_plan_engine_params(p, 1, M, &ep), KB_OK);
-    assert_int_equal(ep.sync_sends, 0);
-    mcast_plan_free(p);
+    assert_int_equal(ranks_sync(&in, M), 0);
     /* trees and the other families: standard sends */
     in.all_local = 0;
     static const int others[] = {MCAST_ALG_LINEAR, MCAST_ALG_KBINOMIAL, MCAST_ALG_TWOTREE,
                                  MCAST_ALG_SCATTER_ALLGATHER};
     for (size_t a = 0; a < sizeof(others) / sizeof(others[0]); ++a) {
         f.algorithm = others[a];
-        p = select_ok(&in);
-        for (int r = 0; r < n; ++r) {
-            assert_int_equal(mcast_plan_engine_params(p, r, M, &ep), KB_OK);
-            assert_int_equal(ep.sync_sends, 0);
-        }
-        mcast_plan_free(p);
+        assert_int_equal(ranks_sync(&in, M), 0);
     }
-    /* the parameter: none, or every family */
+    /* the parameter: none (and the model keeps the eager limit), or every family */
     f.sync_sends = 0;
     f.algorithm = MCAST_ALG_CIRCULANT;
+    assert_int_equal(ranks_sync(&in, M), 0);
     p = select_ok(&in);
-    assert_int_equal(mcast_plan_engine_params(p, 0, M, &ep), KB_OK);
-    assert_int_equal(ep.sync_sends, 0);
     mcast_plan_get_info(p, &info);
     assert_true(fabs(info.predicted_us - mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1)) < 1e-9);
     mcast_plan_free(p);
     f.sync_sends = 1;
     f.algorithm = MCAST_ALG_TWOTREE;
-    p = select_ok(&in);
-    assert_int_equal(mcast_plan_engine_params(p, 2, M, &ep), KB_OK);
-    assert_int_equal(ep.sync_sends, 1);
-    mcast_plan_free(p);
+    assert_int_equal(ranks_sync(&in, M), n);
     f.sync_sends = -1;
     /* the circulant with standard sends on the simulated network (FIFO ports: no sharing
      * to punish them) is faster than with synchronous ones */
