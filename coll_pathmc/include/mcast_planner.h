@@ -68,7 +68,7 @@
  * rounds (mcast_op_t.step) of each round's busiest link, B_t(l) * wire: a round ends with
  * its slowest transfer, and rounds that load different links (a torus's x and y rings) do
  * not overlap; rounds that follow one another (the circulant's, its sends synchronous
- * across nodes; the ring allgather's) are each also charged one message's overheads and
+ * across nodes; scatter + allgather's, each forwarding what the last brought) are each also charged one message's overheads and
  * route latency (rounds x (o_send + L + o_recv) plus the busiest links' bytes).  On any
  * network the synchronous circulant's rounds cost at least a hop of one block each
  * (rounds x (o_send + L + o_recv + B wire)): with two sends in flight its family model

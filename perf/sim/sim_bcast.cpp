@@ -269,21 +269,23 @@ static bool load_platform(const Options &o, int rank, int n, Platform &P, std::s
     int len = 0;
     MPI_Get_processor_name(name, &len);
     std::vector<char> all(size_t(n) * MPI_MAX_PROCESSOR_NAME);
-    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
-                  MPI_CHAR, MPI_COMM_WORLD);
+    /* Gather + Bcast, not MPI_Allgather: SMPI's default allgather posts p - 1 requests on
+     * every rank and its kernel removes each finished one from a list of them, O(p^3) in
+     * all; at 1024 ranks that alone took longer than 10 minutes (p^2 at one rank here). */
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+               MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(all.data(), n * MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
     P.hosts.resize(size_t(n));
     P.node_of.assign(size_t(n), -1);
     P.nnodes = 0;
+    std::map<std::string, int> node_of_host;
     for (int r = 0; r < n; r++) {
         P.hosts[size_t(r)] = &all[size_t(r) * MPI_MAX_PROCESSOR_NAME];
-        for (int q = 0; q < r && P.node_of[size_t(r)] < 0; q++) {
-            if (P.hosts[size_t(q)] == P.hosts[size_t(r)]) {
-                P.node_of[size_t(r)] = P.node_of[size_t(q)];
-            }
+        auto ins = node_of_host.emplace(P.hosts[size_t(r)], P.nnodes);
+        if (ins.second) {
+            P.nnodes++;
         }
-        if (P.node_of[size_t(r)] < 0) {
-            P.node_of[size_t(r)] = P.nnodes++;
-        }
+        P.node_of[size_t(r)] = ins.first->second;
     }
     P.all_local = P.nnodes == 1;
     char ebuf[512] = "";

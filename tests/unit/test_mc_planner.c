@@ -950,6 +950,25 @@ static void test_round_link_sharing(void **state)
     assert_true(predicted_of(&in) >= serial - 1e-9);
     const mcast_loggp_t g = family_edge_sync(&mach.net);
     assert_true(mcast_level_predict_us(&l, 16, M2, 64, &g, 4, 2) < 0.8 * serial);
+    /* scatter + recursive doubling: its rounds follow one another too (each level sends
+     * what the last brought), so on the torus they cost at least one alpha each */
+    f.algorithm = MCAST_ALG_SCATTER_ALLGATHER;
+    f.allgather = 1 + MCAST_SAG_RD;
+    f.max_sends = -1;
+    f.segment_bytes = 1024; /* 16 blocks, one a rank */
+    in.bytes = 16 << 10;
+    in.hosts = hosts;
+    in.topology = torus;
+    mcast_level_t rd;
+    memset(&rd, 0, sizeof(rd));
+    rd.family = MCAST_FAM_SCATTER_ALLGATHER;
+    rd.variant = MCAST_SAG_RD;
+    const double rd_rounds = (double) mcast_level_rounds(&rd, 16, 16) * alpha;
+    const double t_rd = predicted_of(&in);
+    assert_true(t_rd >= rd_rounds - 1e-9);
+    in.hosts = NULL;
+    in.topology = NULL;
+    assert_true(predicted_of(&in) < t_rd);
     pm_topology_free(torus);
     pm_topology_free(star);
 }
