@@ -186,7 +186,7 @@ static void usage()
                  "--ssend-overhead-us: the sender overhead charged to a synchronous send (the\n"
                  "       engine's MCAST_XF_SYNC), which SMPI does not charge: smpi/os (0.5)\n"
                  "ours:  auto, or a registry algorithm (mcast-inspect --list-algorithms) with\n"
-                 "       optional forced parameters: NAME[:k=K][:seg=BYTES][:sync=-1|0|1]\n"
+                 "       optional forced parameters: NAME[:k=K][:seg=BYTES][:sync=-1|0|1][:lambda=L]\n"
                  "       (sync: coll_kbinomial_sync_sends); 'all' = auto and\n"
                  "       every registry algorithm\n"
                  "peers: SMPI bcast__ names; 'all' = every one this program knows\n"
@@ -380,6 +380,7 @@ struct OursSpec {
     int k = 0;
     size_t seg = 0;
     int sync = -1; /* mcast_forced_t.sync_sends */
+    double lambda = 0.0; /* mcast_forced_t.lambda (postal), 0 = the model's */
 };
 
 static bool parse_ours(const std::string &s, OursSpec &sp, std::string &err)
@@ -405,8 +406,15 @@ static bool parse_ours(const std::string &s, OursSpec &sp, std::string &err)
             }
         } else if (parts[i].rfind("sync=", 0) == 0) {
             sp.sync = std::atoi(parts[i].c_str() + 5);
+        } else if (parts[i].rfind("lambda=", 0) == 0) {
+            sp.lambda = std::atof(parts[i].c_str() + 7);
+            if (!(sp.lambda >= 1.0)) {
+                err = "lambda must be >= 1 in '" + s + "'";
+                return false;
+            }
         } else {
-            err = "unknown parameter '" + parts[i] + "' in '" + s + "' (k=K, seg=BYTES, sync=-1|0|1)";
+            err = "unknown parameter '" + parts[i] + "' in '" + s +
+                  "' (k=K, seg=BYTES, sync=-1|0|1, lambda=L)";
             return false;
         }
     }
@@ -509,6 +517,7 @@ static Chosen choose(const Platform &P, const OursSpec &sp, size_t bytes)
     f.k = sp.k;
     f.segment_bytes = sp.seg;
     f.sync_sends = sp.sync;
+    f.lambda = sp.lambda;
     if (sp.algorithm == MCAST_ALG_AUTO) {
         if (P.torus || P.graph != nullptr) {
             Chosen c = select_one(P, MCAST_COMP_PATHMC, f, bytes);
