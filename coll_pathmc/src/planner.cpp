@@ -122,6 +122,10 @@ int torus_alg_of(int alg)
  * one staging buffer, so (window + sends in flight) blocks bound a rank's extra memory. */
 constexpr uint32_t PLAN_MAX_BLOCKS = 1u << 16;
 constexpr size_t PLAN_MAX_BLOCK_BYTES = size_t(16) << 20;
+/* segment_min_bytes = 0 (auto): the smallest block the search may choose on one node and
+ * where the communicator spans nodes (mcast_planner.h, mcast_forced_t) */
+constexpr size_t PLAN_SEGMENT_MIN = 1024;
+constexpr size_t PLAN_NET_SEGMENT_MIN = 8192;
 
 struct TreePtr {
     kb_tree_t *t = nullptr;
@@ -1376,7 +1380,7 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     require(f.window >= 1, "planner: window must be >= 1");
     require(f.max_sends >= -1, "planner: max_sends must be >= -1");
     require(f.k >= 0 && f.mu_r >= 0 && f.lambda >= 0, "planner: negative k, r or lambda");
-    require(f.segment_min_bytes >= 1 && f.segment_max_bytes >= f.segment_min_bytes,
+    require(f.segment_max_bytes >= std::max<size_t>(1, f.segment_min_bytes),
                 "planner: segment bounds");
     require(f.discipline == KB_DISC_FPFS || f.discipline == KB_DISC_FCFS, "planner: discipline");
     if (in.chain != nullptr) {
@@ -1392,6 +1396,12 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     const size_t M = in.exact_bytes != 0 ? in.bytes : mcast_class_bytes(cls);
 
     mcast_forced_t eff = f;
+    if (eff.segment_min_bytes == 0) {
+        /* auto (mcast_planner.h, mcast_forced_t.segment_min_bytes) */
+        const bool spans_nodes = in.all_local == 0 && in.nnodes > 1;
+        eff.segment_min_bytes = std::min(eff.segment_max_bytes,
+                                         spans_nodes ? PLAN_NET_SEGMENT_MIN : PLAN_SEGMENT_MIN);
+    }
     mcast_plan_input_t in2 = in;
     in2.forced = &eff;
     std::string by = "model";
@@ -1748,7 +1758,7 @@ MC_API void mcast_forced_default(mcast_forced_t *f)
     }
     std::memset(f, 0, sizeof(*f));
     f->algorithm = MCAST_ALG_AUTO;
-    f->segment_min_bytes = 1024;
+    f->segment_min_bytes = 0; /* auto */
     f->segment_max_bytes = size_t(1) << 20;
     f->window = 4;
     f->max_sends = -1;

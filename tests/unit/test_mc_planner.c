@@ -1199,6 +1199,46 @@ static void test_selection_order(void **state)
     assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
 }
 
+/* segment_min_bytes = 0 (the default, auto): no block under 8 KiB where the communicator
+ * spans nodes, 1 KiB on one node; an explicit value applies everywhere, and a maximum
+ * below the auto floor lowers it instead of failing. */
+static size_t chain_segment(int all_local, size_t seg_min, size_t seg_max)
+{
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    f.algorithm = MCAST_ALG_CHAIN;
+    f.segment_min_bytes = seg_min;
+    f.segment_max_bytes = seg_max;
+    mcast_plan_input_t in = input(16, 0, 64 << 10, &mach, &f);
+    in.exact_bytes = 1;
+    if (all_local) {
+        in.all_local = 1;
+        in.nnodes = 1;
+    }
+    mcast_plan_t *p = select_ok(&in);
+    mcast_plan_info_t info;
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    mcast_plan_free(p);
+    return info.segment_bytes;
+}
+
+static void test_segment_floor(void **state)
+{
+    (void) state;
+    mcast_forced_t d;
+    mcast_forced_default(&d);
+    assert_int_equal(d.segment_min_bytes, 0);
+    const size_t free_net = chain_segment(0, 1, (size_t) 1 << 20);
+    assert_true(free_net < 8192); /* the model alone goes below the floor here */
+    assert_true(chain_segment(0, 0, (size_t) 1 << 20) >= 8192);
+    assert_true(chain_segment(0, 1024, (size_t) 1 << 20) < 8192);
+    assert_true(chain_segment(1, 0, (size_t) 1 << 20) < 8192);
+    assert_true(chain_segment(0, 0, 4096) <= 4096);
+}
+
 /* A forced tiny segment never makes more than 65536 blocks. */
 static void test_block_cap(void **state)
 {
@@ -1310,6 +1350,7 @@ int main(void)
         cmocka_unit_test(test_route_latency),
         cmocka_unit_test(test_sync_sends),
         cmocka_unit_test(test_selection_order),
+        cmocka_unit_test(test_segment_floor),
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),
         cmocka_unit_test(test_digest),

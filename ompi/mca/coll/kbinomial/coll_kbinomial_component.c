@@ -61,7 +61,8 @@ static int kbinomial_register(void)
          "by the planner for kbinomial/postal/chain/twolevel, whole message for binomial/linear. "
          "A message is never cut into more than 65536 blocks (a smaller segment is raised)",
          MCA_BASE_VAR_TYPE_SIZE_T, &f->segment_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"segment_min_bytes", "Smallest segment the planner may choose (bytes, >= 1; default 1024)",
+        {"segment_min_bytes", "Smallest segment the planner may choose (bytes; 0 = auto: 8192 "
+                              "where the communicator spans nodes, 1024 on one node)",
          MCA_BASE_VAR_TYPE_SIZE_T, &f->segment_min_bytes, OPAL_INFO_LVL_6,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"segment_max_bytes", "Largest segment the planner may choose (bytes, >= segment_min_bytes; "
@@ -146,10 +147,10 @@ static void validate(void)
     mcast_param_range("kbinomial", "postal_pipelining", &f->postal_pipelining, 0, 1, 1);
     mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);
     mcast_param_range("kbinomial", "sync_sends", &f->sync_sends, -1, 1, d.sync_sends);
-    mcast_param_range_size("kbinomial", "segment_min_bytes", &f->segment_min_bytes, 1,
+    mcast_param_range_size("kbinomial", "segment_min_bytes", &f->segment_min_bytes, 0,
                            (size_t) 1 << 30, d.segment_min_bytes);
     mcast_param_range_size("kbinomial", "segment_max_bytes", &f->segment_max_bytes,
-                           f->segment_min_bytes, (size_t) 1 << 30,
+                           f->segment_min_bytes > 0 ? f->segment_min_bytes : 1, (size_t) 1 << 30,
                            d.segment_max_bytes < f->segment_min_bytes ? f->segment_min_bytes
                                                                       : d.segment_max_bytes);
     if (f->segment_bytes > 0 && f->segment_bytes < 512 && 0 == OPAL_PROC_MY_NAME.vpid) {
