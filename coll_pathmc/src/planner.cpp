@@ -1004,6 +1004,7 @@ struct Evaluator {
     std::vector<int> chain;
     Locality loc;
     size_t M;
+    size_t sag_segment_min = PLAN_SEGMENT_MIN; /* scatter + allgather's block floor */
     mutable Routes routes;
     mutable LinkLoad links;
     mutable RouteLatency rlat;
@@ -1049,7 +1050,9 @@ struct Evaluator {
         }
         const std::vector<int> sends = family_sends(f);
         uint64_t cap = PLAN_MAX_BLOCKS;
-        cap = std::min<uint64_t>(cap, std::max<uint64_t>(1, M / f.segment_min_bytes));
+        const size_t seg_min =
+            fam == MCAST_FAM_SCATTER_ALLGATHER ? sag_segment_min : f.segment_min_bytes;
+        cap = std::min<uint64_t>(cap, std::max<uint64_t>(1, M / seg_min));
         if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
             cap = std::min<uint64_t>(cap, uint64_t(in.n));
         }
@@ -1465,6 +1468,10 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         }
     }
     Evaluator ev(in2, M);
+    /* scatter + allgather's blocks are each rank's share, not messages (its rounds carry
+     * many): the floor between nodes does not apply to them */
+    ev.sag_segment_min = f.segment_min_bytes != 0 ? f.segment_min_bytes
+                                                  : std::min(eff.segment_max_bytes, PLAN_SEGMENT_MIN);
     Candidate best;
     for (int a : algs) {
         if (a == MCAST_ALG_TWOLEVEL && !(in.node_of_rank && !in.all_local && in.nnodes > 1 && in.nnodes < in.n)) {
