@@ -1004,7 +1004,7 @@ struct Evaluator {
     std::vector<int> chain;
     Locality loc;
     size_t M;
-    size_t sag_segment_min = PLAN_SEGMENT_MIN; /* scatter + allgather's block floor */
+    size_t sag_segment_min = PLAN_SEGMENT_MIN; /* scatter + recursive doubling's block floor */
     mutable Routes routes;
     mutable LinkLoad links;
     mutable RouteLatency rlat;
@@ -1049,15 +1049,19 @@ struct Evaluator {
                                         : std::vector<int>{MCAST_SAG_RING, MCAST_SAG_RD};
         }
         const std::vector<int> sends = family_sends(f);
-        uint64_t cap = PLAN_MAX_BLOCKS;
-        const size_t seg_min =
-            fam == MCAST_FAM_SCATTER_ALLGATHER ? sag_segment_min : f.segment_min_bytes;
-        cap = std::min<uint64_t>(cap, std::max<uint64_t>(1, M / seg_min));
-        if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
-            cap = std::min<uint64_t>(cap, uint64_t(in.n));
-        }
         for (int v : variants) {
             const mcast_level_t l = level_of(alg, v);
+            /* recursive doubling's messages carry many blocks (its blocks are the ranks'
+             * shares): the floor between nodes does not apply to them; the ring's and the
+             * other families' messages are single blocks */
+            const size_t seg_min = fam == MCAST_FAM_SCATTER_ALLGATHER && v == MCAST_SAG_RD
+                                       ? sag_segment_min
+                                       : f.segment_min_bytes;
+            uint64_t cap = PLAN_MAX_BLOCKS;
+            cap = std::min<uint64_t>(cap, std::max<uint64_t>(1, M / seg_min));
+            if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
+                cap = std::min<uint64_t>(cap, uint64_t(in.n));
+            }
             for (int ms : sends) {
                 size_t B = 1;
                 uint32_t nb = 0;
@@ -1468,8 +1472,8 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         }
     }
     Evaluator ev(in2, M);
-    /* scatter + allgather's blocks are each rank's share, not messages (its rounds carry
-     * many): the floor between nodes does not apply to them */
+    /* scatter + recursive doubling's blocks are each rank's share, not messages (its
+     * rounds carry many): the floor between nodes does not apply to them */
     ev.sag_segment_min = f.segment_min_bytes != 0 ? f.segment_min_bytes
                                                   : std::min(eff.segment_max_bytes, PLAN_SEGMENT_MIN);
     Candidate best;

@@ -1202,7 +1202,7 @@ static void test_selection_order(void **state)
 /* segment_min_bytes = 0 (the default, auto): no block under 8 KiB where the communicator
  * spans nodes, 1 KiB on one node; an explicit value applies everywhere, and a maximum
  * below the auto floor lowers it instead of failing. */
-static size_t forced_segment(int alg, int all_local, size_t seg_min, size_t seg_max)
+static size_t forced_segment(int alg, int all_local, size_t seg_min, size_t seg_max, int allgather)
 {
     mcast_machine_t mach;
     mcast_machine_default(&mach);
@@ -1210,6 +1210,7 @@ static size_t forced_segment(int alg, int all_local, size_t seg_min, size_t seg_
     mcast_forced_default(&f);
     f.compare_previous = 0;
     f.algorithm = alg;
+    f.allgather = allgather;
     f.segment_min_bytes = seg_min;
     f.segment_max_bytes = seg_max;
     mcast_plan_input_t in = input(16, 0, 64 << 10, &mach, &f);
@@ -1232,18 +1233,21 @@ static void test_segment_floor(void **state)
     mcast_forced_default(&d);
     assert_int_equal(d.segment_min_bytes, 0);
     const size_t MiB = (size_t) 1 << 20;
-    const size_t free_net = forced_segment(MCAST_ALG_CHAIN, 0, 1, MiB);
+    const size_t free_net = forced_segment(MCAST_ALG_CHAIN, 0, 1, MiB, 0);
     assert_true(free_net < 8192); /* the model alone goes below the floor here */
-    assert_true(forced_segment(MCAST_ALG_CHAIN, 0, 0, MiB) >= 8192);
-    assert_true(forced_segment(MCAST_ALG_CHAIN, 0, 1024, MiB) < 8192);
-    assert_true(forced_segment(MCAST_ALG_CHAIN, 1, 0, MiB) < 8192);
-    assert_true(forced_segment(MCAST_ALG_CHAIN, 0, 0, 4096) <= 4096);
-    /* scatter + allgather's blocks are the ranks' shares (about 64 KiB / 16), not messages:
-     * the auto floor is 1 KiB for them, an explicit one applies */
-    const size_t sag = forced_segment(MCAST_ALG_SCATTER_ALLGATHER, 0, 0, MiB);
+    assert_true(forced_segment(MCAST_ALG_CHAIN, 0, 0, MiB, 0) >= 8192);
+    assert_true(forced_segment(MCAST_ALG_CHAIN, 0, 1024, MiB, 0) < 8192);
+    assert_true(forced_segment(MCAST_ALG_CHAIN, 1, 0, MiB, 0) < 8192);
+    assert_true(forced_segment(MCAST_ALG_CHAIN, 0, 0, 4096, 0) <= 4096);
+    /* scatter + recursive doubling's blocks are the ranks' shares (about 64 KiB / 16), not
+     * messages: the auto floor is 1 KiB for them, an explicit one applies */
+    const size_t sag = forced_segment(MCAST_ALG_SCATTER_ALLGATHER, 0, 0, MiB, 0);
     assert_true(sag < 8192);
-    assert_int_equal(sag, forced_segment(MCAST_ALG_SCATTER_ALLGATHER, 0, 1024, MiB));
-    assert_true(forced_segment(MCAST_ALG_SCATTER_ALLGATHER, 0, 8192, MiB) >= 8192);
+    assert_int_equal(sag, forced_segment(MCAST_ALG_SCATTER_ALLGATHER, 0, 1024, MiB, 0));
+    assert_true(forced_segment(MCAST_ALG_SCATTER_ALLGATHER, 0, 8192, MiB, 0) >= 8192);
+    /* the ring's messages are single blocks: the floor applies (64 KiB / 8 KiB blocks) */
+    assert_true(forced_segment(MCAST_ALG_SCATTER_ALLGATHER, 0, 0, MiB, 1 + MCAST_SAG_RING) >= 8192);
+    assert_true(forced_segment(MCAST_ALG_SCATTER_ALLGATHER, 0, 1024, MiB, 1 + MCAST_SAG_RING) < 8192);
 }
 
 /* A forced tiny segment never makes more than 65536 blocks. */
