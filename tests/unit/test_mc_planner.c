@@ -732,6 +732,16 @@ static void test_pathlg_plans(void **state)
  * b0 b1 on s1.  The chain a0 b0 a1 b1 crosses s0 -> s1 twice, so the plan needs at least
  * 2 M wire + o_send + L + o_recv: the prediction is exactly that bound; the chain a0 a1 b0
  * b1 crosses once and is predicted as without a topology. */
+/* The information of the plan selected for `in`. */
+static mcast_plan_info_t info_of(const mcast_plan_input_t *in)
+{
+    mcast_plan_t *p = select_ok(in);
+    mcast_plan_info_t info;
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    mcast_plan_free(p);
+    return info;
+}
+
 static double predict_chain(const int *chain, size_t M, const pm_topology_t *topo,
                             const char *const *hosts, const mcast_machine_t *mach)
 {
@@ -744,13 +754,9 @@ static double predict_chain(const int *chain, size_t M, const pm_topology_t *top
     in.exact_bytes = 1;
     in.topology = topo;
     in.hosts = hosts;
-    mcast_plan_t *p = select_ok(&in);
-    mcast_plan_info_t info;
-    mcast_plan_get_info(p, &info);
+    const mcast_plan_info_t info = info_of(&in);
     assert_int_equal(info.class_bytes, M);
-    const double t = info.predicted_us;
-    mcast_plan_free(p);
-    return t;
+    return info.predicted_us;
 }
 
 /* Two switches joined by one link: a0 a1 on s0, b0 b1 on s1. */
@@ -843,11 +849,7 @@ static void test_link_sharing(void **state)
 /* The predicted time of the plan the planner selects for `in`. */
 static double predicted_of(const mcast_plan_input_t *in)
 {
-    mcast_plan_t *p = select_ok(in);
-    mcast_plan_info_t info;
-    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
-    mcast_plan_free(p);
-    return info.predicted_us;
+    return info_of(in).predicted_us;
 }
 
 /* How many of ranks 0..n-1 of the plan selected for `in` send synchronously. */
@@ -1219,11 +1221,7 @@ static size_t forced_segment(int alg, int all_local, size_t seg_min, size_t seg_
         in.all_local = 1;
         in.nnodes = 1;
     }
-    mcast_plan_t *p = select_ok(&in);
-    mcast_plan_info_t info;
-    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
-    mcast_plan_free(p);
-    return info.segment_bytes;
+    return info_of(&in).segment_bytes;
 }
 
 static void test_segment_floor(void **state)
