@@ -57,6 +57,14 @@
  * nodes (nnodes > 1, not all_local); forced, wherever the group is open.
  * It is not a schedule: mcast_plan_schedule refuses it; the glue runs it on its transport.
  *
+ * Shared segment (`shm`, coll/kbinomial, only where every rank is on one node and the glue
+ * offers a segment: input.shm_slot_bytes): the root copies the message into a ring of
+ * chunks, every other rank copies it out (mcast_shm.h, protocol and model):
+ *   T = 2 h + C c + (m - 1) max(C c, C c n / K) + h (m - 1) + C c,   m = ceil(M / C)
+ * with c = shm_copy_ns_per_byte, h = shm_handover_us, K = input.node_cores.  Not a
+ * schedule either: the glue runs it (blocking only; MPI_Ibcast of such a class goes to
+ * the module below).
+ *
  * Link sharing.  Where the input names the topology (input.topology with every rank's host)
  * and it has more than one switch (on one switch a host link carries what its rank sends
  * or receives, which the models above charge already),
@@ -147,6 +155,8 @@ typedef enum {
     MCAST_ALG_MUTORUS,
     MCAST_ALG_MCAST,
     MCAST_ALG_PATHLG,
+    /* coll/kbinomial, one node (appended: the ids above stay) */
+    MCAST_ALG_SHM,
     MCAST_ALG_COUNT
 } mcast_alg_t;
 
@@ -183,6 +193,11 @@ typedef struct mcast_machine {
      * where the input names the topology; 0 (the default) = every route alike. */
     double hop_latency_us;
     double latency_links;
+    /* The shared segment inside a node (mcast_shm.h): memcpy cost per byte and the
+     * hand-over of a chunk from one core to another (shm.copy_ns_per_byte,
+     * shm.handover_us in the file). */
+    double shm_copy_ns_per_byte;
+    double shm_handover_us;
 } mcast_machine_t;
 
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
@@ -265,6 +280,11 @@ typedef struct mcast_plan_input {
     int exact_bytes;               /* 0 (the components): decide at the size class's
                                       representative; 1 (model checks): predict and plan
                                       for `bytes` itself */
+    size_t shm_slot_bytes;         /* kbinomial, one node: the shared segment's chunk
+                                      (slots of this size; 0 = no segment: shm not a
+                                      candidate) */
+    int shm_slots;                 /* its slot count (>= 2) */
+    int node_cores;                /* cores the node's ranks share (0 = one per rank) */
 } mcast_plan_input_t;
 
 typedef struct mcast_plan mcast_plan_t; /* opaque */
@@ -309,6 +329,7 @@ typedef struct mcast_plan_info {
     size_t class_bytes;       /* representative size of the class the decision used */
     int defer;                /* pass the call to the module below: a "previous" rule, or
                                  pathmc under auto when a kbinomial plan is better */
+    int shm_slots;            /* shm: the segment's ring of segment_bytes chunks */
 } mcast_plan_info_t;
 int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info);
 /* "k=2 segment_bytes=8192 window=4 max_sends=1 discipline=fpfs predicted_us=12.3

@@ -24,6 +24,7 @@
  * smaller k, then larger S).
  */
 #include "mcast_planner.h"
+#include "mcast_shm.h"
 
 #include "pm_internal.h"
 #include "kb_core.hpp"
@@ -91,6 +92,9 @@ const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
     {MCAST_ALG_PATHLG, "pathlg", MCAST_COMP_PATHMC,
      "irregular networks: Less-Greedy phases of path-based worms along POCs, each rendered as "
      "a pipelined chain (seed 001); needs coll_pathmc_topology_file"},
+    {MCAST_ALG_SHM, "shm", MCAST_COMP_KBINOMIAL,
+     "one node: the root copies into a shared segment, every other rank copies out (pipelined "
+     "chunks); blocking calls only"},
 };
 
 /* The family of a registry algorithm, or -1 (a tree). */
@@ -178,6 +182,7 @@ struct mcast_plan {
     double previous_us = -1;
     const char *previous = "";
     const char *transport = "pml";
+    int shm_slots = 0;
 };
 
 namespace {
@@ -668,6 +673,9 @@ bool eligible(int alg, const mcast_plan_input_t &in)
     }
     if (alg == MCAST_ALG_MCAST) { /* under auto: across nodes only (one node: shared memory) */
         return in.mcast_transport != MCAST_TRANSPORT_NONE && !in.all_local && in.nnodes > 1;
+    }
+    if (alg == MCAST_ALG_SHM) {
+        return in.all_local != 0 && in.n >= 2 && in.shm_slot_bytes > 0 && in.shm_slots >= 2;
     }
     return true;
 }
@@ -1184,11 +1192,30 @@ struct Evaluator {
             best = cand;
         }
     }
+    /* The shared segment of a one-node communicator (mcast_shm.h). */
+    void evaluate_shm(Candidate &best) const
+    {
+        require(eligible(MCAST_ALG_SHM, in),
+                "shm: needs every rank on one node, a blocking call (MPI_Bcast) and a shared segment "
+                "(coll_kbinomial_shm_chunk_bytes > 0)");
+        Candidate cand;
+        cand.algorithm = MCAST_ALG_SHM;
+        cand.S = in.shm_slot_bytes;
+        cand.t = mcast_shm_predict_us(in.n, M, in.shm_slot_bytes, in.node_cores,
+                                      in.machine->shm_copy_ns_per_byte, in.machine->shm_handover_us);
+        if (better(cand.t, best.t)) {
+            best = cand;
+        }
+    }
     /* All candidates of one algorithm with the forced parameters applied. */
     void evaluate(int alg, Candidate &best) const
     {
         if (alg == MCAST_ALG_MCAST) {
             evaluate_mcast(best);
+            return;
+        }
+        if (alg == MCAST_ALG_SHM) {
+            evaluate_shm(best);
             return;
         }
         if (family_of(alg) >= 0) {
@@ -1337,8 +1364,10 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
     p.predicted_us = c.t;
     p.selected_by = selected_by;
     p.class_bytes = class_bytes;
-    p.transport = c.algorithm != MCAST_ALG_MCAST ? "pml"
-                                                 : (in.mcast_transport == MCAST_TRANSPORT_IB ? "ib" : "ip");
+    p.transport = c.algorithm == MCAST_ALG_SHM ? "shm"
+                  : c.algorithm != MCAST_ALG_MCAST ? "pml"
+                  : (in.mcast_transport == MCAST_TRANSPORT_IB ? "ib" : "ip");
+    p.shm_slots = c.algorithm == MCAST_ALG_SHM ? in.shm_slots : 0;
     p.family = family_of(c.algorithm);
     if (p.family >= 0) {
         p.level = level_of(c.algorithm, c.variant);
@@ -1490,7 +1519,8 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         ev.evaluate(a, best);
     }
     require(best.algorithm != MCAST_ALG_AUTO, "planner: no candidate applies");
-    TreePtr tree = family_of(best.algorithm) >= 0 || best.inter >= 0 || best.algorithm == MCAST_ALG_MCAST
+    TreePtr tree = family_of(best.algorithm) >= 0 || best.inter >= 0 ||
+                           best.algorithm == MCAST_ALG_MCAST || best.algorithm == MCAST_ALG_SHM
                        ? TreePtr()
                        : build_tree(in2, ev.chain, best);
     fill_plan(out, in2, best, std::move(tree), by, M);
@@ -1584,11 +1614,15 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
                 k = &c;
             }
         }
-        double *route_field = nullptr; /* the network's route-length keys */
+        double *route_field = nullptr; /* keys outside the LogGP sets (route length, segment) */
         if (k == nullptr && part == "net" && field == "hop_latency_us") {
             route_field = &m.hop_latency_us;
         } else if (k == nullptr && part == "net" && field == "latency_links") {
             route_field = &m.latency_links;
+        } else if (k == nullptr && part == "shm" && field == "copy_ns_per_byte") {
+            route_field = &m.shm_copy_ns_per_byte;
+        } else if (k == nullptr && part == "shm" && field == "handover_us") {
+            route_field = &m.shm_handover_us;
         } else if (k == nullptr) {
             err("unknown key '" + field + "'");
         }
@@ -1695,6 +1729,9 @@ MC_API void mcast_machine_default(mcast_machine_t *m)
     m->net = mcast_loggp_t{0.5, 0.5, 1.5, 0.1, 0.1, 65536, 0.0};
     /* shared memory: copy in/out below 4 KiB (eager), single copy by the receiver above */
     m->shm = mcast_loggp_t{0.3, 0.3, 0.2, 0.1, 0.0, 4096, 0.1};
+    /* the shared segment: memcpy at 20 GB/s between cores, 0.3 us per hand-over */
+    m->shm_copy_ns_per_byte = 0.05;
+    m->shm_handover_us = 0.3;
     std::snprintf(m->source, sizeof(m->source), "defaults");
 }
 
@@ -1759,6 +1796,8 @@ MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const
         std::fprintf(f, "net.hop_latency_us %.6g\nnet.latency_links %.6g\n", m->hop_latency_us,
                      m->latency_links);
     }
+    std::fprintf(f, "shm.copy_ns_per_byte %.6g\nshm.handover_us %.6g\n", m->shm_copy_ns_per_byte,
+                 m->shm_handover_us);
     return std::fclose(f) == 0 ? int(KB_OK) : int(PM_ERR_IO);
 }
 
@@ -1856,8 +1895,8 @@ MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mc
     size_t S;
     uint32_t m;
     mcast_plan_blocks(p, bytes, &S, &m);
-    if (p->algorithm == MCAST_ALG_MCAST) {
-        return KB_ERR_ARG; /* not a point-to-point schedule: the glue's multicast transport runs it */
+    if (p->algorithm == MCAST_ALG_MCAST || p->algorithm == MCAST_ALG_SHM) {
+        return KB_ERR_ARG; /* not a point-to-point schedule: the glue's transport runs it */
     }
     if (p->two_level) {
         return mcast_sched_two_level(p->n, p->root, rank, p->chain.data(), p->node_of_rank.data(),
@@ -1875,8 +1914,8 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
     if (p == nullptr || ep == nullptr || rank < 0 || rank >= p->n) {
         return KB_ERR_ARG;
     }
-    if (p->algorithm == MCAST_ALG_MCAST) {
-        return KB_ERR_ARG; /* no engine: the multicast transport runs it */
+    if (p->algorithm == MCAST_ALG_MCAST || p->algorithm == MCAST_ALG_SHM) {
+        return KB_ERR_ARG; /* no engine: the glue's transport runs it */
     }
     uint32_t m;
     ep->bytes = bytes;
@@ -1932,6 +1971,7 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->previous_us = p->previous_us;
     info->previous = p->previous;
     info->transport = p->transport;
+    info->shm_slots = p->shm_slots;
     info->variant = p->level.variant;
     return KB_OK;
 }
@@ -2007,7 +2047,8 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
             const uint64_t e = g->eager_bytes;
             h = fnv(h, &e, sizeof(e));
         }
-        const double route[] = {m->hop_latency_us, m->latency_links};
+        const double route[] = {m->hop_latency_us, m->latency_links, m->shm_copy_ns_per_byte,
+                                m->shm_handover_us};
         h = fnv(h, route, sizeof(route));
     }
     return h;

@@ -118,6 +118,7 @@ done
 #     several outstanding Ibcasts, Ibcast between Bcasts, several communicators.
 for np in 4 7; do
     for alg in $ALGS; do
+        [ "$alg" = shm ] && continue # blocking only: section 1d
         row "ibcast np=$np alg=$alg" "ibcast $(expect_of $alg)" "$np" PML_OB1 \
             --mca coll_kbinomial_algorithm "$alg" "$CHECK" -n -l 65536
     done
@@ -137,6 +138,58 @@ for np in 3 5; do
         --mca coll_kbinomial_algorithm chain --mca coll_kbinomial_segment_bytes 8192 "$MISMATCH" -m 200000 -d 20000
     row "mismatch np=$np auto" '[a-z_]*' "$np" PML_OB1 "$MISMATCH" -m 1000000 -d 4000
 done
+
+# 1d. The shared segment (shm, one node): chunks of 512 and 1000 bytes (a datatype's
+#     element then straddles chunks; the convertor packs short), rings of 2 and 3 slots,
+#     messages of hundreds of chunks, every communicator of the check (sub-communicators
+#     get segments of their own); the mismatch program on it; forced with MPI_Ibcast it
+#     declines under fallback=error (its transport is blocking), while auto's Ibcast runs
+#     a PML plan of ours; shm_chunk_bytes=0 -> auto never plans shm.
+for np in 2 5 8; do
+    for cs in "512 2" "1000 3"; do
+        set -- $cs
+        row "shm np=$np chunk=$1 slots=$2" shm "$np" PML_OB1 \
+            --mca coll_kbinomial_algorithm shm --mca coll_kbinomial_shm_chunk_bytes "$1" \
+            --mca coll_kbinomial_shm_slots "$2" "$CHECK" -l 300000
+    done
+done
+row "shm mismatch np=4" shm 4 PML_OB1 --mca coll_kbinomial_algorithm shm \
+    --mca coll_kbinomial_shm_chunk_bytes 4096 "$MISMATCH" -m 200000 -d 20000
+if [ -z "${MATRIX_DRY:-}" ]; then
+    out=$(mktemp)
+    timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+        --mca coll_kbinomial_algorithm shm "$CHECK" -n -l 1000 >"$out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "declined (shm: needs every rank on one node, a blocking call" "$out"; then
+        pass=$((pass + 1)); echo "PASS shm forced, MPI_Ibcast, fallback=error: fails loudly (exit $rc) with the reason"
+    else
+        fail=$((fail + 1)); echo "FAIL shm forced, MPI_Ibcast, fallback=error (exit $rc)"; tail -n 5 "$out" | sed 's/^/    /'
+    fi
+    out_auto=$(mktemp)
+    if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+        "$CHECK" -n -l 100000 >"$out_auto" 2>&1 && grep -q "0 failures" "$out_auto" &&
+        grep -q "^coll:kbinomial: ibcast comm=0 .*algorithm=" "$out_auto" &&
+        ! grep -q "^coll:kbinomial: ibcast comm=.*algorithm=shm" "$out_auto" &&
+        timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+        "$CHECK" -l 100000 >"$out" 2>&1 && grep -q "0 failures" "$out" &&
+        grep -q "^coll:kbinomial: comm=0 .*algorithm=shm" "$out"; then
+        pass=$((pass + 1)); echo "PASS auto on one node: MPI_Bcast plans shm, MPI_Ibcast a PML plan of ours"
+    else
+        fail=$((fail + 1)); echo "FAIL auto on one node: shm for MPI_Bcast, a PML plan for MPI_Ibcast"
+        tail -n 3 "$out" "$out_auto" | sed 's/^/    /'
+    fi
+    if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+        --mca coll_kbinomial_shm_chunk_bytes 0 "$CHECK" -l 100000 >"$out" 2>&1 &&
+        grep -q "0 failures" "$out" && grep -q "^coll:kbinomial: comm=0 .*algorithm=" "$out" &&
+        ! grep -q "^coll:kbinomial: comm=.*algorithm=shm" "$out"; then
+        pass=$((pass + 1)); echo "PASS shm_chunk_bytes=0: auto plans no shm"
+    else
+        fail=$((fail + 1)); echo "FAIL shm_chunk_bytes=0: auto plans no shm"; tail -n 3 "$out" | sed 's/^/    /'
+    fi
+    rm -f "$out" "$out_auto"
+else
+    echo "PASS shm ibcast"; echo "PASS shm auto"; echo "PASS shm off"
+fi
 
 # 2. pml ucx
 for np in 2 5 9; do
@@ -287,7 +340,8 @@ if [ "$(nproc)" -ge 2 ]; then
 fi
 # 9. auto compared with the module below (the default): 2 ranks run the same tree whatever
 #    the algorithm, so every class is handed to Open MPI's own bcast; 4 ranks keep ours at
-#    some sizes. Data checked, Bcast and Ibcast, the verbose line says why.
+#    some sizes. Data checked, Bcast and Ibcast, the verbose line says why.  (Without the
+#    shared segment: on one node its plans beat the module below's at every size.)
 BASE_PREV=("${BASE[@]}") # BASE with the comparison on (a parameter may be given once)
 for i in "${!BASE_PREV[@]}"; do
     [ "${BASE_PREV[$i]}" = coll_kbinomial_compare_previous ] && BASE_PREV[$((i + 1))]=1
@@ -296,7 +350,8 @@ for spec in "2 -l 65536" "4 -l 100000" "4 -n -l 100000"; do
     set -- $spec
     np=$1; shift
     out=$(mktemp)
-    timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE_PREV[@]}" "${PML_OB1[@]}" "$CHECK" "$@" >"$out" 2>&1
+    timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE_PREV[@]}" "${PML_OB1[@]}" \
+        --mca coll_kbinomial_shm_chunk_bytes 0 "$CHECK" "$@" >"$out" 2>&1
     if grep -q "np=$np .* 0 failures" "$out" &&
         grep -q "^coll:kbinomial: comm=0 size=$np class_bytes=.*selected_by=previous;" "$out" &&
         { [ "$np" = 2 ] || grep -q "^coll:kbinomial: .*comm=0 size=$np .*selected_by=model" "$out"; }; then

@@ -24,6 +24,7 @@
 #include "kbinomial.h"
 #include "mcast_engine.h"
 #include "mcast_planner.h"
+#include "mcast_shm.h"
 
 
 static mcast_plan_t *select_ok(const mcast_plan_input_t *in)
@@ -1317,7 +1318,76 @@ static void test_machine_file(void **state)
     assert_true(fabs(d.hop_latency_us - 0.2) < 1e-9 && fabs(d.latency_links - 3.5) < 1e-9);
     assert_int_equal(mcast_machine_parse("version 1\nshm.hop_latency_us 0.2\n", "r", &m, err, sizeof(err)),
                      KB_ERR_ARG);
+    /* the shared segment's keys: parsed, written back, part of the digest; shm only */
+    mcast_machine_default(&d);
+    assert_int_equal(mcast_machine_parse("version 1\nshm.copy_ns_per_byte 0.125\nshm.handover_us 0.75\n",
+                                         "s", &m, err, sizeof(err)), KB_OK);
+    assert_true(fabs(m.shm_copy_ns_per_byte - 0.125) < 1e-12 && fabs(m.shm_handover_us - 0.75) < 1e-12);
+    assert_int_not_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    assert_int_equal(mcast_machine_write(path, &m, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
+    assert_true(fabs(d.shm_copy_ns_per_byte - 0.125) < 1e-9 && fabs(d.shm_handover_us - 0.75) < 1e-9);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.copy_ns_per_byte 0.2\n", "s", &m, err, sizeof(err)),
+                     KB_ERR_ARG);
     remove(path);
+}
+
+/* The shared segment (shm): a candidate only for kbinomial with every rank on one node
+ * and a segment offered; its plan is the core's model, names transport "shm", has no
+ * schedule; forced where it does not apply, the planner says why. */
+static void test_shm_plans(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    mcast_plan_input_t in = input(4, 1, 1 << 20, &mach, &f);
+    in.all_local = 1;
+    in.nnodes = 1;
+    in.exact_bytes = 1;
+    in.shm_slot_bytes = 32768;
+    in.shm_slots = 8;
+    in.node_cores = 2;
+    mcast_plan_info_t info = info_of(&in);
+    assert_int_equal(info.algorithm, MCAST_ALG_SHM);
+    assert_string_equal(info.transport, "shm");
+    assert_int_equal(info.shm_slots, 8);
+    assert_int_equal(info.segment_bytes, 32768);
+    assert_null(info.tree);
+    assert_float_equal(info.predicted_us,
+                       mcast_shm_predict_us(4, 1 << 20, 32768, 2, mach.shm_copy_ns_per_byte,
+                                            mach.shm_handover_us), 1e-9);
+    mcast_plan_t *p = select_ok(&in);
+    mcast_sched_t *sched = NULL;
+    mcast_engine_params_t ep;
+    assert_int_equal(mcast_plan_schedule(p, 0, 1 << 20, &sched), KB_ERR_ARG);
+    assert_int_equal(mcast_plan_engine_params(p, 0, 1 << 20, &ep), KB_ERR_ARG);
+    mcast_plan_free(p);
+    /* the model decides: copies so slow that the PML's trees win */
+    mcast_machine_t slow = mach;
+    slow.shm_copy_ns_per_byte = 50.0;
+    in.machine = &slow;
+    assert_int_not_equal(info_of(&in).algorithm, MCAST_ALG_SHM);
+    in.machine = &mach;
+    /* not a candidate without a segment, across nodes, for one rank, for pathmc */
+    char err[256];
+    mcast_plan_input_t off[4] = {in, in, in, in};
+    off[0].shm_slot_bytes = 0;
+    off[1].all_local = 0;
+    off[1].nnodes = 4;
+    off[2].n = 1;
+    off[2].root = 0;
+    off[3].component = MCAST_COMP_PATHMC;
+    for (int i = 0; i < 4; ++i) {
+        assert_int_not_equal(info_of(&off[i]).algorithm, MCAST_ALG_SHM);
+        mcast_forced_t g = f;
+        g.algorithm = MCAST_ALG_SHM;
+        off[i].forced = &g;
+        assert_int_equal(mcast_plan_select(&off[i], &p, err, sizeof(err)), KB_ERR_ARG);
+        assert_true(strstr(err, i == 3 ? "another component" : "shm: needs every rank on one node") != NULL);
+    }
 }
 
 static void test_digest(void **state)
@@ -1362,6 +1432,7 @@ int main(void)
         cmocka_unit_test(test_segment_floor),
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),
+        cmocka_unit_test(test_shm_plans),
         cmocka_unit_test(test_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

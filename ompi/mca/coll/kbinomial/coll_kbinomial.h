@@ -26,6 +26,8 @@ typedef struct mca_coll_kbinomial_component_t {
     char *topology_file;        /* network topology naming the hosts (pathmc core parsers) */
     char *rules_file;           /* decision rules overriding auto (kb_rules_*) */
     struct kb_rules *rules;     /* loaded at open; NULL when none or unusable */
+    size_t shm_chunk_bytes;     /* one node: the shared segment's chunk (0 = no segment) */
+    int shm_slots;              /* its ring of chunks */
 } mca_coll_kbinomial_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;

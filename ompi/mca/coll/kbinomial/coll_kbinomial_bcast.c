@@ -13,7 +13,22 @@
 #include "coll_kbinomial.h"
 #include "kbinomial.h"
 #include "ompi/mca/common/mcast/mcast_topo_cache.h"
+#include "ompi/mca/common/mcast/mcast_shmseg.h"
 #include "ompi/communicator/communicator.h"
+#include "opal/runtime/opal_progress.h"
+
+#include <unistd.h>
+
+/* Cores the ranks of a node share, for the shm model: the online CPUs when Open MPI
+ * runs the node oversubscribed (it then yields when idle), else 0 = one core per rank. */
+static int node_cores(void)
+{
+    if (!opal_progress_yield_when_idle) {
+        return 0;
+    }
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < 1 << 20 ? (int) n : 1;
+}
 
 static mcast_forced_t forced_params(void)
 {
@@ -30,6 +45,10 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     uint64_t h = mcast_forced_digest(&f, mcast_machine_of("kbinomial", c->machine_file));
     h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
+    h = mcast_digest_bytes(h, &c->shm_chunk_bytes, sizeof(c->shm_chunk_bytes));
+    h = mcast_digest_bytes(h, &c->shm_slots, sizeof(c->shm_slots));
+    const int cores = node_cores();
+    h = mcast_digest_bytes(h, &cores, sizeof(cores));
     d->params = h;
     /* a rules file that did not load counts as "none" (the reason was printed at open) */
     d->rules = (NULL != c->rules) ? kb_rules_checksum(c->rules)
@@ -62,6 +81,11 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     in->machine = mcast_machine_of("kbinomial", c->machine_file);
     in->forced = forced;
     in->rules = m->use_rules ? c->rules : NULL;
+    if (loc->all_local && 0 != c->shm_chunk_bytes && !mcast_shm_failed(m->shm)) {
+        in->shm_slot_bytes = c->shm_chunk_bytes;
+        in->shm_slots = c->shm_slots;
+        in->node_cores = node_cores();
+    }
 }
 
 static void kbinomial_context(mcast_module_t *m, char *buf, size_t len)

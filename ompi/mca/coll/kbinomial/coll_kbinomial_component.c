@@ -54,6 +54,8 @@ static int kbinomial_register(void)
     c->topology_file = NULL;
     c->rules_file = NULL;
     c->rules = NULL;
+    c->shm_chunk_bytes = 32768;
+    c->shm_slots = 8;
     const mcast_var_t vars[] = {
         {"k", "k-binomial fan-out bound k, 1..64; 0 = the planner's optimal k (default 0)",
          MCA_BASE_VAR_TYPE_INT, &f->k, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
@@ -113,6 +115,14 @@ static int kbinomial_register(void)
          "perf/bcast-compare results. Every rank must read the same table (checked "
          "once per communicator; otherwise the model decides)",
          MCA_BASE_VAR_TYPE_STRING, &c->rules_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"shm_chunk_bytes", "One node: chunk of the shared segment the shm algorithm copies "
+         "through (the root copies a chunk in while the others copy the last one out), 512 .. "
+         "16 MiB; 0 = no shared segment (shm is then never chosen). The segment (shm_slots "
+         "chunks) is created at the communicator's first shm plan and lives as long as it "
+         "(default 32768)",
+         MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_chunk_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"shm_slots", "One node: chunks in the shared segment's ring, 2..64 (default 8)",
+         MCA_BASE_VAR_TYPE_INT, &c->shm_slots, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
     };
     rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]));
     if (OPAL_SUCCESS != rc) {
@@ -147,6 +157,12 @@ static void validate(void)
     mcast_param_range("kbinomial", "postal_pipelining", &f->postal_pipelining, 0, 1, 1);
     mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);
     mcast_param_range("kbinomial", "sync_sends", &f->sync_sends, -1, 1, d.sync_sends);
+    mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    mcast_param_range("kbinomial", "shm_slots", &c->shm_slots, 2, 64, 8);
+    if (0 != c->shm_chunk_bytes) {
+        mcast_param_range_size("kbinomial", "shm_chunk_bytes", &c->shm_chunk_bytes, 512,
+                               (size_t) 16 << 20, 32768);
+    }
     mcast_param_range_size("kbinomial", "segment_min_bytes", &f->segment_min_bytes, 0,
                            (size_t) 1 << 30, d.segment_min_bytes);
     mcast_param_range_size("kbinomial", "segment_max_bytes", &f->segment_max_bytes,

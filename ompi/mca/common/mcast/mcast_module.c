@@ -8,6 +8,7 @@
 
 #include "ompi/communicator/communicator.h"
 #include "mcast_pml.h"
+#include "mcast_shmseg.h"
 
 static void mcast_module_construct(mcast_module_t *m)
 {
@@ -24,6 +25,7 @@ static void mcast_module_construct(mcast_module_t *m)
     m->comm_state_free = NULL;
     m->fallback_warned = false;
     m->chain = NULL;
+    m->shm = NULL;
 }
 
 static void mcast_module_destruct(mcast_module_t *m)
@@ -31,6 +33,7 @@ static void mcast_module_destruct(mcast_module_t *m)
     mcast_plan_cache_clear(&m->plans);
     mcast_engine_destroy(m->engine);
     free(m->chain);
+    mcast_shm_free(m->shm);
     if (NULL != m->comm_state_free) {
         m->comm_state_free(m->comm_state);
     }
@@ -125,7 +128,7 @@ static int first_call(mcast_module_t *m, struct ompi_communicator_t *comm)
         return rc;
     }
     m->chain = malloc(sizeof(int) * (size_t) ompi_comm_size(comm));
-    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
+    m->plans.decisions = calloc(MCAST_DECISION_KEYS, sizeof(mcast_decision_t));
     if (NULL == m->chain || NULL == m->plans.decisions) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -142,17 +145,30 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* The class's decision: the planner on root 0's chain, once per communicator. */
-static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
+/* The planner's input for (class, root) of a blocking (kind 0) or nonblocking (kind 1)
+ * call: a nonblocking call has no shared-segment plan (its transport is blocking). */
+static void input_of(mcast_module_t *m, struct ompi_communicator_t *comm, int cls, int kind,
+                     int root, mcast_plan_input_t *in, mcast_forced_t *forced)
 {
-    mcast_decision_t *d = &m->plans.decisions[cls];
+    m->ops->input(m, comm, root, mcast_class_bytes(cls), in, forced, m->chain);
+    if (1 == kind) {
+        in->shm_slot_bytes = 0;
+        in->shm_slots = 0;
+    }
+}
+
+/* The class's decision: the planner on root 0's chain, once per communicator and kind. */
+static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
+                                int kind)
+{
+    mcast_decision_t *d = &m->plans.decisions[cls + kind * MCAST_MAX_CLASSES];
     if (d->made) {
         return d;
     }
     mcast_plan_input_t in;
     mcast_forced_t forced;
     char why[256] = "";
-    m->ops->input(m, comm, 0, mcast_class_bytes(cls), &in, &forced, m->chain);
+    input_of(m, comm, cls, kind, 0, &in, &forced);
     mcast_plan_t *p = NULL;
     d->made = true;
     if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
@@ -183,13 +199,14 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
 /* The plan of (class, root); NULL with *why set when there is none, NULL with *defer
  * set when the class's decision is the module below's. */
 static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
-                                     int root, const char **why, bool *defer)
+                                     int kind, int root, const char **why, bool *defer)
 {
-    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
+    const int key = cls + kind * MCAST_MAX_CLASSES;
+    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, key, root);
     if (NULL != e) {
         return e;
     }
-    const mcast_decision_t *d = decide(m, comm, cls);
+    const mcast_decision_t *d = decide(m, comm, cls, kind);
     if (d->failed) {
         *why = d->why;
         return NULL;
@@ -200,7 +217,7 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
     }
     mcast_plan_input_t in;
     mcast_forced_t forced;
-    m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->chain);
+    input_of(m, comm, cls, kind, root, &in, &forced);
     /* the class's decision, built on this root's chain */
     forced.algorithm = d->algorithm;
     forced.k = d->k;
@@ -217,7 +234,7 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
         *why = err;
         return NULL;
     }
-    e = mcast_plan_cache_insert(&m->plans, cls, root, p);
+    e = mcast_plan_cache_insert(&m->plans, key, root, p);
     if (NULL == e) {
         *why = "out of memory";
     }
@@ -276,7 +293,7 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
     }
     const char *why = NULL;
     bool defer = false;
-    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), root, &why, &defer);
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), kind, root, &why, &defer);
     if (defer) {
         return MCAST_PASS; /* the module below has the better plan */
     }
@@ -312,6 +329,20 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
+    if (0 == strcmp(info.transport, "shm")) {
+        rc = mcast_shm_run(&m->shm, info.shm_slots, info.segment_bytes, buf, count, dtype, bytes,
+                           root, comm, m->previous_bcast, m->previous_bcast_module);
+        if (MCAST_SHM_PASS != rc) {
+            return rc;
+        }
+        /* no segment on some rank (every rank knows): decide again without it */
+        mcast_plan_cache_clear(&m->plans);
+        m->plans.decisions = calloc(MCAST_DECISION_KEYS, sizeof(mcast_decision_t));
+        if (NULL == m->plans.decisions) {
+            m->state = MCAST_STATE_PASS;
+        }
+        return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
+    }
     if (0 != strcmp(info.transport, "pml")) {
         if (NULL == m->ops->run) {
             return MPI_ERR_INTERN;
@@ -348,9 +379,10 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
     if (0 != strcmp(info.transport, "pml")) {
-        /* a multicast plan has no nonblocking driver: the module below's Ibcast serves */
+        /* a multicast or shared-segment plan (forced: auto plans none for MPI_Ibcast) has
+         * no nonblocking driver: the module below's Ibcast serves */
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
-                                    "MPI_Ibcast: the multicast transport is blocking only",
+                                    "MPI_Ibcast: the multicast and shm transports are blocking only",
                                     &m->fallback_warned)) {
             return MPI_ERR_UNSUPPORTED_OPERATION;
         }

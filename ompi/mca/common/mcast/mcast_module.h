@@ -79,6 +79,7 @@ typedef struct mcast_module {
     void (*comm_state_free)(void *);
     bool fallback_warned;
     int *chain;                       /* [n] scratch for the planner input */
+    struct mcast_shm_seg *shm;        /* one node: the shared segment (mcast_shmseg.h) */
 } mcast_module_t;
 OBJ_CLASS_DECLARATION(mcast_module_t);
 

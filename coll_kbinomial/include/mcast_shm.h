@@ -1,0 +1,82 @@
+/*
+ * Broadcast through a shared segment inside one node (copy in, copy out), the core's
+ * protocol over a region the glue maps in every rank (pure C++17, C API, no MPI).
+ *
+ *   root:    pack chunk g of the message into slot g mod S (at most C bytes: where a
+ *            datatype's element does not fit, less; the slot says how many), publish
+ *            ready[slot] = g + 1
+ *   others:  wait for ready[slot] = g + 1, unpack the chunk, publish done[me] = g + 1
+ *   a slot is written again (chunk g + S) only once every other rank's done >= g + 1
+ *
+ *       root ──memcpy──► [slot 0][slot 1] ... [slot S-1] ──memcpy──► every other rank
+ *                          ring of S chunks of C bytes, reused call after call
+ *
+ * Every rank counts chunks the same way (g runs on across calls: collectives on a
+ * communicator are ordered), so slots need no reset between calls and a call's root may
+ * differ from the last one's.  The root's copy of chunk g + 1 overlaps the others'
+ * copies of chunk g (a pipeline of C-byte chunks): two memcpy's per byte and receiver,
+ * against one copy per receiver through the kernel (CMA single copy, ~4x slower per
+ * byte than memcpy here: perf/results/2026-11-26-shm-np4).
+ *
+ * Cost model (the planner's, mcast_shm_predict_us): m = ceil(M / C) chunks, R = n - 1
+ * receivers, K cores for the node's ranks (K >= n: one each), c ns per byte of memcpy,
+ * h us per hand-over (a flag seen by another core, a wake-up when oversubscribed):
+ *   per-chunk period  P = max(C c, (C c (R + 1)) / min(K, R + 1)) + h
+ *   T = 2 h + C c + (m - 1) P + C c                  (first copy in, pipeline, last copy out)
+ *
+ * The chunks carry the root's message size: a receiver that expected another size still
+ * consumes exactly the root's chunks (so the ring stays in step for the next call) and
+ * reports MCAST_SHM_MISMATCH; a root whose pack failed still publishes its chunks, marked,
+ * and the receivers report MCAST_SHM_ROOT_FAILED.  Nobody waits for a chunk that never
+ * comes, as long as every rank of the region calls with the same root.
+ */
+#ifndef MCAST_SHM_H
+#define MCAST_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Outcomes of mcast_shm_bcast besides KB_OK / KB_ERR_*. */
+#define MCAST_SHM_MISMATCH 1    /* the root's message size differs from this rank's */
+#define MCAST_SHM_ROOT_FAILED 2 /* the root could not pack its data */
+
+/* Bytes of a region for n ranks and S slots of C bytes (0 on bad input). */
+size_t mcast_shm_region_bytes(int nranks, int slots, size_t slot_bytes);
+/* Lays the region out (one rank, before any other attaches).  KB_OK / KB_ERR_ARG. */
+int mcast_shm_format(void *region, size_t region_bytes, int nranks, int slots, size_t slot_bytes);
+
+typedef struct mcast_shm mcast_shm_t; /* one rank's view of a formatted region */
+/* KB_ERR_ARG when the region is not one formatted for nranks ranks. */
+int mcast_shm_attach(void *region, size_t region_bytes, int nranks, int me, mcast_shm_t **out);
+void mcast_shm_detach(mcast_shm_t *s);
+/* Slot (chunk) bytes of the region. */
+size_t mcast_shm_slot_bytes(const mcast_shm_t *s);
+
+typedef struct mcast_shm_io {
+    void *ctx;
+    /* root: up to `max` bytes of the packed stream from `off` on into dst, *packed of
+     * them (>= 1: a convertor stops at an element boundary); 0 on success */
+    int (*pack)(void *ctx, size_t off, size_t max, void *dst, size_t *packed);
+    /* others: bytes [off, off + len) of the stream from src; 0 on success */
+    int (*unpack)(void *ctx, size_t off, size_t len, const void *src);
+    /* called while waiting (progress other work, yield) */
+    void (*idle)(void *ctx);
+} mcast_shm_io_t;
+
+/* One broadcast of `bytes` (> 0) bytes from `root` over the region.  KB_OK,
+ * MCAST_SHM_MISMATCH, MCAST_SHM_ROOT_FAILED, a failed unpack's KB_ERR_INTERNAL (the
+ * chunks are still consumed), or KB_ERR_ARG (nothing done). */
+int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes, const mcast_shm_io_t *io);
+
+/* The cost model above (us); cores <= 0 means one per rank. */
+double mcast_shm_predict_us(int nranks, size_t bytes, size_t slot_bytes, int cores,
+                            double copy_ns_per_byte, double handover_us);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCAST_SHM_H */

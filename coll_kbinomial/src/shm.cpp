@@ -1,0 +1,269 @@
+/*
+ * Broadcast through a shared segment inside one node: the protocol and its cost model
+ * (mcast_shm.h has the picture and the formulas).
+ *
+ * Region layout, every part on its own 128-byte line (two lines: the adjacent-line
+ * prefetcher would otherwise make neighbours share):
+ *
+ *   [header: magic, version, nranks, slots, slot_bytes]
+ *   [done[0]] [done[1]] ... [done[n-1]]          chunks rank r has finished with
+ *   [slot 0: ready, msg_bytes, flags] ... [slot S-1]
+ *   [data 0 (C bytes)] ... [data S-1]
+ *
+ * Counters are 64-bit and only grow (2^64 chunks do not wrap in practice).  Stores that
+ * publish (ready, done) are releases, the loads that wait on them acquires: a receiver
+ * that sees ready = g + 1 sees the chunk's bytes, a root that sees done >= g + 1 knows
+ * the slot's bytes were read.
+ */
+#include "mcast_shm.h"
+#include "kbinomial.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+namespace {
+
+constexpr size_t LINE = 128;
+constexpr uint64_t MAGIC = 0x6d63617374736d31ull; /* "mcastsm1" */
+constexpr uint32_t LAYOUT_VERSION = 1;
+constexpr uint64_t FLAG_ROOT_FAILED = 1;
+
+struct Header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nranks;
+    uint32_t slots;
+    uint32_t pad;
+    uint64_t slot_bytes;
+    uint64_t region_bytes;
+};
+
+struct SlotHeader {
+    uint64_t ready;     /* chunk number + 1 of the bytes in the slot */
+    uint64_t msg_bytes; /* the root's message size */
+    uint64_t len;       /* bytes in the slot (1..C) */
+    uint64_t flags;
+};
+
+size_t round_line(size_t x)
+{
+    return (x + LINE - 1) / LINE * LINE;
+}
+
+struct Layout {
+    size_t done_off, slot_off, data_off, slot_stride, total;
+};
+
+bool layout(int nranks, int slots, size_t slot_bytes, Layout *l)
+{
+    if (nranks < 1 || slots < 2 || slot_bytes < 1 || slot_bytes > (size_t(1) << 30) ||
+        nranks > (1 << 20) || slots > 4096) {
+        return false;
+    }
+    l->done_off = LINE;
+    l->slot_off = l->done_off + size_t(nranks) * LINE;
+    l->data_off = l->slot_off + size_t(slots) * LINE;
+    l->slot_stride = round_line(slot_bytes);
+    l->total = l->data_off + size_t(slots) * l->slot_stride;
+    return true;
+}
+
+uint64_t load_acquire(const uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+void store_release(uint64_t *p, uint64_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+} // namespace
+
+struct mcast_shm {
+    char *base = nullptr;
+    Layout l{};
+    int n = 0, me = 0, slots = 0;
+    size_t slot_bytes = 0;
+    uint64_t g = 0;         /* next chunk number */
+    uint64_t min_done = 0;  /* lower bound of every other rank's done (root's cache) */
+
+    uint64_t *done(int r) const { return reinterpret_cast<uint64_t *>(base + l.done_off + size_t(r) * LINE); }
+    SlotHeader *slot(uint64_t chunk) const
+    {
+        return reinterpret_cast<SlotHeader *>(base + l.slot_off + size_t(chunk % uint64_t(slots)) * LINE);
+    }
+    char *data(uint64_t chunk) const
+    {
+        return base + l.data_off + size_t(chunk % uint64_t(slots)) * l.slot_stride;
+    }
+};
+
+extern "C" {
+
+__attribute__((visibility("default"))) size_t mcast_shm_region_bytes(int nranks, int slots,
+                                                                   size_t slot_bytes)
+{
+    Layout l;
+    return layout(nranks, slots, slot_bytes, &l) ? l.total : 0;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_format(void *region, size_t region_bytes,
+                                                          int nranks, int slots, size_t slot_bytes)
+{
+    Layout l;
+    if (region == nullptr || !layout(nranks, slots, slot_bytes, &l) || region_bytes < l.total) {
+        return KB_ERR_ARG;
+    }
+    char *b = static_cast<char *>(region);
+    std::memset(b, 0, l.data_off);
+    Header *h = reinterpret_cast<Header *>(b);
+    h->version = LAYOUT_VERSION;
+    h->nranks = uint32_t(nranks);
+    h->slots = uint32_t(slots);
+    h->slot_bytes = slot_bytes;
+    h->region_bytes = l.total;
+    store_release(&h->magic, MAGIC);
+    return KB_OK;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_attach(void *region, size_t region_bytes,
+                                                          int nranks, int me, mcast_shm_t **out)
+{
+    if (region == nullptr || out == nullptr || me < 0 || me >= nranks || region_bytes < LINE) {
+        return KB_ERR_ARG;
+    }
+    const Header *h = static_cast<const Header *>(region);
+    Layout l;
+    if (load_acquire(&h->magic) != MAGIC || h->version != LAYOUT_VERSION || h->nranks != uint32_t(nranks) ||
+        !layout(nranks, int(h->slots), size_t(h->slot_bytes), &l) || l.total != h->region_bytes ||
+        region_bytes < l.total) {
+        return KB_ERR_ARG;
+    }
+    mcast_shm *s = new (std::nothrow) mcast_shm;
+    if (s == nullptr) {
+        return KB_ERR_NOMEM;
+    }
+    s->base = static_cast<char *>(region);
+    s->l = l;
+    s->n = nranks;
+    s->me = me;
+    s->slots = int(h->slots);
+    s->slot_bytes = size_t(h->slot_bytes);
+    /* a rank attaching late starts where its own counter says (0 for a fresh region) */
+    s->g = load_acquire(s->done(me));
+    *out = s;
+    return KB_OK;
+}
+
+__attribute__((visibility("default"))) void mcast_shm_detach(mcast_shm_t *s)
+{
+    delete s;
+}
+
+__attribute__((visibility("default"))) size_t mcast_shm_slot_bytes(const mcast_shm_t *s)
+{
+    return s == nullptr ? 0 : s->slot_bytes;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes,
+                                                         const mcast_shm_io_t *io)
+{
+    if (s == nullptr || io == nullptr || root < 0 || root >= s->n || bytes == 0 ||
+        io->pack == nullptr || io->unpack == nullptr || io->idle == nullptr) {
+        return KB_ERR_ARG;
+    }
+    const size_t C = s->slot_bytes;
+    const uint64_t S = uint64_t(s->slots);
+    if (s->me == root) {
+        bool failed = false;
+        uint64_t i = 0;
+        for (size_t off = 0; off < bytes; ++i) {
+            const uint64_t g = s->g + i;
+            if (g >= S) {
+                /* the slot's last chunk (g - S) must be read by every other rank */
+                const uint64_t need = g - S + 1;
+                while (s->min_done < need) {
+                    uint64_t lo = UINT64_MAX;
+                    for (int r = 0; r < s->n; ++r) {
+                        if (r != s->me) {
+                            lo = std::min(lo, load_acquire(s->done(r)));
+                        }
+                    }
+                    s->min_done = (s->n == 1) ? UINT64_MAX : lo;
+                    if (s->min_done < need) {
+                        io->idle(io->ctx);
+                    }
+                }
+            }
+            const size_t max = std::min(C, bytes - off);
+            size_t len = 0;
+            if (!failed && (io->pack(io->ctx, off, max, s->data(g), &len) != 0 || len < 1 || len > max)) {
+                failed = true;
+            }
+            if (failed) {
+                len = max; /* the receivers still count the root's bytes */
+            }
+            SlotHeader *sh = s->slot(g);
+            sh->msg_bytes = bytes;
+            sh->len = len;
+            sh->flags = failed ? FLAG_ROOT_FAILED : 0;
+            store_release(&sh->ready, g + 1);
+            off += len;
+        }
+        s->g += i;
+        store_release(s->done(s->me), s->g);
+        return KB_OK;
+    }
+    /* a receiver: the root's size and chunk lengths decide how many chunks this call has */
+    int rc = KB_OK;
+    size_t root_bytes = 1;
+    uint64_t i = 0;
+    for (size_t off = 0; off < root_bytes; ++i) {
+        const uint64_t g = s->g + i;
+        SlotHeader *sh = s->slot(g);
+        while (load_acquire(&sh->ready) != g + 1) {
+            io->idle(io->ctx);
+        }
+        if (i == 0) {
+            root_bytes = std::max<size_t>(1, size_t(sh->msg_bytes));
+            if (root_bytes != bytes) {
+                rc = MCAST_SHM_MISMATCH;
+            }
+        }
+        if ((sh->flags & FLAG_ROOT_FAILED) != 0 && rc == KB_OK) {
+            rc = MCAST_SHM_ROOT_FAILED;
+        }
+        /* a root publishes 1..C bytes per chunk; anything else ends the call here */
+        const size_t len = size_t(std::min<uint64_t>(std::max<uint64_t>(sh->len, 1), C));
+        if (rc == KB_OK && io->unpack(io->ctx, off, std::min(len, bytes - off), s->data(g)) != 0) {
+            rc = KB_ERR_INTERNAL;
+        }
+        store_release(s->done(s->me), g + 1);
+        off += len;
+    }
+    s->g += i;
+    return rc;
+}
+
+__attribute__((visibility("default"))) double mcast_shm_predict_us(int nranks, size_t bytes,
+                                                                 size_t slot_bytes, int cores,
+                                                                 double copy_ns_per_byte,
+                                                                 double handover_us)
+{
+    if (nranks < 2 || bytes == 0 || slot_bytes == 0 || !(copy_ns_per_byte >= 0) || !(handover_us >= 0)) {
+        return nranks == 1 || bytes == 0 ? 0.0 : -1.0;
+    }
+    const double M = double(bytes);
+    const double C = std::min(double(slot_bytes), M);
+    const double m = std::ceil(M / C);
+    const double copy = C * copy_ns_per_byte * 1e-3;
+    const double workers = double(nranks);
+    const double k = cores <= 0 ? workers : std::min(double(cores), workers);
+    const double period = std::max(copy, copy * workers / k) + handover_us;
+    return 2.0 * handover_us + copy + (m - 1.0) * period + copy;
+}
+
+} // extern "C"

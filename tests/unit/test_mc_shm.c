@@ -1,0 +1,309 @@
+/*
+ * The shared-segment broadcast (mcast_shm.h), with one thread per rank on one region:
+ *  - layout: region size, format, attach refuses a region formatted for another n or
+ *    not formatted at all;
+ *  - every rank receives exactly the root's bytes, for n = 2..7, rings of 2, 3 and 8
+ *    slots, chunk sizes that do not divide the messages, sizes 1 .. several rings, every
+ *    root in turn, calls back to back (the ring runs on across calls);
+ *  - a receiver that expects another size gets MCAST_SHM_MISMATCH, the others their
+ *    data, and the next call is right on every rank (the ring stayed in step); a root
+ *    whose pack fails makes every receiver report MCAST_SHM_ROOT_FAILED, same;
+ *  - the cost model's closed form.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbinomial.h"
+#include "mcast_shm.h"
+
+static unsigned char pattern(int call, size_t i)
+{
+    return (unsigned char) ((size_t) call * 131u + i * 7u + (i >> 9));
+}
+
+typedef struct {
+    unsigned char *buf;
+    int fail_pack; /* root: pack fails from this offset on (SIZE_MAX: never) */
+    size_t fail_at;
+    size_t packed, unpacked;
+    int slow; /* a receiver that dawdles before each copy */
+} io_ctx_t;
+
+/* Packs a few bytes short of `max` now and then, as a convertor does at an element
+ * boundary. */
+static int io_pack(void *ctx, size_t off, size_t max, void *dst, size_t *packed)
+{
+    io_ctx_t *c = ctx;
+    if (c->fail_pack && off + max > c->fail_at) {
+        return -1;
+    }
+    const size_t len = max > 8 ? max - (off / 7) % 5 : max;
+    memcpy(dst, c->buf + off, len);
+    c->packed += len;
+    *packed = len;
+    return 0;
+}
+
+static int io_unpack(void *ctx, size_t off, size_t len, const void *src)
+{
+    io_ctx_t *c = ctx;
+    if (c->slow) {
+        usleep(200);
+    }
+    memcpy(c->buf + off, src, len);
+    c->unpacked += len;
+    return 0;
+}
+
+static void io_idle(void *ctx)
+{
+    (void) ctx;
+    sched_yield();
+}
+
+/* ---- one thread per rank ------------------------------------------------- */
+typedef struct {
+    int ncalls;
+    const int *root;       /* [ncalls] */
+    const size_t *bytes;   /* [ncalls] the root's size */
+    int odd_rank;          /* this rank expects odd_bytes in call odd_call (-1: none) */
+    int odd_call;
+    size_t odd_bytes;
+    int fail_call;         /* the root of this call fails to pack (-1: none) */
+    int slow_rank;         /* this rank copies slowly (-1: none) */
+} script_t;
+
+typedef struct {
+    void *region;
+    size_t region_bytes;
+    int n, me;
+    const script_t *sc;
+    int *rc;               /* [ncalls] this rank's outcome per call */
+    int *ok;               /* [ncalls] 1 when this rank's buffer holds what it should */
+} rank_arg_t;
+
+static void *rank_main(void *p)
+{
+    rank_arg_t *a = p;
+    mcast_shm_t *s = NULL;
+    if (KB_OK != mcast_shm_attach(a->region, a->region_bytes, a->n, a->me, &s)) {
+        for (int c = 0; c < a->sc->ncalls; ++c) {
+            a->rc[c] = -100;
+        }
+        return NULL;
+    }
+    for (int c = 0; c < a->sc->ncalls; ++c) {
+        const int root = a->sc->root[c];
+        size_t want = a->sc->bytes[c];
+        if (a->me == a->sc->odd_rank && c == a->sc->odd_call) {
+            want = a->sc->odd_bytes;
+        }
+        unsigned char *buf = malloc(want);
+        for (size_t i = 0; i < want; ++i) {
+            buf[i] = (a->me == root) ? pattern(c, i) : 0xEE;
+        }
+        io_ctx_t ctx = {buf, a->me == root && c == a->sc->fail_call, a->sc->bytes[c] / 2, 0, 0,
+                        a->me == a->sc->slow_rank};
+        const mcast_shm_io_t io = {&ctx, io_pack, io_unpack, io_idle};
+        a->rc[c] = mcast_shm_bcast(s, root, want, &io);
+        int good = 1;
+        if (KB_OK == a->rc[c]) {
+            for (size_t i = 0; i < want; ++i) {
+                good &= buf[i] == pattern(c, i);
+            }
+        }
+        a->ok[c] = good;
+        free(buf);
+    }
+    mcast_shm_detach(s);
+    return NULL;
+}
+
+/* Runs the script on n threads; rc / ok are [n][ncalls]. */
+static void run_script(int n, int slots, size_t slot_bytes, const script_t *sc, int *rc, int *ok)
+{
+    const size_t bytes = mcast_shm_region_bytes(n, slots, slot_bytes);
+    assert_true(bytes > 0);
+    void *region = NULL;
+    assert_int_equal(posix_memalign(&region, 4096, bytes), 0);
+    memset(region, 0xA5, bytes); /* format must not rely on a zeroed region */
+    assert_int_equal(mcast_shm_format(region, bytes, n, slots, slot_bytes), KB_OK);
+    pthread_t th[16];
+    rank_arg_t args[16];
+    for (int r = 0; r < n; ++r) {
+        args[r] = (rank_arg_t){region, bytes, n, r, sc, rc + r * sc->ncalls, ok + r * sc->ncalls};
+        assert_int_equal(pthread_create(&th[r], NULL, rank_main, &args[r]), 0);
+    }
+    for (int r = 0; r < n; ++r) {
+        pthread_join(th[r], NULL);
+    }
+    free(region);
+}
+
+static void test_layout(void **state)
+{
+    (void) state;
+    assert_int_equal(mcast_shm_region_bytes(0, 8, 4096), 0);
+    assert_int_equal(mcast_shm_region_bytes(4, 1, 4096), 0); /* a ring needs two slots */
+    assert_int_equal(mcast_shm_region_bytes(4, 8, 0), 0);
+    const size_t b = mcast_shm_region_bytes(4, 8, 1000);
+    /* header + 4 counters + 8 slot headers (128 B lines) + 8 slots of 1000 rounded to 1024 */
+    assert_int_equal(b, 128 + 4 * 128 + 8 * 128 + 8 * 1024);
+    void *region = calloc(1, b);
+    mcast_shm_t *s = NULL;
+    assert_int_equal(mcast_shm_attach(region, b, 4, 0, &s), KB_ERR_ARG); /* not formatted */
+    assert_int_equal(mcast_shm_format(region, b - 1, 4, 8, 1000), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_format(region, b, 4, 8, 1000), KB_OK);
+    assert_int_equal(mcast_shm_attach(region, b, 5, 0, &s), KB_ERR_ARG); /* another n */
+    assert_int_equal(mcast_shm_attach(region, b, 4, 4, &s), KB_ERR_ARG); /* rank out of range */
+    assert_int_equal(mcast_shm_attach(region, b - 1, 4, 0, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_attach(region, b, 4, 3, &s), KB_OK);
+    assert_int_equal(mcast_shm_slot_bytes(s), 1000);
+    const mcast_shm_io_t io = {NULL, io_pack, io_unpack, io_idle};
+    assert_int_equal(mcast_shm_bcast(s, 0, 0, &io), KB_ERR_ARG); /* nothing to send */
+    assert_int_equal(mcast_shm_bcast(s, 4, 10, &io), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_bcast(s, 0, 10, NULL), KB_ERR_ARG);
+    mcast_shm_detach(s);
+    free(region);
+}
+
+static void test_every_root_and_size(void **state)
+{
+    (void) state;
+    const int slot_counts[] = {2, 3, 8};
+    for (int n = 2; n <= 7; ++n) {
+        for (int si = 0; si < 3; ++si) {
+            const int slots = slot_counts[si];
+            const size_t C = 1000;
+            const size_t sizes[] = {1, C - 1, C, C + 1, (size_t) slots * C, 3 * (size_t) slots * C + 7,
+                                    2 * C};
+            enum { NS = sizeof(sizes) / sizeof(sizes[0]) };
+            int roots[NS * 7];
+            size_t bytes[NS * 7];
+            int nc = 0;
+            for (int root = 0; root < n; ++root) {
+                for (int k = 0; k < NS; ++k) {
+                    roots[nc] = root;
+                    bytes[nc] = sizes[(k + root) % NS];
+                    ++nc;
+                }
+            }
+            const script_t sc = {nc, roots, bytes, -1, -1, 0, -1, -1};
+            int *rc = calloc((size_t) (n * nc), sizeof(int)), *ok = calloc((size_t) (n * nc), sizeof(int));
+            run_script(n, slots, C, &sc, rc, ok);
+            for (int i = 0; i < n * nc; ++i) {
+                if (KB_OK != rc[i] || 1 != ok[i]) {
+                    fail_msg("n=%d slots=%d rank %d call %d (root %d, %zu bytes): rc %d data %s", n,
+                             slots, i / nc, i % nc, roots[i % nc], bytes[i % nc], rc[i],
+                             ok[i] ? "ok" : "wrong");
+                }
+            }
+            free(rc);
+            free(ok);
+        }
+    }
+}
+
+static void test_mismatch_keeps_step(void **state)
+{
+    (void) state;
+    const int n = 4, slots = 2;
+    const size_t C = 512;
+    /* call 1: rank 2 expects 100 bytes of a 5000-byte broadcast; call 3: rank 1 expects
+     * 5000 of 700; the calls after each are right everywhere */
+    const int roots[] = {0, 3, 1, 0, 2};
+    const size_t bytes[] = {3000, 5000, 4096, 700, 2600};
+    for (int variant = 0; variant < 2; ++variant) {
+        const script_t sc = {5, roots, bytes, variant == 0 ? 2 : 1, variant == 0 ? 1 : 3,
+                             variant == 0 ? 100 : 5000, -1, -1};
+        int rc[4 * 5], ok[4 * 5];
+        run_script(n, slots, C, &sc, rc, ok);
+        for (int r = 0; r < n; ++r) {
+            for (int c = 0; c < 5; ++c) {
+                const bool odd = r == sc.odd_rank && c == sc.odd_call;
+                if (odd) {
+                    assert_int_equal(rc[r * 5 + c], MCAST_SHM_MISMATCH);
+                } else {
+                    assert_int_equal(rc[r * 5 + c], KB_OK);
+                    assert_int_equal(ok[r * 5 + c], 1);
+                }
+            }
+        }
+    }
+}
+
+static void test_root_failure(void **state)
+{
+    (void) state;
+    const int n = 3;
+    const int roots[] = {1, 1, 0};
+    const size_t bytes[] = {10000, 10000, 1234};
+    const script_t sc = {3, roots, bytes, -1, -1, 0, 1, -1};
+    int rc[3 * 3], ok[3 * 3];
+    run_script(n, 2, 1024, &sc, rc, ok);
+    for (int r = 0; r < n; ++r) {
+        assert_int_equal(rc[r * 3 + 0], KB_OK);
+        assert_int_equal(ok[r * 3 + 0], 1);
+        /* the root itself completes; its receivers learn that its data did not come */
+        assert_int_equal(rc[r * 3 + 1], r == 1 ? KB_OK : MCAST_SHM_ROOT_FAILED);
+        assert_int_equal(rc[r * 3 + 2], KB_OK);
+        assert_int_equal(ok[r * 3 + 2], 1);
+    }
+}
+
+/* A reader that is slow to copy: the root, two slots ahead, must wait for it (a slot
+ * reused before its reader finished would show here as wrong data). */
+static void test_slow_reader(void **state)
+{
+    (void) state;
+    const int roots[] = {0, 0, 2};
+    const size_t bytes[] = {256 * 20, 256 * 7 + 3, 256 * 11};
+    for (int slow = 1; slow <= 2; ++slow) {
+        const script_t sc = {3, roots, bytes, -1, -1, 0, -1, slow};
+        int rc[3 * 3], ok[3 * 3];
+        run_script(3, 2, 256, &sc, rc, ok);
+        for (int i = 0; i < 9; ++i) {
+            assert_int_equal(rc[i], KB_OK);
+            assert_int_equal(ok[i], 1);
+        }
+    }
+}
+
+static void test_model(void **state)
+{
+    (void) state;
+    /* 4 ranks, 4 cores: m = 4 chunks of 1000 B at 1 ns/B (1 us), h = 0.5:
+     * 2h + 1 + 3 (1 + 0.5) + 1 = 7.5 */
+    assert_float_equal(mcast_shm_predict_us(4, 4000, 1000, 0, 1.0, 0.5), 7.5, 1e-9);
+    assert_float_equal(mcast_shm_predict_us(4, 4000, 1000, 4, 1.0, 0.5), 7.5, 1e-9);
+    /* 2 cores: the period is the 4 ranks' copies over 2 cores, 2 us: 1 + 1 + 3 * 2.5 + 1 */
+    assert_float_equal(mcast_shm_predict_us(4, 4000, 1000, 2, 1.0, 0.5), 10.5, 1e-9);
+    /* a message under one chunk: one copy in, one out */
+    assert_float_equal(mcast_shm_predict_us(8, 100, 1000, 0, 1.0, 0.25), 0.5 + 0.2, 1e-9);
+    assert_float_equal(mcast_shm_predict_us(1, 100, 1000, 0, 1.0, 0.25), 0.0, 0.0);
+    assert_true(mcast_shm_predict_us(4, 100, 0, 0, 1.0, 0.25) < 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_every_root_and_size),
+        cmocka_unit_test(test_mismatch_keeps_step),
+        cmocka_unit_test(test_root_failure),
+        cmocka_unit_test(test_slow_reader),
+        cmocka_unit_test(test_model),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
