@@ -28,6 +28,13 @@
  *   eager_bytes       the largest size whose MPI_Isend completes before the receiver
  *                     posts its receive (receiver delayed by --delay-us): doubling, then
  *                     bisection
+ *   shm.copy_ns_per_byte, shm.handover_us   (the shared segment, mcast_shm.h) rank 0 and
+ *                     its first shm peer map one MPI_Win_allocate_shared window: hand-over =
+ *                     half the round trip of a flag written by one and awaited by the other;
+ *                     copy = per byte of rank 0's memcpy of 4 MiB into the window in 32 KiB
+ *                     chunks, or of the peer's memcpy of it out, whichever is slower
+ *                     (medians).  Not under SMPI (its ranks share one thread: a spin on a
+ *                     flag would never end)
  *
  * The same source builds with smpicc (SimGrid SMPI), so perf/sim's platforms get their
  * machine files the way a user's machine does.  Timings are medians of --reps
@@ -39,6 +46,8 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <sched.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +101,8 @@ static void usage(FILE *f)
             "defaults and the file says so.  Place one rank per host plus one extra rank\n"
             "on the first host, e.g. mpirun -np 4 --map-by ppr:2:node.\n"
             "Keys written: net.* and shm.* o_send_us o_recv_us latency_us gap_ns_per_byte\n"
-            "wire_ns_per_byte recv_ns_per_byte eager_bytes (see mcast_planner.h).\n");
+            "wire_ns_per_byte recv_ns_per_byte eager_bytes, shm.copy_ns_per_byte\n"
+            "shm.handover_us (see mcast_planner.h).\n");
 }
 
 static int parse_bytes(const char *s, size_t *out)
@@ -601,6 +611,120 @@ static void measure(bufs_t *B, int me, const int *peers, int np, const options_t
     f->g.eager_bytes = lo;
 }
 
+/* ---- the shared segment (not under SMPI) ------------------------------------------ */
+#define SEG_BYTES ((size_t) 4 << 20)
+#define SEG_CHUNK ((size_t) 32 << 10)
+#define SEG_DATA 256 /* the flags take the first two 128-byte lines */
+
+/* Wait for *flag == v: spin, then yield the core (as a waiting rank of an oversubscribed
+ * node does: Open MPI's progress loop yields there, and so does the shm protocol's). */
+static void await_flag(const uint64_t *flag, uint64_t v)
+{
+    for (long spins = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) != v; spins++) {
+        if (spins > 1000) {
+            sched_yield();
+        }
+    }
+}
+
+/* Collective over MPI_COMM_WORLD.  On rank 0 *copy_ns / *handover_us are set and 1 is
+ * returned when measured; 0 (the defaults stay) when there is no peer or no window. */
+static int shm_segment(int me, int peer, int reps, double *copy_ns, double *handover_us)
+{
+#ifdef SMPI_H
+    (void) me;
+    (void) peer;
+    (void) reps;
+    (void) copy_ns;
+    (void) handover_us;
+    return 0;
+#else
+    MPI_Comm pair = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, (peer > 0 && (me == 0 || me == peer)) ? 0 : MPI_UNDEFINED, me,
+                   &pair);
+    if (MPI_COMM_NULL == pair) {
+        return 0;
+    }
+    int ok = 0;
+    char *seg = NULL, *mine = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    if (MPI_SUCCESS == MPI_Win_allocate_shared(me == 0 ? (MPI_Aint) (SEG_DATA + SEG_BYTES) : 0, 1,
+                                               MPI_INFO_NULL, pair, &seg, &win)) {
+        MPI_Aint sz = 0;
+        int du = 0;
+        MPI_Win_shared_query(win, 0, &sz, &du, &seg);
+        mine = malloc(SEG_BYTES);
+        ok = NULL != seg && NULL != mine && sz >= (MPI_Aint) (SEG_DATA + SEG_BYTES);
+    }
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, pair);
+    double *tin = calloc((size_t) reps, sizeof(double)), *tout = calloc((size_t) reps, sizeof(double));
+    if (all && NULL != tin && NULL != tout) {
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+        uint64_t *ping = (uint64_t *) seg, *pong = (uint64_t *) (seg + 128);
+        if (0 == me) {
+            __atomic_store_n(ping, 0, __ATOMIC_RELEASE);
+            __atomic_store_n(pong, 0, __ATOMIC_RELEASE);
+            memset(mine, 0x5a, SEG_BYTES);
+        }
+        MPI_Win_sync(win);
+        MPI_Barrier(pair);
+        /* hand-over: a flag there and back */
+        const int rounds = 2000;
+        const double t0 = MPI_Wtime();
+        for (uint64_t i = 1; i <= (uint64_t) rounds; i++) {
+            if (0 == me) {
+                __atomic_store_n(ping, i, __ATOMIC_RELEASE);
+                await_flag(pong, i);
+            } else {
+                await_flag(ping, i);
+                __atomic_store_n(pong, i, __ATOMIC_RELEASE);
+            }
+        }
+        *handover_us = (MPI_Wtime() - t0) / (2.0 * rounds) * 1e6;
+        /* copies: rank 0 in, the peer out, one after the other */
+        for (int r = 0; r < reps; r++) {
+            const uint64_t go = (uint64_t) rounds + 1 + (uint64_t) r;
+            if (0 == me) {
+                const double a = MPI_Wtime();
+                for (size_t off = 0; off < SEG_BYTES; off += SEG_CHUNK) {
+                    memcpy(seg + SEG_DATA + off, mine + off, SEG_CHUNK);
+                }
+                tin[r] = MPI_Wtime() - a;
+                __atomic_store_n(ping, go, __ATOMIC_RELEASE);
+                await_flag(pong, go);
+            } else {
+                await_flag(ping, go);
+                const double a = MPI_Wtime();
+                for (size_t off = 0; off < SEG_BYTES; off += SEG_CHUNK) {
+                    memcpy(mine + off, seg + SEG_DATA + off, SEG_CHUNK);
+                }
+                tout[r] = MPI_Wtime() - a;
+                __atomic_store_n(pong, go, __ATOMIC_RELEASE);
+            }
+        }
+        MPI_Win_unlock_all(win);
+        double out = 0.0;
+        if (0 == me) {
+            MPI_Recv(&out, 1, MPI_DOUBLE, 1, TAG_RESULT, pair, MPI_STATUS_IGNORE);
+            const double in = median(tin, reps);
+            *copy_ns = (in > out ? in : out) / (double) SEG_BYTES * 1e9;
+        } else {
+            out = median(tout, reps);
+            MPI_Send(&out, 1, MPI_DOUBLE, 0, TAG_RESULT, pair);
+        }
+    }
+    free(tin);
+    free(tout);
+    free(mine);
+    if (MPI_WIN_NULL != win) {
+        MPI_Win_free(&win);
+    }
+    MPI_Comm_free(&pair);
+    return all;
+#endif
+}
+
 static void describe(FILE *out, const char *what, const fit_t *f, const char *prefix)
 {
     fprintf(out, "%s%s: %d peer(s); o_send %.4g us, o_recv %.4g us, latency %.4g us, gap %.4g ns/B, "
@@ -698,6 +822,10 @@ int main(int argc, char **argv)
         m.shm = fshm.g;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    /* every rank computed the same shm_peers from the same host list */
+    const int seg = shm_segment(me, nshm > 0 ? shm_peers[0] : -1, o.quick ? 5 : o.reps, &m.shm_copy_ns_per_byte,
+                                &m.shm_handover_us);
+    MPI_Barrier(MPI_COMM_WORLD);
     int rc = 0;
     if (me == 0) {
         char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
@@ -738,6 +866,8 @@ int main(int argc, char **argv)
                 }
                 if (nshm) {
                     describe(f, "shm", &fshm, "# ");
+                    fprintf(f, "# shm segment: %s\n", seg ? "copy and hand-over measured (MPI_Win_allocate_shared)"
+                                                           : "copy and hand-over: defaults kept");
                 } else {
                     fprintf(f, "# shm: defaults kept: no two ranks on one host\n");
                 }
@@ -756,6 +886,12 @@ int main(int argc, char **argv)
             }
             if (nshm) {
                 describe(stdout, "shm", &fshm, "");
+                if (seg) {
+                    printf("shm segment: copy %.4g ns/B, hand-over %.4g us\n", m.shm_copy_ns_per_byte,
+                           m.shm_handover_us);
+                } else {
+                    printf("shm segment: not measured; the defaults are kept\n");
+                }
             } else {
                 printf("shm: no two ranks on one host; the defaults are kept\n");
             }

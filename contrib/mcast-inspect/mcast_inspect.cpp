@@ -146,6 +146,7 @@ struct Options {
     int k = 0;                  /* 0 = from the model */
     double lambda = 0.0;        /* 0 = from the model */
     size_t segment_bytes = 0;   /* 0 = from the model */
+    size_t shm_chunk_bytes = 32768; /* one host: the shared segment's chunk (0 = none) */
     int window = 4;
     int max_sends = -1;
     std::string machine;        /* machine file, "" = built-in model */
@@ -181,6 +182,9 @@ void usage(FILE *out)
             "  --k K               k-binomial fan-out bound (default: the planner's)\n"
             "  --lambda L          postal lambda >= 1 (default: from the machine model)\n"
             "  --segment-bytes S   segment size (default: the planner's)\n"
+            "  --shm-chunk-bytes C every rank on one host: the shared segment's chunk, as\n"
+            "                      coll_kbinomial_shm_chunk_bytes (default 32768, 0 = none;\n"
+            "                      8 slots)\n"
             "  --window W          receives posted ahead (default 4)\n"
             "  --max-sends N       sends in flight, -1 auto (default), 0 window*children\n"
             "  --machine FILE      machine model file (docs/machine-model.md); default built in\n"
@@ -233,7 +237,7 @@ size_t parse_bytes(const char *s)
 Options parse_options(int argc, char **argv)
 {
     enum { O_TOPO = 1, O_HOSTS, O_ROOT, O_ALG, O_BYTES, O_K, O_LAMBDA, O_ORDER, O_PIC, O_ROUTE,
-           O_GEN, O_HELP, O_LIST, O_SEG, O_WIN, O_MS, O_MACHINE };
+           O_GEN, O_HELP, O_LIST, O_SEG, O_WIN, O_MS, O_MACHINE, O_SHM };
     static const struct option longopts[] = {
         {"topology", required_argument, nullptr, O_TOPO},
         {"hosts", required_argument, nullptr, O_HOSTS},
@@ -248,6 +252,7 @@ Options parse_options(int argc, char **argv)
         {"generate-irregular", required_argument, nullptr, O_GEN},
         {"list-algorithms", no_argument, nullptr, O_LIST},
         {"segment-bytes", required_argument, nullptr, O_SEG},
+        {"shm-chunk-bytes", required_argument, nullptr, O_SHM},
         {"window", required_argument, nullptr, O_WIN},
         {"max-sends", required_argument, nullptr, O_MS},
         {"machine", required_argument, nullptr, O_MACHINE},
@@ -278,6 +283,7 @@ Options parse_options(int argc, char **argv)
         case O_GEN: o.generate = optarg; break;
         case O_LIST: o.list = true; break;
         case O_SEG: o.segment_bytes = parse_bytes(optarg); break;
+        case O_SHM: o.shm_chunk_bytes = parse_bytes(optarg); break;
         case O_WIN: o.window = (int) parse_long("--window", optarg, 1, 1024); break;
         case O_MS: o.max_sends = (int) parse_long("--max-sends", optarg, -1, 1024); break;
         case O_MACHINE: o.machine = optarg; break;
@@ -342,6 +348,7 @@ struct Inspection {
     mcast_plan_t *plan = nullptr;       /* owns the tree */
     const kb_tree_t *tree = nullptr;    /* NULL for a schedule family */
     int family = -1;                    /* mcast_family_t of a family plan */
+    bool shm = false;                   /* a shared-segment plan (one host) */
     uint32_t nblocks = 0;               /* blocks of the inspected message */
     ~Inspection() { mcast_plan_free(plan); }
     std::string params;                  /* "kbinomial k=2" for the picture */
@@ -526,6 +533,10 @@ void build_plan(Inspection &in)
     pi.nnodes = (int) ids.size();
     pi.machine = &machine;
     pi.forced = &f;
+    if (pi.all_local && in.opt.shm_chunk_bytes > 0) { /* as the component offers it */
+        pi.shm_slot_bytes = in.opt.shm_chunk_bytes;
+        pi.shm_slots = 8;
+    }
     pm_torus_shape_t shape = {};
     std::vector<int> coords;
     if (PM_TOPO_TORUS == pm_topology_kind(in.topo.get()) &&
@@ -588,6 +599,15 @@ void build_plan(Inspection &in)
     L.push_back(fmt("segment_bytes: %zu", B));
     L.push_back(fmt("segments: %u", m));
     in.nblocks = m;
+    if (MCAST_ALG_SHM == info.algorithm) {
+        in.shm = true;
+        L.push_back("transport: shm (a shared segment: no messages, no links)");
+        L.push_back("formula: the shared segment's cost model (mcast_shm.h)");
+        L.push_back(fmt("predicted_us: %.1f (at the size class's %zu bytes)", info.predicted_us,
+                        info.class_bytes));
+        L.push_back(fmt("selected_by: %s", info.selected_by));
+        return;
+    }
     if (nullptr == in.tree) {
         /* a schedule family: its unit-step rounds (formula and the checker's execution of
          * every rank's schedule) and the model's time at the size class */
@@ -1184,6 +1204,12 @@ int run(int argc, char **argv)
     read_hosts(in);
     build_chain(in);
     build_plan(in);
+    if (in.shm) { /* no messages to check or draw */
+        for (const std::string &l : in.model_lines) {
+            printf("%s\n", l.c_str());
+        }
+        return 0;
+    }
     if (nullptr != in.tree && KB_OK != kb_tree_check(in.tree)) {
         throw Fail(EXIT_INTERNAL, "the core returned an inconsistent tree");
     }

@@ -161,5 +161,16 @@ width=$(awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }' "$tmp/d
 check "deep tree picture lines are at most 200 bytes (widest $width)" test "$width" -le 200
 check "deep tree picture marks levels below 32" grep -q '\[depth 511\] `-- ' "$tmp/deep.tree"
 
+# 9. Every rank on one host: auto plans the shared segment as the component does (no
+#    messages to check); without a segment (--shm-chunk-bytes 0) a tree over the PML.
+printf 'switch s0\nhost a\nlink s0 a\nhost b\nlink s0 b\n' >"$tmp/one.topo"
+run onehost --topology "$tmp/one.topo" --hosts a,a,a,a --bytes 1M
+check "one host: auto plans shm" grep -q '^plan: algorithm=shm .*transport=shm' "$tmp/onehost.out"
+check "one host: shm's chunks (32 x 32 KiB)" grep -qx 'segments: 32' "$tmp/onehost.out"
+run onehost_pml --topology "$tmp/one.topo" --hosts a,a,a,a --bytes 1M --shm-chunk-bytes 0
+check "one host, no segment: a PML plan" grep -q '^plan: algorithm=[a-z_]* .*transport=pml' "$tmp/onehost_pml.out"
+run twohosts --topology "$tmp/one.topo" --hosts a,a,b,b --bytes 1M --algorithm shm
+check "two hosts: shm forced is refused (exit 2)" status_is twohosts 2
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

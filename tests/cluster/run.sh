@@ -146,9 +146,9 @@ fi
 # ---- ours
 if [ -n "$COMP" ]; then
     # coll/kbinomial's algorithms from the registry (twolevel needs several ranks per host:
-    # its row follows)
+    # its row follows; shm needs every rank on one host: refused below)
     ALGS=$("$TOP/contrib/mcast-inspect/mcast-inspect" --list-algorithms |
-           awk '/\[coll\/kbinomial/ && $1 != "twolevel" {print $1}')
+           awk '/\[coll\/kbinomial/ && $1 != "twolevel" && $1 != "shm" {print $1}')
     [ -n "$ALGS" ] || bad "cannot list the algorithms (mcast-inspect --list-algorithms)"
     for alg in $ALGS; do
         for root in 0 rotate; do
@@ -167,6 +167,16 @@ if [ -n "$COMP" ]; then
             fi
         done
     done
+    # shm forced across hosts: no shared segment there, the call fails with the reason
+    # (fallback=error), no hang; auto's plan line above never says shm
+    # shellcheck disable=SC2046
+    if "$CLUSTER" run -- -np "$N" $(ours shm) "$OSU" -c -m 1:1024 -i 2 -x 1 >"$WORK/osu.out" 2>&1; then
+        bad "ours shm across $N hosts: succeeded without a shared segment"
+    elif grep -q "declined (shm: needs every rank on one node" "$WORK/osu.out"; then
+        ok "ours shm forced across $N hosts: refused with the reason (fallback=error), no hang"
+    else
+        bad "ours shm forced across $N hosts: unexpected failure"; tail -8 "$WORK/osu.out"
+    fi
     # twolevel: two ranks per host, so node leaders run the plan between the hosts (a
     # k-binomial tree or a family: circulant, two-tree) and each host's second rank gets
     # every block from its leader as it arrives

@@ -186,9 +186,43 @@ if [ -z "${MATRIX_DRY:-}" ]; then
     else
         fail=$((fail + 1)); echo "FAIL shm_chunk_bytes=0: auto plans no shm"; tail -n 3 "$out" | sed 's/^/    /'
     fi
-    rm -f "$out" "$out_auto"
+    # mcast-calibrate measures the segment's copy and hand-over (two ranks on this host):
+    # values in a sane range, and auto plans shm with the file it wrote
+    cal=$(mktemp)
+    if timeout "$TIMEOUT" "$MPIRUN" -np 2 --oversubscribe --bind-to none \
+        "$BUILD_DIR/../../contrib/mcast-calibrate/mcast-calibrate" --quick --out "$cal" >"$out" 2>&1 &&
+        grep -q '^# shm segment: copy and hand-over measured' "$cal" &&
+        awk '$1 == "shm.copy_ns_per_byte" && $2 > 0.001 && $2 < 10 { c = 1 }
+             $1 == "shm.handover_us" && $2 > 0 && $2 < 10000 { h = 1 } END { exit !(c && h) }' "$cal" &&
+        timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+        --mca coll_kbinomial_machine_file "$cal" "$CHECK" -l 100000 >"$out_auto" 2>&1 &&
+        grep -q "0 failures" "$out_auto" && ! grep -q "machine file not used" "$out_auto" &&
+        grep -q "^coll:kbinomial: comm=0 .*algorithm=shm" "$out_auto"; then
+        pass=$((pass + 1)); echo "PASS mcast-calibrate measures the shm segment ($(grep '^shm segment' "$out")); auto plans shm with its file"
+    else
+        fail=$((fail + 1)); echo "FAIL mcast-calibrate's shm segment"; tail -n 4 "$out" "$cal" "$out_auto" | sed 's/^/    /'
+    fi
+    # a rank that cannot map the segment (rank 1 sees a /dev/shm of its own: a mount
+    # namespace; TCP between the ranks, since the BTL's shared memory needs /dev/shm too):
+    # the first shm call goes to the module below on every rank, later calls plan without
+    # it on that communicator, no hang, data right (sub-communicators without rank 1 keep it)
+    if unshare -m true 2>/dev/null; then
+        if timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${FALLBACK_ERROR[@]}" --mca pml ob1 \
+            --mca btl self,tcp sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then exec unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs /dev/shm && exec \"\$0\" \"\$@\"" "$0" "$@"; fi; exec "$0" "$@"' \
+            "$CHECK" -l 100000 >"$out" 2>&1 && grep -q "0 failures" "$out" &&
+            [ "$(grep -c '^coll:kbinomial: comm=0 .*algorithm=shm' "$out")" = 1 ] &&
+            grep -q '^coll:kbinomial: comm=0 .*algorithm=[a-z_]* .*transport=pml' "$out"; then
+            pass=$((pass + 1)); echo "PASS shm segment missing on one rank: the module below, then PML plans; data right"
+        else
+            fail=$((fail + 1)); echo "FAIL shm segment missing on one rank"; grep -v '^coll:kbinomial: .*comm=' "$out" | tail -n 5 | sed 's/^/    /'
+        fi
+    else
+        echo "SKIP shm segment missing on one rank: no mount namespaces here (unshare -m)"
+    fi
+    rm -f "$out" "$out_auto" "$cal"
 else
-    echo "PASS shm ibcast"; echo "PASS shm auto"; echo "PASS shm off"
+    echo "PASS shm ibcast"; echo "PASS shm auto"; echo "PASS shm off"; echo "PASS shm calibrate"
+    echo "PASS shm missing"
 fi
 
 # 2. pml ucx
