@@ -9,7 +9,13 @@
  *   a slot is written again (chunk g + S) only once every other rank's done >= g + 1
  *
  *       root ──memcpy──► [slot 0][slot 1] ... [slot S-1] ──memcpy──► every other rank
- *                          ring of S chunks of C bytes, reused call after call
+ *                          ring of S slots of C bytes, reused call after call
+ *
+ * A call's chunk is mcast_shm_chunk_bytes: M / S, but at least the minimum chunk and at
+ * most a slot, so a message up to S slots fits the ring at once (the root never waits for
+ * a slow rank: with more ranks than cores a waiting root costs scheduler turns: 8 ranks
+ * on 2 cores, 1 MiB in 32 KiB chunks through a 256 KiB ring 150 us, through a 2 MiB
+ * ring 66 us) and a small message touches the same few cache-hot lines call after call.
  *
  * Every rank counts chunks the same way (g runs on across calls: collectives on a
  * communicator are ordered), so slots need no reset between calls and a call's root may
@@ -18,9 +24,9 @@
  * against one copy per receiver through the kernel (CMA single copy, ~4x slower per
  * byte than memcpy here: perf/results/2026-11-26-shm-np4).
  *
- * Cost model (the planner's, mcast_shm_predict_us): m = ceil(M / C) chunks, R = n - 1
- * receivers, K cores for the node's ranks (K >= n: one each), c ns per byte of memcpy,
- * h us per hand-over (a flag seen by another core, a wake-up when oversubscribed):
+ * Cost model (the planner's, mcast_shm_predict_us): m = ceil(M / C) chunks of the call's
+ * C, K cores for the node's ranks (K >= n: one each), c ns per byte of memcpy, h us per
+ * hand-over (a flag seen by another core):
  *   per-chunk period  P = max(C c, (C c (R + 1)) / min(K, R + 1)) + h
  *   T = 2 h + C c + (m - 1) P + C c                  (first copy in, pipeline, last copy out)
  *
@@ -53,8 +59,11 @@ typedef struct mcast_shm mcast_shm_t; /* one rank's view of a formatted region *
 /* KB_ERR_ARG when the region is not one formatted for nranks ranks. */
 int mcast_shm_attach(void *region, size_t region_bytes, int nranks, int me, mcast_shm_t **out);
 void mcast_shm_detach(mcast_shm_t *s);
-/* Slot (chunk) bytes of the region. */
+/* Slot bytes of the region. */
 size_t mcast_shm_slot_bytes(const mcast_shm_t *s);
+/* The chunk of an M-byte call: ceil(M / slots) within [min(chunk_min, slot_bytes),
+ * slot_bytes] (chunk_min 0 = a slot).  Every rank computes the same. */
+size_t mcast_shm_chunk_bytes(size_t bytes, size_t chunk_min, size_t slot_bytes, int slots);
 
 typedef struct mcast_shm_io {
     void *ctx;
@@ -67,13 +76,15 @@ typedef struct mcast_shm_io {
     void (*idle)(void *ctx);
 } mcast_shm_io_t;
 
-/* One broadcast of `bytes` (> 0) bytes from `root` over the region.  KB_OK,
+/* One broadcast of `bytes` (> 0) bytes from `root` over the region, the root packing
+ * chunks of at most chunk_bytes (0 or more than a slot: a slot).  KB_OK,
  * MCAST_SHM_MISMATCH, MCAST_SHM_ROOT_FAILED, a failed unpack's KB_ERR_INTERNAL (the
  * chunks are still consumed), or KB_ERR_ARG (nothing done). */
-int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes, const mcast_shm_io_t *io);
+int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes, size_t chunk_bytes,
+                    const mcast_shm_io_t *io);
 
-/* The cost model above (us); cores <= 0 means one per rank. */
-double mcast_shm_predict_us(int nranks, size_t bytes, size_t slot_bytes, int cores,
+/* The cost model above (us) for chunks of chunk_bytes; cores <= 0 means one per rank. */
+double mcast_shm_predict_us(int nranks, size_t bytes, size_t chunk_bytes, int cores,
                             double copy_ns_per_byte, double handover_us);
 
 #ifdef __cplusplus

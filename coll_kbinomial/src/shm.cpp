@@ -168,14 +168,26 @@ __attribute__((visibility("default"))) size_t mcast_shm_slot_bytes(const mcast_s
     return s == nullptr ? 0 : s->slot_bytes;
 }
 
+__attribute__((visibility("default"))) size_t mcast_shm_chunk_bytes(size_t bytes, size_t chunk_min,
+                                                                  size_t slot_bytes, int slots)
+{
+    if (slot_bytes == 0 || slots < 1) {
+        return 0;
+    }
+    const size_t lo = (chunk_min == 0) ? slot_bytes : std::min(chunk_min, slot_bytes);
+    const size_t share = bytes / size_t(slots) + (bytes % size_t(slots) != 0 ? 1 : 0);
+    return std::min(slot_bytes, std::max(lo, share));
+}
+
 __attribute__((visibility("default"))) int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes,
-                                                         const mcast_shm_io_t *io)
+                                                         size_t chunk_bytes, const mcast_shm_io_t *io)
 {
     if (s == nullptr || io == nullptr || root < 0 || root >= s->n || bytes == 0 ||
         io->pack == nullptr || io->unpack == nullptr || io->idle == nullptr) {
         return KB_ERR_ARG;
     }
     const size_t C = s->slot_bytes;
+    const size_t chunk = (chunk_bytes == 0) ? C : std::min(chunk_bytes, C);
     const uint64_t S = uint64_t(s->slots);
     if (s->me == root) {
         bool failed = false;
@@ -198,7 +210,7 @@ __attribute__((visibility("default"))) int mcast_shm_bcast(mcast_shm_t *s, int r
                     }
                 }
             }
-            const size_t max = std::min(C, bytes - off);
+            const size_t max = std::min(chunk, bytes - off);
             size_t len = 0;
             if (!failed && (io->pack(io->ctx, off, max, s->data(g), &len) != 0 || len < 1 || len > max)) {
                 failed = true;

@@ -59,7 +59,8 @@
  *
  * Shared segment (`shm`, coll/kbinomial, only where every rank is on one node and the glue
  * offers a segment: input.shm_slot_bytes): the root copies the message into a ring of
- * chunks, every other rank copies it out (mcast_shm.h, protocol and model):
+ * slots, every other rank copies it out (mcast_shm.h, protocol and model), in chunks of
+ * C = mcast_shm_chunk_bytes(M, shm_chunk_bytes, shm_slot_bytes, shm_slots):
  *   T = 2 h + C c + (m - 1) max(C c, C c n / K) + h (m - 1) + C c,   m = ceil(M / C)
  * with c = shm_copy_ns_per_byte, h = shm_handover_us, K = input.node_cores.  Not a
  * schedule either: the glue runs it (blocking only; MPI_Ibcast of such a class goes to
@@ -280,10 +281,10 @@ typedef struct mcast_plan_input {
     int exact_bytes;               /* 0 (the components): decide at the size class's
                                       representative; 1 (model checks): predict and plan
                                       for `bytes` itself */
-    size_t shm_slot_bytes;         /* kbinomial, one node: the shared segment's chunk
-                                      (slots of this size; 0 = no segment: shm not a
-                                      candidate) */
+    size_t shm_slot_bytes;         /* kbinomial, one node: the shared segment's slot (the
+                                      largest chunk; 0 = no segment: shm not a candidate) */
     int shm_slots;                 /* its slot count (>= 2) */
+    size_t shm_chunk_bytes;        /* the smallest chunk (mcast_shm_chunk_bytes; 0 = a slot) */
     int node_cores;                /* cores the node's ranks share (0 = one per rank) */
 } mcast_plan_input_t;
 
@@ -329,7 +330,9 @@ typedef struct mcast_plan_info {
     size_t class_bytes;       /* representative size of the class the decision used */
     int defer;                /* pass the call to the module below: a "previous" rule, or
                                  pathmc under auto when a kbinomial plan is better */
-    int shm_slots;            /* shm: the segment's ring of segment_bytes chunks */
+    int shm_slots;            /* shm: the segment's slots, their bytes and the smallest */
+    size_t shm_slot_bytes;    /* chunk (segment_bytes: the class's chunk) */
+    size_t shm_chunk_bytes;
 } mcast_plan_info_t;
 int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info);
 /* "k=2 segment_bytes=8192 window=4 max_sends=1 discipline=fpfs predicted_us=12.3

@@ -182,9 +182,9 @@ void usage(FILE *out)
             "  --k K               k-binomial fan-out bound (default: the planner's)\n"
             "  --lambda L          postal lambda >= 1 (default: from the machine model)\n"
             "  --segment-bytes S   segment size (default: the planner's)\n"
-            "  --shm-chunk-bytes C every rank on one host: the shared segment's chunk, as\n"
-            "                      coll_kbinomial_shm_chunk_bytes (default 32768, 0 = none;\n"
-            "                      8 slots)\n"
+            "  --shm-chunk-bytes C every rank on one host: the shared segment's smallest\n"
+            "                      chunk, as coll_kbinomial_shm_chunk_bytes (default 32768,\n"
+            "                      0 = none; 8 slots of 256 KiB)\n"
             "  --window W          receives posted ahead (default 4)\n"
             "  --max-sends N       sends in flight, -1 auto (default), 0 window*children\n"
             "  --machine FILE      machine model file (docs/machine-model.md); default built in\n"
@@ -534,7 +534,8 @@ void build_plan(Inspection &in)
     pi.machine = &machine;
     pi.forced = &f;
     if (pi.all_local && in.opt.shm_chunk_bytes > 0) { /* as the component offers it */
-        pi.shm_slot_bytes = in.opt.shm_chunk_bytes;
+        pi.shm_chunk_bytes = in.opt.shm_chunk_bytes;
+        pi.shm_slot_bytes = std::max<size_t>(in.opt.shm_chunk_bytes, 262144);
         pi.shm_slots = 8;
     }
     pm_torus_shape_t shape = {};

@@ -1347,17 +1347,21 @@ static void test_shm_plans(void **state)
     in.all_local = 1;
     in.nnodes = 1;
     in.exact_bytes = 1;
-    in.shm_slot_bytes = 32768;
+    in.shm_slot_bytes = 262144;
+    in.shm_chunk_bytes = 32768;
     in.shm_slots = 8;
     in.node_cores = 2;
     mcast_plan_info_t info = info_of(&in);
     assert_int_equal(info.algorithm, MCAST_ALG_SHM);
     assert_string_equal(info.transport, "shm");
     assert_int_equal(info.shm_slots, 8);
-    assert_int_equal(info.segment_bytes, 32768);
+    assert_int_equal(info.shm_slot_bytes, 262144);
+    assert_int_equal(info.shm_chunk_bytes, 32768);
+    /* 1 MiB in the ring's 8 slots: chunks of 128 KiB, the model's and the run's */
+    assert_int_equal(info.segment_bytes, 131072);
     assert_null(info.tree);
     assert_float_equal(info.predicted_us,
-                       mcast_shm_predict_us(4, 1 << 20, 32768, 2, mach.shm_copy_ns_per_byte,
+                       mcast_shm_predict_us(4, 1 << 20, 131072, 2, mach.shm_copy_ns_per_byte,
                                             mach.shm_handover_us), 1e-9);
     mcast_plan_t *p = select_ok(&in);
     mcast_sched_t *sched = NULL;

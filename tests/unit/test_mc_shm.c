@@ -82,12 +82,14 @@ typedef struct {
     size_t odd_bytes;
     int fail_call;         /* the root of this call fails to pack (-1: none) */
     int slow_rank;         /* this rank copies slowly (-1: none) */
+    size_t chunk_min;      /* the calls' smallest chunk (mcast_shm_chunk_bytes; 0: a slot) */
 } script_t;
 
 typedef struct {
     void *region;
     size_t region_bytes;
-    int n, me;
+    int n, me, slots;
+    size_t slot_bytes;
     const script_t *sc;
     int *rc;               /* [ncalls] this rank's outcome per call */
     int *ok;               /* [ncalls] 1 when this rank's buffer holds what it should */
@@ -116,7 +118,8 @@ static void *rank_main(void *p)
         io_ctx_t ctx = {buf, a->me == root && c == a->sc->fail_call, a->sc->bytes[c] / 2, 0, 0,
                         a->me == a->sc->slow_rank};
         const mcast_shm_io_t io = {&ctx, io_pack, io_unpack, io_idle};
-        a->rc[c] = mcast_shm_bcast(s, root, want, &io);
+        const size_t chunk = mcast_shm_chunk_bytes(want, a->sc->chunk_min, a->slot_bytes, a->slots);
+        a->rc[c] = mcast_shm_bcast(s, root, want, chunk, &io);
         int good = 1;
         if (KB_OK == a->rc[c]) {
             for (size_t i = 0; i < want; ++i) {
@@ -142,7 +145,8 @@ static void run_script(int n, int slots, size_t slot_bytes, const script_t *sc, 
     pthread_t th[16];
     rank_arg_t args[16];
     for (int r = 0; r < n; ++r) {
-        args[r] = (rank_arg_t){region, bytes, n, r, sc, rc + r * sc->ncalls, ok + r * sc->ncalls};
+        args[r] = (rank_arg_t){region, bytes, n, r, slots, slot_bytes, sc, rc + r * sc->ncalls,
+                               ok + r * sc->ncalls};
         assert_int_equal(pthread_create(&th[r], NULL, rank_main, &args[r]), 0);
     }
     for (int r = 0; r < n; ++r) {
@@ -171,9 +175,17 @@ static void test_layout(void **state)
     assert_int_equal(mcast_shm_attach(region, b, 4, 3, &s), KB_OK);
     assert_int_equal(mcast_shm_slot_bytes(s), 1000);
     const mcast_shm_io_t io = {NULL, io_pack, io_unpack, io_idle};
-    assert_int_equal(mcast_shm_bcast(s, 0, 0, &io), KB_ERR_ARG); /* nothing to send */
-    assert_int_equal(mcast_shm_bcast(s, 4, 10, &io), KB_ERR_ARG);
-    assert_int_equal(mcast_shm_bcast(s, 0, 10, NULL), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_bcast(s, 0, 0, 0, &io), KB_ERR_ARG); /* nothing to send */
+    assert_int_equal(mcast_shm_bcast(s, 4, 10, 0, &io), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_bcast(s, 0, 10, 0, NULL), KB_ERR_ARG);
+    /* a call's chunk: M / slots within [chunk_min, slot] */
+    assert_int_equal(mcast_shm_chunk_bytes(100, 4096, 262144, 8), 4096);
+    assert_int_equal(mcast_shm_chunk_bytes(1 << 20, 4096, 262144, 8), 131072);
+    assert_int_equal(mcast_shm_chunk_bytes((1 << 20) + 1, 4096, 262144, 8), 131073);
+    assert_int_equal(mcast_shm_chunk_bytes(64 << 20, 4096, 262144, 8), 262144);
+    assert_int_equal(mcast_shm_chunk_bytes(100, 0, 262144, 8), 262144);
+    assert_int_equal(mcast_shm_chunk_bytes(100, 1 << 20, 262144, 8), 262144);
+    assert_int_equal(mcast_shm_chunk_bytes(100, 4096, 0, 8), 0);
     mcast_shm_detach(s);
     free(region);
 }
@@ -199,18 +211,21 @@ static void test_every_root_and_size(void **state)
                     ++nc;
                 }
             }
-            const script_t sc = {nc, roots, bytes, -1, -1, 0, -1, -1};
-            int *rc = calloc((size_t) (n * nc), sizeof(int)), *ok = calloc((size_t) (n * nc), sizeof(int));
-            run_script(n, slots, C, &sc, rc, ok);
-            for (int i = 0; i < n * nc; ++i) {
-                if (KB_OK != rc[i] || 1 != ok[i]) {
-                    fail_msg("n=%d slots=%d rank %d call %d (root %d, %zu bytes): rc %d data %s", n,
-                             slots, i / nc, i % nc, roots[i % nc], bytes[i % nc], rc[i],
-                             ok[i] ? "ok" : "wrong");
+            for (size_t chunk_min = 0; chunk_min <= 300; chunk_min += 300) {
+                /* whole slots, and chunks that grow with the message from 300 bytes */
+                const script_t sc = {nc, roots, bytes, -1, -1, 0, -1, -1, chunk_min};
+                int *rc = calloc((size_t) (n * nc), sizeof(int)), *ok = calloc((size_t) (n * nc), sizeof(int));
+                run_script(n, slots, C, &sc, rc, ok);
+                for (int i = 0; i < n * nc; ++i) {
+                    if (KB_OK != rc[i] || 1 != ok[i]) {
+                        fail_msg("n=%d slots=%d chunk_min=%zu rank %d call %d (root %d, %zu bytes): rc %d "
+                                 "data %s", n, slots, chunk_min, i / nc, i % nc, roots[i % nc],
+                                 bytes[i % nc], rc[i], ok[i] ? "ok" : "wrong");
+                    }
                 }
+                free(rc);
+                free(ok);
             }
-            free(rc);
-            free(ok);
         }
     }
 }
@@ -226,7 +241,7 @@ static void test_mismatch_keeps_step(void **state)
     const size_t bytes[] = {3000, 5000, 4096, 700, 2600};
     for (int variant = 0; variant < 2; ++variant) {
         const script_t sc = {5, roots, bytes, variant == 0 ? 2 : 1, variant == 0 ? 1 : 3,
-                             variant == 0 ? 100 : 5000, -1, -1};
+                             variant == 0 ? 100 : 5000, -1, -1, 0};
         int rc[4 * 5], ok[4 * 5];
         run_script(n, slots, C, &sc, rc, ok);
         for (int r = 0; r < n; ++r) {
@@ -249,7 +264,7 @@ static void test_root_failure(void **state)
     const int n = 3;
     const int roots[] = {1, 1, 0};
     const size_t bytes[] = {10000, 10000, 1234};
-    const script_t sc = {3, roots, bytes, -1, -1, 0, 1, -1};
+    const script_t sc = {3, roots, bytes, -1, -1, 0, 1, -1, 0};
     int rc[3 * 3], ok[3 * 3];
     run_script(n, 2, 1024, &sc, rc, ok);
     for (int r = 0; r < n; ++r) {
@@ -270,7 +285,7 @@ static void test_slow_reader(void **state)
     const int roots[] = {0, 0, 2};
     const size_t bytes[] = {256 * 20, 256 * 7 + 3, 256 * 11};
     for (int slow = 1; slow <= 2; ++slow) {
-        const script_t sc = {3, roots, bytes, -1, -1, 0, -1, slow};
+        const script_t sc = {3, roots, bytes, -1, -1, 0, -1, slow, 100};
         int rc[3 * 3], ok[3 * 3];
         run_script(3, 2, 256, &sc, rc, ok);
         for (int i = 0; i < 9; ++i) {

@@ -26,8 +26,9 @@ typedef struct mca_coll_kbinomial_component_t {
     char *topology_file;        /* network topology naming the hosts (pathmc core parsers) */
     char *rules_file;           /* decision rules overriding auto (kb_rules_*) */
     struct kb_rules *rules;     /* loaded at open; NULL when none or unusable */
-    size_t shm_chunk_bytes;     /* one node: the shared segment's chunk (0 = no segment) */
-    int shm_slots;              /* its ring of chunks */
+    size_t shm_chunk_bytes;     /* one node: the smallest chunk (0 = no shared segment) */
+    size_t shm_max_chunk_bytes; /* the segment's slot: the largest chunk */
+    int shm_slots;              /* its ring of slots */
 } mca_coll_kbinomial_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;

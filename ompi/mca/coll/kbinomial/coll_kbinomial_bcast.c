@@ -47,6 +47,7 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
     h = mcast_digest_bytes(h, &c->shm_chunk_bytes, sizeof(c->shm_chunk_bytes));
     h = mcast_digest_bytes(h, &c->shm_slots, sizeof(c->shm_slots));
+    h = mcast_digest_bytes(h, &c->shm_max_chunk_bytes, sizeof(c->shm_max_chunk_bytes));
     const int cores = node_cores();
     h = mcast_digest_bytes(h, &cores, sizeof(cores));
     d->params = h;
@@ -85,7 +86,8 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
      * device buffers on some ranks only (a local property no rank can agree on), so it
      * never plans shm. */
     if (!OPAL_CUDA_SUPPORT && loc->all_local && 0 != c->shm_chunk_bytes && !mcast_shm_failed(m->shm)) {
-        in->shm_slot_bytes = c->shm_chunk_bytes;
+        in->shm_slot_bytes = c->shm_max_chunk_bytes;
+        in->shm_chunk_bytes = c->shm_chunk_bytes;
         in->shm_slots = c->shm_slots;
         in->node_cores = node_cores();
     }

@@ -55,6 +55,7 @@ static int kbinomial_register(void)
     c->rules_file = NULL;
     c->rules = NULL;
     c->shm_chunk_bytes = 32768;
+    c->shm_max_chunk_bytes = 262144;
     c->shm_slots = 8;
     const mcast_var_t vars[] = {
         {"k", "k-binomial fan-out bound k, 1..64; 0 = the planner's optimal k (default 0)",
@@ -115,13 +116,19 @@ static int kbinomial_register(void)
          "perf/bcast-compare results. Every rank must read the same table (checked "
          "once per communicator; otherwise the model decides)",
          MCA_BASE_VAR_TYPE_STRING, &c->rules_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"shm_chunk_bytes", "One node: chunk of the shared segment the shm algorithm copies "
-         "through (the root copies a chunk in while the others copy the last one out), 512 .. "
-         "16 MiB; 0 = no shared segment (shm is then never chosen). The segment (shm_slots "
-         "chunks) is created at the communicator's first shm plan and lives as long as it "
-         "(default 32768)",
+        {"shm_chunk_bytes", "One node: smallest chunk the shm algorithm copies through its "
+         "shared segment (the root copies a chunk in while the others copy the last one out; "
+         "a call's chunk is its size / shm_slots within [shm_chunk_bytes, "
+         "shm_max_chunk_bytes]), 512 .. 16 MiB; 0 = no shared segment (shm is then never "
+         "chosen) (default 32768)",
          MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_chunk_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"shm_slots", "One node: chunks in the shared segment's ring, 2..64 (default 8)",
+        {"shm_max_chunk_bytes", "One node: the shared segment's slot, the largest chunk, "
+         ">= shm_chunk_bytes, up to 16 MiB. The segment (shm_slots slots, 2 MiB by default) is "
+         "created at the communicator's first shm plan and lives as long as it "
+         "(default 262144)",
+         MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_max_chunk_bytes, OPAL_INFO_LVL_6,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"shm_slots", "One node: slots in the shared segment's ring, 2..64 (default 8)",
          MCA_BASE_VAR_TYPE_INT, &c->shm_slots, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
     };
     rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]));
@@ -162,6 +169,9 @@ static void validate(void)
     if (0 != c->shm_chunk_bytes) {
         mcast_param_range_size("kbinomial", "shm_chunk_bytes", &c->shm_chunk_bytes, 512,
                                (size_t) 16 << 20, 32768);
+        mcast_param_range_size("kbinomial", "shm_max_chunk_bytes", &c->shm_max_chunk_bytes,
+                               c->shm_chunk_bytes, (size_t) 16 << 20,
+                               c->shm_chunk_bytes > 262144 ? c->shm_chunk_bytes : 262144);
     }
     mcast_param_range_size("kbinomial", "segment_min_bytes", &f->segment_min_bytes, 0,
                            (size_t) 1 << 30, d.segment_min_bytes);

@@ -154,6 +154,7 @@ static void input_of(mcast_module_t *m, struct ompi_communicator_t *comm, int cl
     if (1 == kind) {
         in->shm_slot_bytes = 0;
         in->shm_slots = 0;
+        in->shm_chunk_bytes = 0;
     }
 }
 
@@ -330,8 +331,9 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
     if (0 == strcmp(info.transport, "shm")) {
-        rc = mcast_shm_run(&m->shm, info.shm_slots, info.segment_bytes, buf, count, dtype, bytes,
-                           root, comm, m->previous_bcast, m->previous_bcast_module);
+        rc = mcast_shm_run(&m->shm, info.shm_slots, info.shm_slot_bytes, info.shm_chunk_bytes, buf,
+                           count, dtype, bytes, root, comm, m->previous_bcast,
+                           m->previous_bcast_module);
         if (MCAST_SHM_PASS != rc) {
             return rc;
         }

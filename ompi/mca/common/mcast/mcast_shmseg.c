@@ -201,7 +201,8 @@ static void io_idle(void *ctx)
     opal_progress();
 }
 
-int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, void *buf, int count,
+int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
+                  void *buf, int count,
                   struct ompi_datatype_t *dtype, size_t bytes, int root,
                   struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
                   mca_coll_base_module_t *below_module)
@@ -233,7 +234,8 @@ int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, void *buf
         c.base = (char *) buf + true_lb;
     }
     const mcast_shm_io_t io = {&c, io_pack, io_unpack, io_idle};
-    const int rc = mcast_shm_bcast(s->view, root, bytes, &io);
+    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots);
+    const int rc = mcast_shm_bcast(s->view, root, bytes, chunk, &io);
     if (c.conv_ready) {
         OBJ_DESTRUCT(&c.conv);
     }

@@ -29,7 +29,10 @@ typedef struct mcast_shm_seg mcast_shm_seg_t;
  * and later calls to the module below); else OMPI_SUCCESS or an MPI error class. */
 #define MCAST_SHM_PASS 1
 
-int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, void *buf, int count,
+/* The segment (slots x slot_bytes) is set up at the first call; chunk_min: the smallest
+ * chunk of a call (mcast_shm_chunk_bytes). */
+int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
+                  void *buf, int count,
                   struct ompi_datatype_t *dtype, size_t bytes, int root,
                   struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
                   mca_coll_base_module_t *below_module);
