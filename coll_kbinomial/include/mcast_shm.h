@@ -15,14 +15,15 @@
  * most a slot, so a message up to S slots fits the ring at once (the root never waits for
  * a slow rank: with more ranks than cores a waiting root costs scheduler turns: 8 ranks
  * on 2 cores, 1 MiB in 32 KiB chunks through a 256 KiB ring 150 us, through a 2 MiB
- * ring 66 us) and a small message touches the same few cache-hot lines call after call.
+ * ring 66 us, OSU medians: perf/results/2026-11-26-shm-np8-r2/osu-forced-ring.txt) and a
+ * small message touches the same few cache-hot lines call after call.
  *
  * Every rank counts chunks the same way (g runs on across calls: collectives on a
  * communicator are ordered), so slots need no reset between calls and a call's root may
  * differ from the last one's.  The root's copy of chunk g + 1 overlaps the others'
  * copies of chunk g (a pipeline of C-byte chunks): two memcpy's per byte and receiver,
- * against one copy per receiver through the kernel (CMA single copy, ~4x slower per
- * byte than memcpy here: perf/results/2026-11-26-shm-np4).
+ * against one copy per receiver through the kernel (CMA single copy, 3-8x slower per
+ * byte than memcpy here: perf/copy_bw.c, perf/results/2026-11-26-copy-bw).
  *
  * Cost model (the planner's, mcast_shm_predict_us): m = ceil(M / C) chunks of the call's
  * C, K cores for the node's ranks (K >= n: one each), c ns per byte of memcpy, h us per
