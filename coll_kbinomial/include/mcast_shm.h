@@ -84,6 +84,19 @@ typedef struct mcast_shm_io {
 int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes, size_t chunk_bytes,
                     const mcast_shm_io_t *io);
 
+/* The same without waiting (MPI_Ibcast): start an op (queued behind the region's earlier
+ * ops: they complete in the order they started), move every queued op as far as it goes
+ * with mcast_shm_poll (returns how many completed; a poll running on another thread makes
+ * it return 0), and test it: 1 and *result (as mcast_shm_bcast returns) once complete.
+ * mcast_shm_op_free may come before completion (the op then completes and goes away in
+ * a later poll).  io->idle is not used.  KB_OK, KB_ERR_ARG, KB_ERR_NOMEM. */
+typedef struct mcast_shm_op mcast_shm_op_t;
+int mcast_shm_start(mcast_shm_t *s, int root, size_t bytes, size_t chunk_bytes,
+                    const mcast_shm_io_t *io, mcast_shm_op_t **op);
+int mcast_shm_poll(mcast_shm_t *s);
+int mcast_shm_op_test(const mcast_shm_op_t *op, int *result);
+void mcast_shm_op_free(mcast_shm_op_t *op);
+
 /* The cost model above (us) for chunks of chunk_bytes; cores <= 0 means one per rank. */
 double mcast_shm_predict_us(int nranks, size_t bytes, size_t chunk_bytes, int cores,
                             double copy_ns_per_byte, double handover_us);

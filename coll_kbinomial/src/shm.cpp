@@ -19,6 +19,8 @@
 #include "kbinomial.h"
 
 #include <algorithm>
+#include <atomic>
+#include <deque>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -82,6 +84,8 @@ void store_release(uint64_t *p, uint64_t v)
 
 } // namespace
 
+struct mcast_shm_op;
+
 struct mcast_shm {
     char *base = nullptr;
     Layout l{};
@@ -89,6 +93,8 @@ struct mcast_shm {
     size_t slot_bytes = 0;
     uint64_t g = 0;         /* next chunk number */
     uint64_t min_done = 0;  /* lower bound of every other rank's done (root's cache) */
+    std::deque<mcast_shm_op *> queue; /* started, not complete, in order */
+    std::atomic_flag busy = ATOMIC_FLAG_INIT; /* one poller at a time */
 
     uint64_t *done(int r) const { return reinterpret_cast<uint64_t *>(base + l.done_off + size_t(r) * LINE); }
     SlotHeader *slot(uint64_t chunk) const
@@ -99,6 +105,22 @@ struct mcast_shm {
     {
         return base + l.data_off + size_t(chunk % uint64_t(slots)) * l.slot_stride;
     }
+};
+
+/* One broadcast's state on this rank.  Ops of a region run one after the other, in the
+ * order they started (collectives on a communicator are ordered): only the queue's head
+ * moves, and its chunk numbers start where the op before it ended. */
+struct mcast_shm_op {
+    mcast_shm_t *s = nullptr;
+    mcast_shm_io_t io{};
+    int root = 0;
+    size_t bytes = 0, chunk = 0;
+    bool started = false, done = false, failed = false;
+    uint64_t g0 = 0, i = 0;   /* first chunk number, chunks handled */
+    size_t off = 0;           /* stream bytes handled */
+    size_t root_bytes = 1;    /* a receiver learns it from the first chunk */
+    int rc = KB_OK;
+    bool freed = false;       /* the owner let go before completion */
 };
 
 extern "C" {
@@ -160,6 +182,18 @@ __attribute__((visibility("default"))) int mcast_shm_attach(void *region, size_t
 
 __attribute__((visibility("default"))) void mcast_shm_detach(mcast_shm_t *s)
 {
+    if (s == nullptr) {
+        return;
+    }
+    for (mcast_shm_op *op : s->queue) {
+        op->s = nullptr;
+        if (op->freed) {
+            delete op;
+        } else {
+            op->done = true; /* never completed: its owner sees KB_ERR_INTERNAL */
+            op->rc = KB_ERR_INTERNAL;
+        }
+    }
     delete s;
 }
 
@@ -179,85 +213,182 @@ __attribute__((visibility("default"))) size_t mcast_shm_chunk_bytes(size_t bytes
     return std::min(slot_bytes, std::max(lo, share));
 }
 
-__attribute__((visibility("default"))) int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes,
-                                                         size_t chunk_bytes, const mcast_shm_io_t *io)
+namespace {
+
+/* Moves op as far as it goes without waiting; true once it is complete. */
+bool step(mcast_shm_op *op)
 {
-    if (s == nullptr || io == nullptr || root < 0 || root >= s->n || bytes == 0 ||
-        io->pack == nullptr || io->unpack == nullptr || io->idle == nullptr) {
-        return KB_ERR_ARG;
-    }
+    mcast_shm *s = op->s;
     const size_t C = s->slot_bytes;
-    const size_t chunk = (chunk_bytes == 0) ? C : std::min(chunk_bytes, C);
     const uint64_t S = uint64_t(s->slots);
-    if (s->me == root) {
-        bool failed = false;
-        uint64_t i = 0;
-        for (size_t off = 0; off < bytes; ++i) {
-            const uint64_t g = s->g + i;
+    if (!op->started) {
+        op->started = true;
+        op->g0 = s->g;
+    }
+    if (s->me == op->root) {
+        while (op->off < op->bytes) {
+            const uint64_t g = op->g0 + op->i;
             if (g >= S) {
                 /* the slot's last chunk (g - S) must be read by every other rank */
                 const uint64_t need = g - S + 1;
-                while (s->min_done < need) {
+                if (s->min_done < need) {
                     uint64_t lo = UINT64_MAX;
                     for (int r = 0; r < s->n; ++r) {
                         if (r != s->me) {
                             lo = std::min(lo, load_acquire(s->done(r)));
                         }
                     }
-                    s->min_done = (s->n == 1) ? UINT64_MAX : lo;
+                    s->min_done = lo;
                     if (s->min_done < need) {
-                        io->idle(io->ctx);
+                        return false;
                     }
                 }
             }
-            const size_t max = std::min(chunk, bytes - off);
+            const size_t max = std::min(op->chunk, op->bytes - op->off);
             size_t len = 0;
-            if (!failed && (io->pack(io->ctx, off, max, s->data(g), &len) != 0 || len < 1 || len > max)) {
-                failed = true;
+            if (!op->failed &&
+                (op->io.pack(op->io.ctx, op->off, max, s->data(g), &len) != 0 || len < 1 || len > max)) {
+                op->failed = true;
             }
-            if (failed) {
+            if (op->failed) {
                 len = max; /* the receivers still count the root's bytes */
             }
             SlotHeader *sh = s->slot(g);
-            sh->msg_bytes = bytes;
+            sh->msg_bytes = op->bytes;
             sh->len = len;
-            sh->flags = failed ? FLAG_ROOT_FAILED : 0;
+            sh->flags = op->failed ? FLAG_ROOT_FAILED : 0;
             store_release(&sh->ready, g + 1);
-            off += len;
+            op->off += len;
+            ++op->i;
         }
-        s->g += i;
-        store_release(s->done(s->me), s->g);
-        return KB_OK;
-    }
-    /* a receiver: the root's size and chunk lengths decide how many chunks this call has */
-    int rc = KB_OK;
-    size_t root_bytes = 1;
-    uint64_t i = 0;
-    for (size_t off = 0; off < root_bytes; ++i) {
-        const uint64_t g = s->g + i;
-        SlotHeader *sh = s->slot(g);
-        while (load_acquire(&sh->ready) != g + 1) {
-            io->idle(io->ctx);
-        }
-        if (i == 0) {
-            root_bytes = std::max<size_t>(1, size_t(sh->msg_bytes));
-            if (root_bytes != bytes) {
-                rc = MCAST_SHM_MISMATCH;
+        store_release(s->done(s->me), op->g0 + op->i);
+    } else {
+        /* a receiver: the root's size and chunk lengths decide how many chunks there are */
+        while (op->off < op->root_bytes) {
+            const uint64_t g = op->g0 + op->i;
+            SlotHeader *sh = s->slot(g);
+            if (load_acquire(&sh->ready) != g + 1) {
+                return false;
             }
+            if (op->i == 0) {
+                op->root_bytes = std::max<size_t>(1, size_t(sh->msg_bytes));
+                if (op->root_bytes != op->bytes) {
+                    op->rc = MCAST_SHM_MISMATCH;
+                }
+            }
+            if ((sh->flags & FLAG_ROOT_FAILED) != 0 && op->rc == KB_OK) {
+                op->rc = MCAST_SHM_ROOT_FAILED;
+            }
+            /* a root publishes 1..C bytes per chunk; anything else ends the call here */
+            const size_t len = size_t(std::min<uint64_t>(std::max<uint64_t>(sh->len, 1), C));
+            if (op->rc == KB_OK &&
+                op->io.unpack(op->io.ctx, op->off, std::min(len, op->bytes - op->off), s->data(g)) != 0) {
+                op->rc = KB_ERR_INTERNAL;
+            }
+            store_release(s->done(s->me), g + 1);
+            op->off += len;
+            ++op->i;
         }
-        if ((sh->flags & FLAG_ROOT_FAILED) != 0 && rc == KB_OK) {
-            rc = MCAST_SHM_ROOT_FAILED;
-        }
-        /* a root publishes 1..C bytes per chunk; anything else ends the call here */
-        const size_t len = size_t(std::min<uint64_t>(std::max<uint64_t>(sh->len, 1), C));
-        if (rc == KB_OK && io->unpack(io->ctx, off, std::min(len, bytes - off), s->data(g)) != 0) {
-            rc = KB_ERR_INTERNAL;
-        }
-        store_release(s->done(s->me), g + 1);
-        off += len;
     }
-    s->g += i;
-    return rc;
+    s->g = op->g0 + op->i;
+    op->done = true;
+    return true;
+}
+
+} // namespace
+
+__attribute__((visibility("default"))) int mcast_shm_start(mcast_shm_t *s, int root, size_t bytes,
+                                                         size_t chunk_bytes, const mcast_shm_io_t *io,
+                                                         mcast_shm_op_t **out)
+{
+    if (s == nullptr || io == nullptr || out == nullptr || root < 0 || root >= s->n || bytes == 0 ||
+        io->pack == nullptr || io->unpack == nullptr) {
+        return KB_ERR_ARG;
+    }
+    mcast_shm_op *op = new (std::nothrow) mcast_shm_op;
+    if (op == nullptr) {
+        return KB_ERR_NOMEM;
+    }
+    op->s = s;
+    op->io = *io;
+    op->root = root;
+    op->bytes = bytes;
+    op->chunk = (chunk_bytes == 0) ? s->slot_bytes : std::min(chunk_bytes, s->slot_bytes);
+    try {
+        s->queue.push_back(op);
+    } catch (...) {
+        delete op;
+        return KB_ERR_NOMEM;
+    }
+    *out = op;
+    return KB_OK;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_poll(mcast_shm_t *s)
+{
+    if (s == nullptr) {
+        return 0;
+    }
+    if (s->busy.test_and_set(std::memory_order_acquire)) {
+        return 0; /* another thread is polling this region */
+    }
+    int completed = 0;
+    while (!s->queue.empty() && step(s->queue.front())) {
+        mcast_shm_op *op = s->queue.front();
+        s->queue.pop_front();
+        ++completed;
+        if (op->freed) {
+            delete op;
+        }
+    }
+    s->busy.clear(std::memory_order_release);
+    return completed;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_op_test(const mcast_shm_op_t *op, int *result)
+{
+    if (op == nullptr || !op->done) {
+        return 0;
+    }
+    if (result != nullptr) {
+        *result = op->rc;
+    }
+    return 1;
+}
+
+__attribute__((visibility("default"))) void mcast_shm_op_free(mcast_shm_op_t *op)
+{
+    if (op == nullptr) {
+        return;
+    }
+    if (op->done) {
+        delete op;
+    } else {
+        op->freed = true; /* still queued: the poll that completes it deletes it */
+    }
+}
+
+__attribute__((visibility("default"))) int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes,
+                                                         size_t chunk_bytes, const mcast_shm_io_t *io)
+{
+    if (io == nullptr || io->idle == nullptr) {
+        return KB_ERR_ARG;
+    }
+    mcast_shm_op_t *op = nullptr;
+    const int rc = mcast_shm_start(s, root, bytes, chunk_bytes, io, &op);
+    if (rc != KB_OK) {
+        return rc;
+    }
+    int result = KB_OK;
+    for (;;) {
+        mcast_shm_poll(s);
+        if (mcast_shm_op_test(op, &result)) {
+            break;
+        }
+        io->idle(io->ctx);
+    }
+    mcast_shm_op_free(op);
+    return result;
 }
 
 __attribute__((visibility("default"))) double mcast_shm_predict_us(int nranks, size_t bytes,

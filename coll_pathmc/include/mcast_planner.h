@@ -63,8 +63,8 @@
  * C = mcast_shm_chunk_bytes(M, shm_chunk_bytes, shm_slot_bytes, shm_slots):
  *   T = 2 h + C c + (m - 1) max(C c, C c n / K) + h (m - 1) + C c,   m = ceil(M / C)
  * with c = shm_copy_ns_per_byte, h = shm_handover_us, K = input.node_cores.  Not a
- * schedule either: the glue runs it (blocking only; MPI_Ibcast of such a class goes to
- * the module below).
+ * schedule either: the glue runs it (MPI_Bcast waiting, MPI_Ibcast from Open MPI's
+ * progress engine).
  *
  * Link sharing.  Where the input names the topology (input.topology with every rank's host)
  * and it has more than one switch (on one switch a host link carries what its rank sends

@@ -94,7 +94,7 @@ const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
      "a pipelined chain (seed 001); needs coll_pathmc_topology_file"},
     {MCAST_ALG_SHM, "shm", MCAST_COMP_KBINOMIAL,
      "one node: the root copies into a shared segment, every other rank copies out (pipelined "
-     "chunks); blocking calls only"},
+     "chunks)"},
 };
 
 /* The family of a registry algorithm, or -1 (a tree). */
@@ -1197,7 +1197,7 @@ struct Evaluator {
     void evaluate_shm(Candidate &best) const
     {
         require(eligible(MCAST_ALG_SHM, in),
-                "shm: needs every rank on one node, a blocking call (MPI_Bcast) and a shared segment "
+                "shm: needs every rank on one node and a shared segment "
                 "(coll_kbinomial_shm_chunk_bytes > 0)");
         Candidate cand;
         cand.algorithm = MCAST_ALG_SHM;

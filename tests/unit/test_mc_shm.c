@@ -295,6 +295,103 @@ static void test_slow_reader(void **state)
     }
 }
 
+/* Nonblocking: every rank starts 6 broadcasts at once (roots and sizes vary, several wrap
+ * the ring) and polls until all are complete; one rank frees one op before it completes.
+ * The data must be right and the ops complete in the order they started. */
+typedef struct {
+    void *region;
+    size_t region_bytes;
+    int n, me;
+    int ok;
+} nb_arg_t;
+
+#define NB_OPS 6
+static const int nb_root[NB_OPS] = {0, 2, 1, 1, 0, 2};
+static const size_t nb_bytes[NB_OPS] = {5000, 1, 700, 3 * 1024 + 5, 64, 4096};
+
+static void *nb_rank(void *p)
+{
+    nb_arg_t *a = p;
+    mcast_shm_t *s = NULL;
+    a->ok = 0;
+    if (KB_OK != mcast_shm_attach(a->region, a->region_bytes, a->n, a->me, &s)) {
+        return NULL;
+    }
+    unsigned char *buf[NB_OPS];
+    io_ctx_t ctx[NB_OPS];
+    mcast_shm_op_t *op[NB_OPS];
+    int good = 1;
+    for (int c = 0; c < NB_OPS; ++c) {
+        buf[c] = malloc(nb_bytes[c]);
+        for (size_t i = 0; i < nb_bytes[c]; ++i) {
+            buf[c][i] = a->me == nb_root[c] ? pattern(c, i) : 0xEE;
+        }
+        ctx[c] = (io_ctx_t){buf[c], 0, 0, 0, 0, 0};
+        const mcast_shm_io_t io = {&ctx[c], io_pack, io_unpack, NULL};
+        good &= KB_OK == mcast_shm_start(s, nb_root[c], nb_bytes[c], 512, &io, &op[c]);
+    }
+    /* rank 1 lets go of op 3 at once: its buffer must stay until the op completes, so it
+     * is freed only after everything is done */
+    const bool drop = a->me == 1;
+    if (drop) {
+        mcast_shm_op_free(op[3]);
+    }
+    int done = 0, order_ok = 1;
+    while (done < NB_OPS) {
+        mcast_shm_poll(s);
+        int now = 0;
+        for (int c = 0; c < NB_OPS; ++c) {
+            int r = -1;
+            if (drop && c == 3) {
+                now += 1; /* cannot be tested any more */
+                continue;
+            }
+            if (mcast_shm_op_test(op[c], &r)) {
+                order_ok &= now == c; /* complete ops form a prefix */
+                good &= KB_OK == r;
+                now++;
+            }
+        }
+        done = now;
+        if (done < NB_OPS) {
+            sched_yield();
+        }
+    }
+    for (int c = 0; c < NB_OPS; ++c) {
+        if (!(drop && c == 3)) {
+            for (size_t i = 0; i < nb_bytes[c]; ++i) {
+                good &= buf[c][i] == pattern(c, i);
+            }
+            mcast_shm_op_free(op[c]);
+        }
+        free(buf[c]);
+    }
+    mcast_shm_detach(s);
+    a->ok = good && order_ok;
+    return NULL;
+}
+
+static void test_nonblocking(void **state)
+{
+    (void) state;
+    const int n = 3;
+    const size_t bytes = mcast_shm_region_bytes(n, 2, 1024);
+    void *region = NULL;
+    assert_int_equal(posix_memalign(&region, 4096, bytes), 0);
+    assert_int_equal(mcast_shm_format(region, bytes, n, 2, 1024), KB_OK);
+    pthread_t th[3];
+    nb_arg_t args[3];
+    for (int r = 0; r < n; ++r) {
+        args[r] = (nb_arg_t){region, bytes, n, r, 0};
+        assert_int_equal(pthread_create(&th[r], NULL, nb_rank, &args[r]), 0);
+    }
+    for (int r = 0; r < n; ++r) {
+        pthread_join(th[r], NULL);
+        assert_int_equal(args[r].ok, 1);
+    }
+    free(region);
+}
+
 static void test_model(void **state)
 {
     (void) state;
@@ -318,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_mismatch_keeps_step),
         cmocka_unit_test(test_root_failure),
         cmocka_unit_test(test_slow_reader),
+        cmocka_unit_test(test_nonblocking),
         cmocka_unit_test(test_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -128,7 +128,7 @@ static int first_call(mcast_module_t *m, struct ompi_communicator_t *comm)
         return rc;
     }
     m->chain = malloc(sizeof(int) * (size_t) ompi_comm_size(comm));
-    m->plans.decisions = calloc(MCAST_DECISION_KEYS, sizeof(mcast_decision_t));
+    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
     if (NULL == m->chain || NULL == m->plans.decisions) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -145,31 +145,17 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* The planner's input for (class, root) of a blocking (kind 0) or nonblocking (kind 1)
- * call: a nonblocking call has no shared-segment plan (its transport is blocking). */
-static void input_of(mcast_module_t *m, struct ompi_communicator_t *comm, int cls, int kind,
-                     int root, mcast_plan_input_t *in, mcast_forced_t *forced)
+/* The class's decision: the planner on root 0's chain, once per communicator. */
+static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
 {
-    m->ops->input(m, comm, root, mcast_class_bytes(cls), in, forced, m->chain);
-    if (1 == kind) {
-        in->shm_slot_bytes = 0;
-        in->shm_slots = 0;
-        in->shm_chunk_bytes = 0;
-    }
-}
-
-/* The class's decision: the planner on root 0's chain, once per communicator and kind. */
-static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
-                                int kind)
-{
-    mcast_decision_t *d = &m->plans.decisions[cls + kind * MCAST_MAX_CLASSES];
+    mcast_decision_t *d = &m->plans.decisions[cls];
     if (d->made) {
         return d;
     }
     mcast_plan_input_t in;
     mcast_forced_t forced;
     char why[256] = "";
-    input_of(m, comm, cls, kind, 0, &in, &forced);
+    m->ops->input(m, comm, 0, mcast_class_bytes(cls), &in, &forced, m->chain);
     mcast_plan_t *p = NULL;
     d->made = true;
     if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
@@ -200,14 +186,13 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
 /* The plan of (class, root); NULL with *why set when there is none, NULL with *defer
  * set when the class's decision is the module below's. */
 static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
-                                     int kind, int root, const char **why, bool *defer)
+                                     int root, const char **why, bool *defer)
 {
-    const int key = cls + kind * MCAST_MAX_CLASSES;
-    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, key, root);
+    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
     if (NULL != e) {
         return e;
     }
-    const mcast_decision_t *d = decide(m, comm, cls, kind);
+    const mcast_decision_t *d = decide(m, comm, cls);
     if (d->failed) {
         *why = d->why;
         return NULL;
@@ -218,7 +203,7 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
     }
     mcast_plan_input_t in;
     mcast_forced_t forced;
-    input_of(m, comm, cls, kind, root, &in, &forced);
+    m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->chain);
     /* the class's decision, built on this root's chain */
     forced.algorithm = d->algorithm;
     forced.k = d->k;
@@ -235,7 +220,7 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
         *why = err;
         return NULL;
     }
-    e = mcast_plan_cache_insert(&m->plans, key, root, p);
+    e = mcast_plan_cache_insert(&m->plans, cls, root, p);
     if (NULL == e) {
         *why = "out of memory";
     }
@@ -294,7 +279,7 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
     }
     const char *why = NULL;
     bool defer = false;
-    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), kind, root, &why, &defer);
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), root, &why, &defer);
     if (defer) {
         return MCAST_PASS; /* the module below has the better plan */
     }
@@ -313,6 +298,16 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
     print_plan(m, comm, e, root, *bytes, kind);
     *plan = e;
     return OMPI_SUCCESS;
+}
+
+/* No segment on some rank (every rank knows): decide again without it. */
+static void forget_shm_plans(mcast_module_t *m)
+{
+    mcast_plan_cache_clear(&m->plans);
+    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
+    if (NULL == m->plans.decisions) {
+        m->state = MCAST_STATE_PASS;
+    }
 }
 
 int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
@@ -337,12 +332,7 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
         if (MCAST_SHM_PASS != rc) {
             return rc;
         }
-        /* no segment on some rank (every rank knows): decide again without it */
-        mcast_plan_cache_clear(&m->plans);
-        m->plans.decisions = calloc(MCAST_DECISION_KEYS, sizeof(mcast_decision_t));
-        if (NULL == m->plans.decisions) {
-            m->state = MCAST_STATE_PASS;
-        }
+        forget_shm_plans(m);
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
     }
     if (0 != strcmp(info.transport, "pml")) {
@@ -380,11 +370,23 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
+    if (0 == strcmp(info.transport, "shm")) {
+        rc = mcast_shm_irun(&m->shm, info.shm_slots, info.shm_slot_bytes, info.shm_chunk_bytes, buf,
+                            count, dtype, bytes, root, comm, m->previous_bcast,
+                            m->previous_bcast_module, request);
+        if (MCAST_SHM_PASS != rc) {
+            return rc;
+        }
+        forget_shm_plans(m);
+        if (NULL == m->previous_ibcast) {
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
+    }
     if (0 != strcmp(info.transport, "pml")) {
-        /* a multicast or shared-segment plan (forced: auto plans none for MPI_Ibcast) has
-         * no nonblocking driver: the module below's Ibcast serves */
+        /* a multicast plan has no nonblocking driver: the module below's Ibcast serves */
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
-                                    "MPI_Ibcast: the multicast and shm transports are blocking only",
+                                    "MPI_Ibcast: the multicast transport is blocking only",
                                     &m->fallback_warned)) {
             return MPI_ERR_UNSUPPORTED_OPERATION;
         }

@@ -58,7 +58,7 @@ void mcast_plan_cache_clear(mcast_plan_cache_t *cache)
     }
     cache->head = NULL;
     cache->count = 0;
-    for (int i = 0; NULL != cache->decisions && i < MCAST_DECISION_KEYS; i++) {
+    for (int i = 0; NULL != cache->decisions && i < MCAST_MAX_CLASSES; i++) {
         free(cache->decisions[i].selected_by);
         free(cache->decisions[i].why);
     }

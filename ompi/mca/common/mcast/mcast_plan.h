@@ -16,10 +16,6 @@
 
 #define MCAST_PLAN_CACHE_CAP 256
 #define MCAST_MAX_CLASSES 260 /* size classes of a size_t (mcast_size_class: at most 256) */
-/* Decisions are kept per size class for blocking calls and, apart, for nonblocking ones
- * (those have no shared-segment plan): key = class + MCAST_MAX_CLASSES for MPI_Ibcast.
- * Cached plans use the same key. */
-#define MCAST_DECISION_KEYS (2 * MCAST_MAX_CLASSES)
 
 /* This rank's schedule and engine parameters of a plan at one exact size, kept for the
  * next blocking call of that size (schedules are read-only while an engine runs them). */
@@ -55,7 +51,7 @@ typedef struct mcast_decision {
 typedef struct mcast_plan_cache {
     mcast_cached_plan_t *head;
     int count;
-    mcast_decision_t *decisions; /* [MCAST_DECISION_KEYS], allocated at the first bcast */
+    mcast_decision_t *decisions; /* [MCAST_MAX_CLASSES], allocated at the first bcast */
 } mcast_plan_cache_t;
 
 /* Look a plan up (moves it to the front); NULL if absent. */

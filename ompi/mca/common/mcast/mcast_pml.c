@@ -581,6 +581,8 @@ typedef struct mcast_ireq {
         void *objs[2];
     } nbc;
     mcast_call_t call;
+    const mcast_runner_t *runner; /* another runner than the engine (NULL: the engine) */
+    void *runner_state;
     struct mcast_ireq *next; /* active list */
     bool freed;              /* MPI_Request_free came before completion */
 } mcast_ireq_t;
@@ -588,6 +590,9 @@ typedef struct mcast_ireq {
 static void ireq_construct(mcast_ireq_t *r)
 {
     memset(&r->nbc, 0, sizeof(r->nbc));
+    memset(&r->call, 0, sizeof(r->call));
+    r->runner = NULL;
+    r->runner_state = NULL;
     r->next = NULL;
     r->freed = false;
 }
@@ -602,7 +607,11 @@ static void ireq_release(mcast_ireq_t *r)
 {
     OBJ_RELEASE(r->call.dtype);
     OBJ_RELEASE(r->call.comm);
-    call_cleanup(&r->call);
+    if (NULL != r->runner) {
+        r->runner->release(r->runner_state);
+    } else {
+        call_cleanup(&r->call);
+    }
     OMPI_REQUEST_FINI(&r->super);
     OBJ_RELEASE(r);
 }
@@ -644,13 +653,14 @@ static int ibcast_progress(void)
     mcast_ireq_t **link = &active;
     while (NULL != *link) {
         mcast_ireq_t *r = *link;
-        if (!call_progress(&r->call)) {
+        int status = OMPI_SUCCESS;
+        if (NULL != r->runner ? !r->runner->test(r->runner_state, &status) : !call_progress(&r->call)) {
             link = &r->next;
             continue;
         }
         *link = r->next;
         n++;
-        r->super.req_status.MPI_ERROR = mcast_engine_status(r->call.engine);
+        r->super.req_status.MPI_ERROR = NULL != r->runner ? status : mcast_engine_status(r->call.engine);
         const bool freed = r->freed;
         /* (runs the datatype-release callback MPI_Ibcast may have installed) */
         ompi_request_complete(&r->super, true);
@@ -663,12 +673,11 @@ static int ibcast_progress(void)
     return n;
 }
 
-int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi_datatype_t *dtype,
-                     size_t bytes, struct ompi_communicator_t *comm, ompi_request_t **request)
+static mcast_ireq_t *ireq_new(void)
 {
     mcast_ireq_t *r = OBJ_NEW(mcast_ireq_t);
     if (NULL == r) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        return NULL;
     }
     OMPI_REQUEST_INIT(&r->super, false);
     r->super.req_state = OMPI_REQUEST_ACTIVE;
@@ -680,6 +689,48 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi
     r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
     r->super.req_status._cancelled = 0;
     r->super.req_status._ucount = 0;
+    return r;
+}
+
+/* Puts r on the active list (progress function registered); the caller holds active_lock. */
+static void ireq_activate(mcast_ireq_t *r, ompi_request_t **request)
+{
+    if (!progress_registered) {
+        opal_progress_register(ibcast_progress);
+        progress_registered = true;
+    }
+    r->next = active;
+    active = r;
+    *request = &r->super;
+}
+
+int mcast_ireq_start_runner(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
+                            const mcast_runner_t *runner, void *state, ompi_request_t **request)
+{
+    mcast_ireq_t *r = ireq_new();
+    if (NULL == r) {
+        runner->release(state);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    r->runner = runner;
+    r->runner_state = state;
+    r->call.dtype = dtype;
+    r->call.comm = comm;
+    OBJ_RETAIN(dtype);
+    OBJ_RETAIN(comm);
+    OPAL_THREAD_LOCK(&active_lock);
+    ireq_activate(r, request);
+    OPAL_THREAD_UNLOCK(&active_lock);
+    return OMPI_SUCCESS;
+}
+
+int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi_datatype_t *dtype,
+                     size_t bytes, struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    mcast_ireq_t *r = ireq_new();
+    if (NULL == r) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     int rc = call_setup(&r->call, plan, NULL, NULL, buf, count, dtype, bytes, comm);
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
@@ -692,14 +743,8 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi
         ireq_release(r);
         return rc;
     }
-    if (!progress_registered) {
-        opal_progress_register(ibcast_progress);
-        progress_registered = true;
-    }
-    r->next = active;
-    active = r;
+    ireq_activate(r, request);
     OPAL_THREAD_UNLOCK(&active_lock);
-    *request = &r->super;
     return OMPI_SUCCESS;
 }
 

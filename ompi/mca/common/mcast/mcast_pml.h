@@ -43,6 +43,19 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
 int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi_datatype_t *dtype,
                      size_t bytes, struct ompi_communicator_t *comm, ompi_request_t **request);
 
+/* Another runner behind the same MPI_Ibcast request (the shared segment): `test` moves
+ * the broadcast on without waiting and returns true once it is complete, with its MPI
+ * status; `release` frees the state (after completion, or at MPI_Request_free if later). */
+typedef struct mcast_runner {
+    bool (*test)(void *state, int *status);
+    void (*release)(void *state);
+} mcast_runner_t;
+
+/* A request over that runner (the datatype and communicator are retained until it is
+ * released); on failure the state is released and an MPI error class returned. */
+int mcast_ireq_start_runner(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
+                            const mcast_runner_t *runner, void *state, ompi_request_t **request);
+
 /* Bytes of the packed type signature of (count, dtype); false on overflow or count < 0. */
 bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes);
 

@@ -17,6 +17,7 @@
 #include "opal/datatype/opal_convertor.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/proc.h"
+#include "mcast_pml.h"
 
 struct mcast_shm_seg {
     bool failed;
@@ -201,11 +202,44 @@ static void io_idle(void *ctx)
     opal_progress();
 }
 
-int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
-                  void *buf, int count,
-                  struct ompi_datatype_t *dtype, size_t bytes, int root,
-                  struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
-                  mca_coll_base_module_t *below_module)
+static void io_init(shm_io_ctx_t *c, void *buf, int count, struct ompi_datatype_t *dtype, bool send)
+{
+    memset(c, 0, sizeof(*c));
+    c->send = send;
+    c->buf = buf;
+    c->count = count;
+    c->dtype = dtype;
+    if (ompi_datatype_is_contiguous_memory_layout(dtype, count)) {
+        ptrdiff_t true_lb = 0, true_extent = 0;
+        ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
+        c->base = (char *) buf + true_lb;
+    }
+}
+
+static void io_fini(shm_io_ctx_t *c)
+{
+    if (c->conv_ready) {
+        OBJ_DESTRUCT(&c->conv);
+        c->conv_ready = false;
+    }
+}
+
+static int status_of(int rc)
+{
+    switch (rc) {
+    case KB_OK: return OMPI_SUCCESS;
+    case MCAST_SHM_MISMATCH: return MPI_ERR_TRUNCATE;
+    case MCAST_SHM_ROOT_FAILED: return MPI_ERR_INTERN;
+    case KB_ERR_ARG: return MPI_ERR_ARG;
+    default: return MPI_ERR_INTERN;
+    }
+}
+
+/* The segment of the communicator, set up at its first use (collective); NULL when some
+ * rank could not map it (then and from then on). */
+static int segment_of(mcast_shm_seg_t **seg, int slots, size_t slot_bytes,
+                      struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
+                      mca_coll_base_module_t *below_module)
 {
     if (NULL == *seg) {
         *seg = calloc(1, sizeof(**seg));
@@ -218,34 +252,81 @@ int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t ch
             return rc;
         }
     }
-    mcast_shm_seg_t *s = *seg;
-    if (s->failed) {
-        return MCAST_SHM_PASS;
+    return (*seg)->failed ? MCAST_SHM_PASS : OMPI_SUCCESS;
+}
+
+int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
+                  void *buf, int count,
+                  struct ompi_datatype_t *dtype, size_t bytes, int root,
+                  struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
+                  mca_coll_base_module_t *below_module)
+{
+    const int ready = segment_of(seg, slots, slot_bytes, comm, below, below_module);
+    if (OMPI_SUCCESS != ready) {
+        return ready;
     }
     shm_io_ctx_t c;
-    memset(&c, 0, sizeof(c));
-    c.send = ompi_comm_rank(comm) == root;
-    c.buf = buf;
-    c.count = count;
-    c.dtype = dtype;
-    if (ompi_datatype_is_contiguous_memory_layout(dtype, count)) {
-        ptrdiff_t true_lb = 0, true_extent = 0;
-        ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
-        c.base = (char *) buf + true_lb;
-    }
+    io_init(&c, buf, count, dtype, ompi_comm_rank(comm) == root);
     const mcast_shm_io_t io = {&c, io_pack, io_unpack, io_idle};
     const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots);
-    const int rc = mcast_shm_bcast(s->view, root, bytes, chunk, &io);
-    if (c.conv_ready) {
-        OBJ_DESTRUCT(&c.conv);
+    const int rc = mcast_shm_bcast((*seg)->view, root, bytes, chunk, &io);
+    io_fini(&c);
+    return status_of(rc);
+}
+
+/* ---- MPI_Ibcast: the same op, moved on by Open MPI's progress engine --------------- */
+typedef struct {
+    shm_io_ctx_t io_ctx;
+    mcast_shm_t *view;
+    mcast_shm_op_t *op;
+} shm_ireq_t;
+
+static bool ireq_test(void *state, int *status)
+{
+    shm_ireq_t *r = state;
+    int rc = KB_OK;
+    mcast_shm_poll(r->view);
+    if (!mcast_shm_op_test(r->op, &rc)) {
+        return false;
     }
-    switch (rc) {
-    case KB_OK: return OMPI_SUCCESS;
-    case MCAST_SHM_MISMATCH: return MPI_ERR_TRUNCATE;
-    case MCAST_SHM_ROOT_FAILED: return MPI_ERR_INTERN;
-    case KB_ERR_ARG: return MPI_ERR_ARG;
-    default: return MPI_ERR_INTERN;
+    *status = status_of(rc);
+    return true;
+}
+
+static void ireq_release(void *state)
+{
+    shm_ireq_t *r = state;
+    /* released after completion (the request completes only then) */
+    mcast_shm_op_free(r->op);
+    io_fini(&r->io_ctx);
+    free(r);
+}
+
+static const mcast_runner_t shm_runner = {ireq_test, ireq_release};
+
+int mcast_shm_irun(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
+                   void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                   struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
+                   mca_coll_base_module_t *below_module, ompi_request_t **request)
+{
+    const int ready = segment_of(seg, slots, slot_bytes, comm, below, below_module);
+    if (OMPI_SUCCESS != ready) {
+        return ready;
     }
+    shm_ireq_t *r = calloc(1, sizeof(*r));
+    if (NULL == r) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    io_init(&r->io_ctx, buf, count, dtype, ompi_comm_rank(comm) == root);
+    r->view = (*seg)->view;
+    const mcast_shm_io_t io = {&r->io_ctx, io_pack, io_unpack, NULL};
+    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots);
+    if (KB_OK != mcast_shm_start(r->view, root, bytes, chunk, &io, &r->op)) {
+        free(r);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    mcast_shm_poll(r->view); /* a root's small message is out at once */
+    return mcast_ireq_start_runner(comm, dtype, &shm_runner, r, request);
 }
 
 void mcast_shm_free(mcast_shm_seg_t *seg)

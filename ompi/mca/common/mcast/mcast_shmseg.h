@@ -37,6 +37,13 @@ int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t ch
                   struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
                   mca_coll_base_module_t *below_module);
 
+/* The same as an MPI_Ibcast request, moved on by Open MPI's progress engine (the setup at
+ * the first use is collective and blocking, as every rank makes it in the same call). */
+int mcast_shm_irun(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
+                   void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                   struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
+                   mca_coll_base_module_t *below_module, ompi_request_t **request);
+
 /* Unmaps (communicator free). */
 void mcast_shm_free(mcast_shm_seg_t *seg);
 
