@@ -11,9 +11,11 @@
  *       root ──memcpy──► [slot 0][slot 1] ... [slot S-1] ──memcpy──► every other rank
  *                          ring of S slots of C bytes, reused call after call
  *
- * A call's chunk is mcast_shm_chunk_bytes: M / S, but at least the minimum chunk and at
- * most a slot, so a message up to S slots fits the ring at once (the root never waits for
- * a slow rank: with more ranks than cores a waiting root costs scheduler turns: 8 ranks
+ * A call's chunk is mcast_shm_chunk_bytes: the minimum chunk where every rank has a core
+ * (2 ranks bound, 1 MiB: 28 us in 32 KiB chunks, 46 us in 128 KiB ones); with more ranks
+ * than cores M / S, at least the minimum and at most a slot, so a message up to S slots
+ * fits the ring at once (the root never waits for a slow rank: a waiting root costs
+ * scheduler turns there: 8 ranks
  * on 2 cores, 1 MiB in 32 KiB chunks through a 256 KiB ring 150 us, through a 2 MiB
  * ring 66 us, OSU medians: perf/results/2026-11-26-shm-np8-r2/osu-forced-ring.txt) and a
  * small message touches the same few cache-hot lines call after call.
@@ -62,9 +64,11 @@ int mcast_shm_attach(void *region, size_t region_bytes, int nranks, int me, mcas
 void mcast_shm_detach(mcast_shm_t *s);
 /* Slot bytes of the region. */
 size_t mcast_shm_slot_bytes(const mcast_shm_t *s);
-/* The chunk of an M-byte call: ceil(M / slots) within [min(chunk_min, slot_bytes),
- * slot_bytes] (chunk_min 0 = a slot).  Every rank computes the same. */
-size_t mcast_shm_chunk_bytes(size_t bytes, size_t chunk_min, size_t slot_bytes, int slots);
+/* The chunk of an M-byte call: the smallest chunk min(chunk_min, slot_bytes) (chunk_min
+ * 0 = a slot), or with fit_ring (more ranks than cores) ceil(M / slots) within
+ * [that, slot_bytes].  Only the root's choice matters (the slots carry their lengths). */
+size_t mcast_shm_chunk_bytes(size_t bytes, size_t chunk_min, size_t slot_bytes, int slots,
+                             int fit_ring);
 
 typedef struct mcast_shm_io {
     void *ctx;

@@ -203,12 +203,16 @@ __attribute__((visibility("default"))) size_t mcast_shm_slot_bytes(const mcast_s
 }
 
 __attribute__((visibility("default"))) size_t mcast_shm_chunk_bytes(size_t bytes, size_t chunk_min,
-                                                                  size_t slot_bytes, int slots)
+                                                                  size_t slot_bytes, int slots,
+                                                                  int fit_ring)
 {
     if (slot_bytes == 0 || slots < 1) {
         return 0;
     }
     const size_t lo = (chunk_min == 0) ? slot_bytes : std::min(chunk_min, slot_bytes);
+    if (fit_ring == 0) {
+        return lo;
+    }
     const size_t share = bytes / size_t(slots) + (bytes % size_t(slots) != 0 ? 1 : 0);
     return std::min(slot_bytes, std::max(lo, share));
 }

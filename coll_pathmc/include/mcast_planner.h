@@ -60,7 +60,7 @@
  * Shared segment (`shm`, coll/kbinomial, only where every rank is on one node and the glue
  * offers a segment: input.shm_slot_bytes): the root copies the message into a ring of
  * slots, every other rank copies it out (mcast_shm.h, protocol and model), in chunks of
- * C = mcast_shm_chunk_bytes(M, shm_chunk_bytes, shm_slot_bytes, shm_slots):
+ * C = mcast_shm_chunk_bytes(M, shm_chunk_bytes, shm_slot_bytes, shm_slots, K < n):
  *   T = 2 h + C c + (m - 1) max(C c, C c n / K) + h (m - 1) + C c,   m = ceil(M / C)
  * with c = shm_copy_ns_per_byte, h = shm_handover_us, K = input.node_cores.  Not a
  * schedule either: the glue runs it (MPI_Bcast waiting, MPI_Ibcast from Open MPI's

@@ -1201,7 +1201,8 @@ struct Evaluator {
                 "(coll_kbinomial_shm_chunk_bytes > 0)");
         Candidate cand;
         cand.algorithm = MCAST_ALG_SHM;
-        cand.S = mcast_shm_chunk_bytes(M, in.shm_chunk_bytes, in.shm_slot_bytes, in.shm_slots);
+        cand.S = mcast_shm_chunk_bytes(M, in.shm_chunk_bytes, in.shm_slot_bytes, in.shm_slots,
+                                       in.node_cores > 0 && in.node_cores < in.n);
         cand.t = mcast_shm_predict_us(in.n, M, cand.S, in.node_cores,
                                       in.machine->shm_copy_ns_per_byte, in.machine->shm_handover_us);
         if (better(cand.t, best.t)) {

@@ -166,7 +166,7 @@ check "deep tree picture marks levels below 32" grep -q '\[depth 511\] `-- ' "$t
 printf 'switch s0\nhost a\nlink s0 a\nhost b\nlink s0 b\n' >"$tmp/one.topo"
 run onehost --topology "$tmp/one.topo" --hosts a,a,a,a --bytes 1M
 check "one host: auto plans shm" grep -q '^plan: algorithm=shm .*transport=shm' "$tmp/onehost.out"
-check "one host: shm's chunks (the size class's / 8: 144 KiB, 8 of them)" grep -qx 'segments: 8' "$tmp/onehost.out"
+check "one host: shm's chunks (32 x 32 KiB: a core per rank)" grep -qx 'segments: 32' "$tmp/onehost.out"
 run onehost_pml --topology "$tmp/one.topo" --hosts a,a,a,a --bytes 1M --shm-chunk-bytes 0
 check "one host, no segment: a PML plan" grep -q '^plan: algorithm=[a-z_]* .*transport=pml' "$tmp/onehost_pml.out"
 run twohosts --topology "$tmp/one.topo" --hosts a,a,b,b --bytes 1M --algorithm shm

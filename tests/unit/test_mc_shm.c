@@ -118,7 +118,7 @@ static void *rank_main(void *p)
         io_ctx_t ctx = {buf, a->me == root && c == a->sc->fail_call, a->sc->bytes[c] / 2, 0, 0,
                         a->me == a->sc->slow_rank};
         const mcast_shm_io_t io = {&ctx, io_pack, io_unpack, io_idle};
-        const size_t chunk = mcast_shm_chunk_bytes(want, a->sc->chunk_min, a->slot_bytes, a->slots);
+        const size_t chunk = mcast_shm_chunk_bytes(want, a->sc->chunk_min, a->slot_bytes, a->slots, 1);
         a->rc[c] = mcast_shm_bcast(s, root, want, chunk, &io);
         int good = 1;
         if (KB_OK == a->rc[c]) {
@@ -178,14 +178,17 @@ static void test_layout(void **state)
     assert_int_equal(mcast_shm_bcast(s, 0, 0, 0, &io), KB_ERR_ARG); /* nothing to send */
     assert_int_equal(mcast_shm_bcast(s, 4, 10, 0, &io), KB_ERR_ARG);
     assert_int_equal(mcast_shm_bcast(s, 0, 10, 0, NULL), KB_ERR_ARG);
-    /* a call's chunk: M / slots within [chunk_min, slot] */
-    assert_int_equal(mcast_shm_chunk_bytes(100, 4096, 262144, 8), 4096);
-    assert_int_equal(mcast_shm_chunk_bytes(1 << 20, 4096, 262144, 8), 131072);
-    assert_int_equal(mcast_shm_chunk_bytes((1 << 20) + 1, 4096, 262144, 8), 131073);
-    assert_int_equal(mcast_shm_chunk_bytes(64 << 20, 4096, 262144, 8), 262144);
-    assert_int_equal(mcast_shm_chunk_bytes(100, 0, 262144, 8), 262144);
-    assert_int_equal(mcast_shm_chunk_bytes(100, 1 << 20, 262144, 8), 262144);
-    assert_int_equal(mcast_shm_chunk_bytes(100, 4096, 0, 8), 0);
+    /* a call's chunk: the smallest one, or (fit_ring) M / slots within [chunk_min, slot] */
+    assert_int_equal(mcast_shm_chunk_bytes(100, 4096, 262144, 8, 1), 4096);
+    assert_int_equal(mcast_shm_chunk_bytes(1 << 20, 4096, 262144, 8, 1), 131072);
+    assert_int_equal(mcast_shm_chunk_bytes((1 << 20) + 1, 4096, 262144, 8, 1), 131073);
+    assert_int_equal(mcast_shm_chunk_bytes(64 << 20, 4096, 262144, 8, 1), 262144);
+    assert_int_equal(mcast_shm_chunk_bytes(100, 0, 262144, 8, 1), 262144);
+    assert_int_equal(mcast_shm_chunk_bytes(100, 1 << 20, 262144, 8, 1), 262144);
+    assert_int_equal(mcast_shm_chunk_bytes(100, 4096, 0, 8, 1), 0);
+    assert_int_equal(mcast_shm_chunk_bytes(1 << 20, 4096, 262144, 8, 0), 4096);
+    assert_int_equal(mcast_shm_chunk_bytes(1 << 20, 1 << 20, 262144, 8, 0), 262144);
+    assert_int_equal(mcast_shm_chunk_bytes(1 << 20, 0, 262144, 8, 0), 262144);
     mcast_shm_detach(s);
     free(region);
 }

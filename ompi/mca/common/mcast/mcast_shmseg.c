@@ -224,6 +224,17 @@ static void io_fini(shm_io_ctx_t *c)
     }
 }
 
+/* More ranks than cores on the node (Open MPI then yields when idle): a call's chunks fill
+ * the ring (mcast_shm_chunk_bytes); the planner's model does the same (node_cores). */
+static int fit_ring(struct ompi_communicator_t *comm)
+{
+    if (!opal_progress_yield_when_idle) {
+        return 0;
+    }
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && cores < ompi_comm_size(comm);
+}
+
 static int status_of(int rc)
 {
     switch (rc) {
@@ -268,7 +279,7 @@ int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t ch
     shm_io_ctx_t c;
     io_init(&c, buf, count, dtype, ompi_comm_rank(comm) == root);
     const mcast_shm_io_t io = {&c, io_pack, io_unpack, io_idle};
-    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots);
+    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots, fit_ring(comm));
     const int rc = mcast_shm_bcast((*seg)->view, root, bytes, chunk, &io);
     io_fini(&c);
     return status_of(rc);
@@ -320,7 +331,7 @@ int mcast_shm_irun(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t c
     io_init(&r->io_ctx, buf, count, dtype, ompi_comm_rank(comm) == root);
     r->view = (*seg)->view;
     const mcast_shm_io_t io = {&r->io_ctx, io_pack, io_unpack, NULL};
-    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots);
+    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots, fit_ring(comm));
     if (KB_OK != mcast_shm_start(r->view, root, bytes, chunk, &io, &r->op)) {
         free(r);
         return OMPI_ERR_OUT_OF_RESOURCE;
