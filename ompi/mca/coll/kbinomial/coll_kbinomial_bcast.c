@@ -26,7 +26,10 @@ static int node_cores(void)
     if (!opal_progress_yield_when_idle) {
         return 0;
     }
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    static long n = 0; /* sysconf reads a file each time: once per process */
+    if (0 == n) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    }
     return n > 0 && n < 1 << 20 ? (int) n : 1;
 }
 

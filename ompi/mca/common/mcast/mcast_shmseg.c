@@ -231,7 +231,11 @@ static int fit_ring(struct ompi_communicator_t *comm)
     if (!opal_progress_yield_when_idle) {
         return 0;
     }
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    /* sysconf reads a file each time (microseconds): once per process */
+    static long cores = 0;
+    if (0 == cores) {
+        cores = sysconf(_SC_NPROCESSORS_ONLN);
+    }
     return cores > 0 && cores < ompi_comm_size(comm);
 }
 
