@@ -178,6 +178,20 @@ if [ -z "${MATRIX_DRY:-}" ]; then
     else
         fail=$((fail + 1)); echo "FAIL shm_chunk_bytes=0: auto plans no shm"; tail -n 3 "$out" | sed 's/^/    /'
     fi
+    # shm_max_segments=1: world keeps its segment (the only communicator with more than a
+    # first shm plan line or two: a split prints one per half), the others find their
+    # ranks at the limit and go to PML plans; data right
+    if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+        --mca coll_kbinomial_shm_max_segments 1 "$CHECK" -l 100000 >"$out" 2>&1 &&
+        grep -q "0 failures" "$out" &&
+        [ "$(grep -c '^coll:kbinomial: comm=0 .*algorithm=shm' "$out")" -gt 1 ] &&
+        [ "$(grep '^coll:kbinomial: comm=[0-9]* .*algorithm=shm' "$out" | awk '{ n[$2]++ }
+              END { for (c in n) if (n[c] > 2) k++; print k + 0 }')" = 1 ] &&
+        grep -q '^coll:kbinomial: comm=[1-9][0-9]* .*transport=pml' "$out"; then
+        pass=$((pass + 1)); echo "PASS shm_max_segments=1: one communicator keeps its segment, the others PML plans; data right"
+    else
+        fail=$((fail + 1)); echo "FAIL shm_max_segments=1"; grep -v '^coll:kbinomial: .*comm=' "$out" | tail -n 5 | sed 's/^/    /'
+    fi
     # mcast-calibrate measures the segment's copy and hand-over (two ranks on this host):
     # values in a sane range, and auto plans shm with the file it wrote
     cal=$(mktemp)
@@ -213,7 +227,7 @@ if [ -z "${MATRIX_DRY:-}" ]; then
     fi
     rm -f "$out" "$out_auto" "$cal"
 else
-    echo "PASS shm auto"; echo "PASS shm off"; echo "PASS shm calibrate"
+    echo "PASS shm auto"; echo "PASS shm off"; echo "PASS shm limit"; echo "PASS shm calibrate"
     echo "PASS shm missing"
 fi
 

@@ -29,6 +29,7 @@ typedef struct mca_coll_kbinomial_component_t {
     size_t shm_chunk_bytes;     /* one node: the smallest chunk (0 = no shared segment) */
     size_t shm_max_chunk_bytes; /* the segment's slot: the largest chunk */
     int shm_slots;              /* its ring of slots */
+    int shm_max_segments;       /* segments a process maps at most */
 } mca_coll_kbinomial_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;

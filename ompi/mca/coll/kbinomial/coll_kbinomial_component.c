@@ -8,6 +8,7 @@
 
 #include "kbinomial.h"
 #include "ompi/mca/common/mcast/mcast_pml.h"
+#include "ompi/mca/common/mcast/mcast_shmseg.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "mpi.h"
@@ -57,6 +58,7 @@ static int kbinomial_register(void)
     c->shm_chunk_bytes = 32768;
     c->shm_max_chunk_bytes = 262144;
     c->shm_slots = 8;
+    c->shm_max_segments = 64;
     const mcast_var_t vars[] = {
         {"k", "k-binomial fan-out bound k, 1..64; 0 = the planner's optimal k (default 0)",
          MCA_BASE_VAR_TYPE_INT, &f->k, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
@@ -130,6 +132,10 @@ static int kbinomial_register(void)
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"shm_slots", "One node: slots in the shared segment's ring, 2..64 (default 8)",
          MCA_BASE_VAR_TYPE_INT, &c->shm_slots, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"shm_max_segments", "One node: shared segments (one per communicator that runs shm, "
+         "2 MiB each by default) a process maps at most, 0..65536; a communicator whose first "
+         "shm plan finds a rank at the limit gets PML plans on every rank (default 64)",
+         MCA_BASE_VAR_TYPE_INT, &c->shm_max_segments, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL},
     };
     rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]));
     if (OPAL_SUCCESS != rc) {
@@ -166,6 +172,8 @@ static void validate(void)
     mcast_param_range("kbinomial", "sync_sends", &f->sync_sends, -1, 1, d.sync_sends);
     mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
     mcast_param_range("kbinomial", "shm_slots", &c->shm_slots, 2, 64, 8);
+    mcast_param_range("kbinomial", "shm_max_segments", &c->shm_max_segments, 0, 65536, 64);
+    mcast_shmseg_set_max_segments(c->shm_max_segments);
     if (0 != c->shm_chunk_bytes) {
         mcast_param_range_size("kbinomial", "shm_chunk_bytes", &c->shm_chunk_bytes, 512,
                                (size_t) 16 << 20, 32768);

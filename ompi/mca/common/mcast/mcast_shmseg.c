@@ -17,6 +17,7 @@
 #include "opal/datatype/opal_convertor.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/proc.h"
+#include "opal/sys/atomic.h"
 #include "mcast_pml.h"
 
 struct mcast_shm_seg {
@@ -33,8 +34,22 @@ typedef struct {
     char name[MCAST_SHM_NAME_MAX];
 } shm_offer_t;
 
+/* Segments this process maps, and how many it may (coll_kbinomial_shm_max_segments): a
+ * program with many communicators would otherwise hold 2 MiB of memory per communicator
+ * (a rank over the limit maps none; the agreement then sends the communicator to PML plans). */
+static volatile int32_t live_segments = 0;
+static int max_segments = 64;
+
+void mcast_shmseg_set_max_segments(int n)
+{
+    max_segments = n;
+}
+
 static void unmap(mcast_shm_seg_t *s)
 {
+    if (NULL != s->view) {
+        opal_atomic_add_fetch_32(&live_segments, -1);
+    }
     mcast_shm_detach(s->view);
     s->view = NULL;
     if (NULL != s->region) {
@@ -93,20 +108,28 @@ static int setup(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
     const size_t bytes = mcast_shm_region_bytes(n, slots, slot_bytes);
     shm_offer_t offer;
     memset(&offer, 0, sizeof(offer));
-    if (0 == rank && 0 != bytes) {
+    const bool room = live_segments < max_segments;
+    if (0 == rank && 0 != bytes && room) {
         s->region = create_region(comm, n, slots, slot_bytes, bytes, &offer);
     }
     int rc = below(&offer, (int) sizeof(offer), MPI_BYTE, 0, comm, below_module);
     if (OMPI_SUCCESS != rc) {
+        if (0 == rank && offer.ok) {
+            shm_unlink(offer.name); /* nothing left behind in /dev/shm */
+        }
+        unmap(s);
         return rc;
     }
     offer.name[MCAST_SHM_NAME_MAX - 1] = '\0';
-    if (0 != rank && offer.ok && 0 != bytes) {
+    if (0 != rank && offer.ok && 0 != bytes && room) {
         s->region = open_region(&offer, bytes);
     }
     s->region_bytes = bytes;
     int mine = (NULL != s->region &&
                 KB_OK == mcast_shm_attach(s->region, bytes, n, rank, &s->view)) ? 1 : 0;
+    if (mine) {
+        opal_atomic_add_fetch_32(&live_segments, 1);
+    }
     int all = 0;
     rc = comm->c_coll->coll_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm,
                                       comm->c_coll->coll_allreduce_module);

@@ -44,6 +44,9 @@ int mcast_shm_irun(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t c
                    struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
                    mca_coll_base_module_t *below_module, ompi_request_t **request);
 
+/* How many segments a process may map (communicators beyond it get PML plans). */
+void mcast_shmseg_set_max_segments(int n);
+
 /* Unmaps (communicator free). */
 void mcast_shm_free(mcast_shm_seg_t *seg);
 
