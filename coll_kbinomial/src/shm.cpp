@@ -115,13 +115,31 @@ struct mcast_shm_op {
     mcast_shm_io_t io{};
     int root = 0;
     size_t bytes = 0, chunk = 0;
-    bool started = false, done = false, failed = false;
+    bool started = false, failed = false;
+    std::atomic<bool> done{false}; /* set by the poll that completes it, on any thread */
     uint64_t g0 = 0, i = 0;   /* first chunk number, chunks handled */
     size_t off = 0;           /* stream bytes handled */
     size_t root_bytes = 1;    /* a receiver learns it from the first chunk */
     int rc = KB_OK;
     bool freed = false;       /* the owner let go before completion */
 };
+
+namespace {
+
+/* The region view's queue is this process's: start, free and poll take turns (poll only
+ * tries: a thread finding it busy leaves the work to the one holding it). */
+void lock(mcast_shm *s)
+{
+    while (s->busy.test_and_set(std::memory_order_acquire)) {
+    }
+}
+
+void unlock(mcast_shm *s)
+{
+    s->busy.clear(std::memory_order_release);
+}
+
+} // namespace
 
 extern "C" {
 
@@ -190,8 +208,8 @@ __attribute__((visibility("default"))) void mcast_shm_detach(mcast_shm_t *s)
         if (op->freed) {
             delete op;
         } else {
-            op->done = true; /* never completed: its owner sees KB_ERR_INTERNAL */
-            op->rc = KB_ERR_INTERNAL;
+            op->rc = KB_ERR_INTERNAL; /* never completed: its owner sees the error */
+            op->done.store(true, std::memory_order_release);
         }
     }
     delete s;
@@ -295,7 +313,7 @@ bool step(mcast_shm_op *op)
         }
     }
     s->g = op->g0 + op->i;
-    op->done = true;
+    op->done.store(true, std::memory_order_release);
     return true;
 }
 
@@ -318,9 +336,16 @@ __attribute__((visibility("default"))) int mcast_shm_start(mcast_shm_t *s, int r
     op->root = root;
     op->bytes = bytes;
     op->chunk = (chunk_bytes == 0) ? s->slot_bytes : std::min(chunk_bytes, s->slot_bytes);
+    lock(s); /* a poll on another thread may be moving the queue (MPI_Wait on an earlier
+                Ibcast of the communicator while this thread starts the next one) */
+    bool queued = true;
     try {
         s->queue.push_back(op);
     } catch (...) {
+        queued = false;
+    }
+    unlock(s);
+    if (!queued) {
         delete op;
         return KB_ERR_NOMEM;
     }
@@ -351,7 +376,7 @@ __attribute__((visibility("default"))) int mcast_shm_poll(mcast_shm_t *s)
 
 __attribute__((visibility("default"))) int mcast_shm_op_test(const mcast_shm_op_t *op, int *result)
 {
-    if (op == nullptr || !op->done) {
+    if (op == nullptr || !op->done.load(std::memory_order_acquire)) {
         return 0;
     }
     if (result != nullptr) {
@@ -365,10 +390,19 @@ __attribute__((visibility("default"))) void mcast_shm_op_free(mcast_shm_op_t *op
     if (op == nullptr) {
         return;
     }
-    if (op->done) {
-        delete op;
-    } else {
+    mcast_shm *s = op->s;
+    if (s != nullptr) {
+        lock(s); /* a poll on another thread may be completing it */
+    }
+    const bool done = op->done.load(std::memory_order_acquire);
+    if (!done) {
         op->freed = true; /* still queued: the poll that completes it deletes it */
+    }
+    if (s != nullptr) {
+        unlock(s);
+    }
+    if (done) {
+        delete op;
     }
 }
 
