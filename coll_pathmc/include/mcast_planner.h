@@ -333,6 +333,7 @@ typedef struct mcast_plan_info {
     int shm_slots;            /* shm: the segment's slots, their bytes and the smallest */
     size_t shm_slot_bytes;    /* chunk (segment_bytes: the class's chunk) */
     size_t shm_chunk_bytes;
+    int shm_fit_ring;         /* shm: chunks fill the ring (more ranks than cores) */
 } mcast_plan_info_t;
 int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info);
 /* "k=2 segment_bytes=8192 window=4 max_sends=1 discipline=fpfs predicted_us=12.3

@@ -184,6 +184,7 @@ struct mcast_plan {
     const char *transport = "pml";
     int shm_slots = 0;
     size_t shm_slot_bytes = 0, shm_chunk_bytes = 0;
+    int shm_fit_ring = 0;
 };
 
 namespace {
@@ -655,6 +656,12 @@ double postal_lambda(const mcast_plan_input_t &in, size_t S)
     const mcast_loggp_t &g = in.all_local ? in.machine->shm : in.machine->net;
     const EdgeCost e = edge_cost(g, std::max<size_t>(S, 1));
     return e.sigma > 0 ? std::max(1.0, e.delta / e.sigma) : 1.0;
+}
+
+/* shm's chunks fill the ring where the node's ranks outnumber its cores (mcast_shm.h) */
+int shm_fit_ring(const mcast_plan_input_t &in)
+{
+    return in.node_cores > 0 && in.node_cores < in.n ? 1 : 0;
 }
 
 bool eligible(int alg, const mcast_plan_input_t &in)
@@ -1202,7 +1209,7 @@ struct Evaluator {
         Candidate cand;
         cand.algorithm = MCAST_ALG_SHM;
         cand.S = mcast_shm_chunk_bytes(M, in.shm_chunk_bytes, in.shm_slot_bytes, in.shm_slots,
-                                       in.node_cores > 0 && in.node_cores < in.n);
+                                       shm_fit_ring(in));
         cand.t = mcast_shm_predict_us(in.n, M, cand.S, in.node_cores,
                                       in.machine->shm_copy_ns_per_byte, in.machine->shm_handover_us);
         if (better(cand.t, best.t)) {
@@ -1373,6 +1380,7 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
         p.shm_slots = in.shm_slots;
         p.shm_slot_bytes = in.shm_slot_bytes;
         p.shm_chunk_bytes = in.shm_chunk_bytes;
+        p.shm_fit_ring = shm_fit_ring(in);
     }
     p.family = family_of(c.algorithm);
     if (p.family >= 0) {
@@ -1981,6 +1989,7 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->shm_slots = p->shm_slots;
     info->shm_slot_bytes = p->shm_slot_bytes;
     info->shm_chunk_bytes = p->shm_chunk_bytes;
+    info->shm_fit_ring = p->shm_fit_ring;
     info->variant = p->level.variant;
     return KB_OK;
 }

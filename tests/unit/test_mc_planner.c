@@ -1359,6 +1359,7 @@ static void test_shm_plans(void **state)
     assert_int_equal(info.shm_chunk_bytes, 32768);
     /* 4 ranks on 2 cores: 1 MiB fills the ring's 8 slots, chunks of 128 KiB */
     assert_int_equal(info.segment_bytes, 131072);
+    assert_int_equal(info.shm_fit_ring, 1); /* the glue's chunks follow the plan */
     assert_null(info.tree);
     assert_float_equal(info.predicted_us,
                        mcast_shm_predict_us(4, 1 << 20, 131072, 2, mach.shm_copy_ns_per_byte,
@@ -1367,6 +1368,7 @@ static void test_shm_plans(void **state)
     mcast_plan_input_t own = in;
     own.node_cores = 0;
     assert_int_equal(info_of(&own).segment_bytes, 32768);
+    assert_int_equal(info_of(&own).shm_fit_ring, 0);
     mcast_plan_t *p = select_ok(&in);
     mcast_sched_t *sched = NULL;
     mcast_engine_params_t ep;

@@ -326,7 +326,8 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
     if (0 == strcmp(info.transport, "shm")) {
-        rc = mcast_shm_run(&m->shm, info.shm_slots, info.shm_slot_bytes, info.shm_chunk_bytes, buf,
+        rc = mcast_shm_run(&m->shm, info.shm_slots, info.shm_slot_bytes, info.shm_chunk_bytes,
+                           info.shm_fit_ring, buf,
                            count, dtype, bytes, root, comm, m->previous_bcast,
                            m->previous_bcast_module);
         if (MCAST_SHM_PASS != rc) {
@@ -371,7 +372,8 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
     if (0 == strcmp(info.transport, "shm")) {
-        rc = mcast_shm_irun(&m->shm, info.shm_slots, info.shm_slot_bytes, info.shm_chunk_bytes, buf,
+        rc = mcast_shm_irun(&m->shm, info.shm_slots, info.shm_slot_bytes, info.shm_chunk_bytes,
+                           info.shm_fit_ring, buf,
                             count, dtype, bytes, root, comm, m->previous_bcast,
                             m->previous_bcast_module, request);
         if (MCAST_SHM_PASS != rc) {

@@ -247,21 +247,6 @@ static void io_fini(shm_io_ctx_t *c)
     }
 }
 
-/* More ranks than cores on the node (Open MPI then yields when idle): a call's chunks fill
- * the ring (mcast_shm_chunk_bytes); the planner's model does the same (node_cores). */
-static int fit_ring(struct ompi_communicator_t *comm)
-{
-    if (!opal_progress_yield_when_idle) {
-        return 0;
-    }
-    /* sysconf reads a file each time (microseconds): once per process */
-    static long cores = 0;
-    if (0 == cores) {
-        cores = sysconf(_SC_NPROCESSORS_ONLN);
-    }
-    return cores > 0 && cores < ompi_comm_size(comm);
-}
-
 static int status_of(int rc)
 {
     switch (rc) {
@@ -294,7 +279,7 @@ static int segment_of(mcast_shm_seg_t **seg, int slots, size_t slot_bytes,
 }
 
 int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
-                  void *buf, int count,
+                  int fit_ring, void *buf, int count,
                   struct ompi_datatype_t *dtype, size_t bytes, int root,
                   struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
                   mca_coll_base_module_t *below_module)
@@ -306,7 +291,7 @@ int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t ch
     shm_io_ctx_t c;
     io_init(&c, buf, count, dtype, ompi_comm_rank(comm) == root);
     const mcast_shm_io_t io = {&c, io_pack, io_unpack, io_idle};
-    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots, fit_ring(comm));
+    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots, fit_ring);
     const int rc = mcast_shm_bcast((*seg)->view, root, bytes, chunk, &io);
     io_fini(&c);
     return status_of(rc);
@@ -343,7 +328,7 @@ static void ireq_release(void *state)
 static const mcast_runner_t shm_runner = {ireq_test, ireq_release};
 
 int mcast_shm_irun(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
-                   void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                   int fit_ring, void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
                    struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
                    mca_coll_base_module_t *below_module, ompi_request_t **request)
 {
@@ -358,7 +343,7 @@ int mcast_shm_irun(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t c
     io_init(&r->io_ctx, buf, count, dtype, ompi_comm_rank(comm) == root);
     r->view = (*seg)->view;
     const mcast_shm_io_t io = {&r->io_ctx, io_pack, io_unpack, NULL};
-    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots, fit_ring(comm));
+    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots, fit_ring);
     if (KB_OK != mcast_shm_start(r->view, root, bytes, chunk, &io, &r->op)) {
         free(r);
         return OMPI_ERR_OUT_OF_RESOURCE;

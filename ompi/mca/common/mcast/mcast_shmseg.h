@@ -29,10 +29,10 @@ typedef struct mcast_shm_seg mcast_shm_seg_t;
  * and later calls to the module below); else OMPI_SUCCESS or an MPI error class. */
 #define MCAST_SHM_PASS 1
 
-/* The segment (slots x slot_bytes) is set up at the first call; chunk_min: the smallest
- * chunk of a call (mcast_shm_chunk_bytes). */
+/* The segment (slots x slot_bytes) is set up at the first call; chunk_min and fit_ring:
+ * the plan's chunk policy (mcast_shm_chunk_bytes). */
 int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
-                  void *buf, int count,
+                  int fit_ring, void *buf, int count,
                   struct ompi_datatype_t *dtype, size_t bytes, int root,
                   struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
                   mca_coll_base_module_t *below_module);
@@ -40,7 +40,7 @@ int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t ch
 /* The same as an MPI_Ibcast request, moved on by Open MPI's progress engine (the setup at
  * the first use is collective and blocking, as every rank makes it in the same call). */
 int mcast_shm_irun(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
-                   void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                   int fit_ring, void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
                    struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
                    mca_coll_base_module_t *below_module, ompi_request_t **request);
 
