@@ -145,6 +145,10 @@ int mcast_engine_complete(mcast_engine_t *e, int slot, int status);
  * posted yet fail with `status`; the transport completes the posted ones itself. */
 int mcast_engine_peer_ended(mcast_engine_t *e, int peer, int status);
 int mcast_engine_done(const mcast_engine_t *e);
+/* Bytes [0, held) of the message this rank holds without a gap (the blocks received so far
+ * from block 0 on, up to the first whose receive failed; the root: all).  A two-level plan's node leader hands them on inside
+ * its node while the rest arrives. */
+size_t mcast_engine_held_bytes(mcast_engine_t *e);
 /* 0, or the first error seen. */
 int mcast_engine_status(const mcast_engine_t *e);
 /* Ops of each kind posted and completed so far (for tests and verbose output). */

@@ -38,7 +38,10 @@ typedef enum mcast_family {
     MCAST_FAM_SCATTER_ALLGATHER = 0, /* binomial scatter + allgather (variant below) */
     MCAST_FAM_TWOTREE = 1,           /* Sanders, Speck, Traff 2009 */
     MCAST_FAM_CIRCULANT = 2,         /* Traff 2023-2024, round-optimal pipeline */
-    MCAST_FAM_TREE = 3               /* a kb_tree shape with FPFS forwarding (for levels) */
+    MCAST_FAM_TREE = 3,              /* a kb_tree shape with FPFS forwarding (for levels) */
+    MCAST_FAM_NODE_SEGMENT = 4       /* two-level's intra level only: the node's ranks share
+                                        a segment the glue runs (mcast_shm.h); the schedule
+                                        has no op inside a node */
 } mcast_family_t;
 
 /* Variants of MCAST_FAM_SCATTER_ALLGATHER. */

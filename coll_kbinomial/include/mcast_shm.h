@@ -79,6 +79,12 @@ typedef struct mcast_shm_io {
     int (*unpack)(void *ctx, size_t off, size_t len, const void *src);
     /* called while waiting (progress other work, yield) */
     void (*idle)(void *ctx);
+    /* root, optional (NULL: the whole message is there): bytes [0, avail) of the packed
+     * stream are ready to pack.  A root that receives the message while it hands it on
+     * (the node leader of a two-level plan) publishes a chunk only once all of it is
+     * there (or the stream is complete); avail must grow to the message size, also on
+     * failure (pack then reports it: the chunks go out marked). */
+    size_t (*avail)(void *ctx);
 } mcast_shm_io_t;
 
 /* One broadcast of `bytes` (> 0) bytes from `root` over the region, the root packing

@@ -41,6 +41,8 @@ struct mcast_engine {
     std::vector<int> slot_peer;
     std::vector<int> free_recv, free_send;
     std::vector<uint64_t> held;
+    uint32_t held_prefix = 0; /* blocks [0, held_prefix) held (a lower bound) */
+    uint32_t first_bad = UINT32_MAX; /* the first block whose receive failed */
     std::vector<int> ended; /* peers whose stream ended early */
     int status = 0;
     bool pumping = false;
@@ -188,6 +190,8 @@ int start(mcast_engine *e, const mcast_sched *s, const mcast_engine_params_t *p,
     }
     const bool root = e->nrecv == 0;
     e->held.assign((size_t(s->nblocks) + 63) / 64, root ? ~uint64_t(0) : 0);
+    e->held_prefix = 0;
+    e->first_bad = UINT32_MAX;
     e->ended.clear();
     e->status = 0;
     e->pumping = e->repump = false;
@@ -230,6 +234,9 @@ MC_API int mcast_engine_complete(mcast_engine_t *e, int slot, int status)
     if (is_recv) {
         const mcast_op_t o = e->s->op(MCAST_OP_RECV, size_t(e->slot_op[size_t(slot)]));
         e->set_held(o.block, o.nblocks);
+        if (status != 0) {
+            e->first_bad = std::min(e->first_bad, o.block);
+        }
     }
     e->fail(status);
     e->release(slot);
@@ -253,6 +260,21 @@ MC_API int mcast_engine_peer_ended(mcast_engine_t *e, int peer, int status)
 MC_API int mcast_engine_done(const mcast_engine_t *e)
 {
     return e != nullptr && e->s != nullptr && e->recv_done == e->nrecv && e->send_done == e->nsend;
+}
+
+MC_API size_t mcast_engine_held_bytes(mcast_engine_t *e)
+{
+    if (e == nullptr || e->s == nullptr) {
+        return 0;
+    }
+    while (e->held_prefix < e->s->nblocks && e->held_prefix < e->first_bad &&
+           e->is_held(e->held_prefix, 1)) {
+        ++e->held_prefix;
+    }
+    if (e->held_prefix == e->s->nblocks) {
+        return e->p.bytes;
+    }
+    return std::min(e->p.bytes, size_t(e->held_prefix) * e->p.block_bytes);
 }
 
 MC_API int mcast_engine_status(const mcast_engine_t *e)

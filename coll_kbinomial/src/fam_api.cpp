@@ -178,6 +178,8 @@ void check_level(const mcast_level_t *lvl, int n, uint32_t m)
         return;
     case MCAST_FAM_TREE:
         return; /* the shape and its parameters are checked by kb::build_tree */
+    case MCAST_FAM_NODE_SEGMENT:
+        break; /* not a level of its own (two_level's intra only) */
     }
     throw kb::ArgError("unknown family");
 }

@@ -131,7 +131,9 @@ std::unique_ptr<mcast_sched> two_level(int n, int root, int rank, const int *ord
                                        const mcast_level_t &intra, uint32_t m)
 {
     kb::require(n >= 1 && rank >= 0 && rank < n, "two_level: rank out of range");
-    kb::require(intra.family == MCAST_FAM_TREE, "two_level: the node-local level must be a tree");
+    kb::require(intra.family == MCAST_FAM_TREE || intra.family == MCAST_FAM_NODE_SEGMENT,
+                "two_level: the node-local level must be a tree or the node's segment");
+    const bool segment = intra.family == MCAST_FAM_NODE_SEGMENT;
     const Nodes N = nodes_of(n, root, ordering, node_of_rank);
     const int nodes = int(N.members.size());
     if (nodes > 1) { /* one node: no inter-node level (any m) */
@@ -139,9 +141,14 @@ std::unique_ptr<mcast_sched> two_level(int n, int root, int rank, const int *ord
     }
     const int j = N.node_of[size_t(rank)], me = N.local_of[size_t(rank)];
     const std::vector<int> &mem = N.members[size_t(j)];
-    const kb::Tree lt = local_tree(intra, int(mem.size()));
+    mcast_level_t tree_level = intra;
+    if (segment) { /* the tree is not used: no local op */
+        tree_level.family = MCAST_FAM_TREE;
+        tree_level.shape = KB_SHAPE_CHAIN;
+    }
+    const kb::Tree lt = local_tree(tree_level, int(mem.size()));
     std::vector<int> kids;
-    for (int i = lt.child_off[size_t(me)]; i < lt.child_off[size_t(me) + 1]; ++i) {
+    for (int i = lt.child_off[size_t(me)]; !segment && i < lt.child_off[size_t(me) + 1]; ++i) {
         kids.push_back(mem[size_t(lt.children[size_t(i)])]);
     }
     /* What the leader holds, in order, with steps. */
@@ -175,6 +182,8 @@ std::unique_ptr<mcast_sched> two_level(int n, int root, int rank, const int *ord
     if (me == 0) {
         recv = inter_recv;
         fan_out(leader_held, kids, local_send);
+    } else if (segment) {
+        inter_send.clear(); /* the glue's segment brings a member every block */
     } else {
         inter_send.clear(); /* only the leader talks to other nodes */
         recv = local_arrivals(lt, me, leader_held);

@@ -267,6 +267,9 @@ bool step(mcast_shm_op *op)
                 }
             }
             const size_t max = std::min(op->chunk, op->bytes - op->off);
+            if (op->io.avail != nullptr && op->io.avail(op->io.ctx) < op->off + max) {
+                break; /* a streaming root: the chunk is not all there yet */
+            }
             size_t len = 0;
             if (!op->failed &&
                 (op->io.pack(op->io.ctx, op->off, max, s->data(g), &len) != 0 || len < 1 || len > max)) {
@@ -284,6 +287,9 @@ bool step(mcast_shm_op *op)
             ++op->i;
         }
         store_release(s->done(s->me), op->g0 + op->i);
+        if (op->off < op->bytes) {
+            return false;
+        }
     } else {
         /* a receiver: the root's size and chunk lengths decide how many chunks there are */
         while (op->off < op->root_bytes) {

@@ -66,6 +66,15 @@
  * schedule either: the glue runs it (MPI_Bcast waiting, MPI_Ibcast from Open MPI's
  * progress engine).
  *
+ * Two-level with the node's segment (`twolevel`, intra "shm", transport "pml+shm", where
+ * the glue offers a segment per node: input.shm_slot_bytes on a communicator across
+ * nodes): the leaders run the inter level (circulant or two-tree, nb blocks) over the
+ * PML; each leader publishes a chunk into its node's segment once all of it arrived:
+ *   T = max(T_inter + T_shm(ppn, min(C, M)), T_shm(ppn, M))
+ * with T_shm the segment's model above over the fullest node's ppn ranks (C as there,
+ * K = input.node_cores < ppn filling the ring).  The other ranks of a node have no op in
+ * the schedule (MCAST_FAM_NODE_SEGMENT); mcast_plan_node_leader names each node's leader.
+ *
  * Link sharing.  Where the input names the topology (input.topology with every rank's host)
  * and it has more than one switch (on one switch a host link carries what its rank sends
  * or receives, which the models above charge already),
@@ -322,7 +331,9 @@ typedef struct mcast_plan_info {
                                  (scatter_allgather, twotree, circulant: see family) */
     int family;               /* mcast_family_t of a family plan, else -1 */
     double previous_us;       /* auto: the module below's predicted time, -1 if not compared */
-    const char *transport;    /* "pml" (point-to-point schedules), "ip" or "ib" (mcast) */
+    const char *transport;    /* "pml" (point-to-point schedules), "ip" or "ib" (mcast),
+                                 "shm" (one node's segment), "pml+shm" (twolevel: the
+                                 leaders' schedule over the PML, every node's segment) */
     const char *previous;     /* its algorithm (tuned's name), "" if not compared */
     int variant;              /* the family's variant (scatter_allgather: MCAST_SAG_*) */
     const int *chain;         /* [n] root first */
@@ -334,8 +345,13 @@ typedef struct mcast_plan_info {
     size_t shm_slot_bytes;    /* chunk (segment_bytes: the class's chunk) */
     size_t shm_chunk_bytes;
     int shm_fit_ring;         /* shm: chunks fill the ring (more ranks than cores) */
+    const int *node_of_rank;  /* [n] the input's node indices, or NULL (none given) */
 } mcast_plan_info_t;
 int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info);
+/* transport "pml+shm" (twolevel, intra=shm): the leader of rank's node for this plan (the
+ * node's first rank on the chain: it receives across nodes and is the root of the node's
+ * segment), or -1 (not such a plan, bad rank). */
+int mcast_plan_node_leader(const mcast_plan_t *p, int rank);
 /* "k=2 segment_bytes=8192 window=4 max_sends=1 discipline=fpfs predicted_us=12.3
  *  selected_by=model" (the verbose line's tail). */
 int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len);

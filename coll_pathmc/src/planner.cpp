@@ -375,7 +375,7 @@ struct Candidate {
     int k = 0;
     size_t S = 0; /* 0: whole */
     double lambda = 0;
-    int intra = 0; /* twolevel: 0 chain, 1 binomial, 2 flat */
+    int intra = 0; /* twolevel: 0 chain, 1 binomial, 2 flat, 3 the node's segment (shm) */
     int variant = 0;   /* families */
     int max_sends = 0; /* families: resolved sends in flight */
     int window = 0;    /* families: resolved receive window */
@@ -662,6 +662,21 @@ double postal_lambda(const mcast_plan_input_t &in, size_t S)
 int shm_fit_ring(const mcast_plan_input_t &in)
 {
     return in.node_cores > 0 && in.node_cores < in.n ? 1 : 0;
+}
+
+int ranks_per_node(const mcast_plan_input_t &in);
+
+/* twolevel's segment inside every node (intra "shm"): the glue offers one per node */
+bool node_segments(const mcast_plan_input_t &in)
+{
+    return in.shm_slot_bytes > 0 && in.shm_slots >= 2 && !in.all_local && in.node_of_rank != nullptr &&
+           in.nnodes > 1 && in.nnodes < in.n;
+}
+
+/* the node segment's chunk policy: as shm's, over the ranks of the fullest node */
+int node_fit_ring(const mcast_plan_input_t &in)
+{
+    return in.node_cores > 0 && in.node_cores < ranks_per_node(in) ? 1 : 0;
 }
 
 bool eligible(int alg, const mcast_plan_input_t &in)
@@ -1178,8 +1193,31 @@ struct Evaluator {
                         offer_family(best, MCAST_ALG_TWOLEVEL, 0, inter, intra, B, ms, w, t);
                     }
                 }
+                if (node_segments(in)) {
+                    const double t = node_segment_predict(li, nodes, ppn, nb, g, w, ms);
+                    if (t >= 0.0) {
+                        offer_family(best, MCAST_ALG_TWOLEVEL, 0, inter, 3, B, ms, w, t);
+                    }
+                }
             }
         }
+    }
+    /* twolevel with the node's segment inside every node (the model in mcast_planner.h):
+     * the leaders' level, then the last chunk through the segment, or the segment's own
+     * pipeline, whichever ends later. */
+    double node_segment_predict(const mcast_level_t &li, int nodes, int ppn, uint32_t nb,
+                                const mcast_loggp_t &g, int w, int ms) const
+    {
+        const double Ti = mcast_level_predict_us(&li, nodes, M, nb, &g, w, ms);
+        const size_t C = mcast_shm_chunk_bytes(M, in.shm_chunk_bytes, in.shm_slot_bytes,
+                                               in.shm_slots, node_fit_ring(in));
+        const double c = in.machine->shm_copy_ns_per_byte, h = in.machine->shm_handover_us;
+        const double Tl = mcast_shm_predict_us(ppn, M, C, in.node_cores, c, h);
+        const double A = mcast_shm_predict_us(ppn, std::min(C, M), C, in.node_cores, c, h);
+        if (Ti < 0.0 || Tl < 0.0 || A < 0.0) {
+            return -1.0;
+        }
+        return std::max(Ti + A, Tl);
     }
     /* Hardware multicast (the model in mcast_planner.h). */
     void evaluate_mcast(Candidate &best) const
@@ -1399,13 +1437,22 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
         p.window = c.window;
         p.max_sends = c.max_sends;
         p.nnodes = in.nnodes;
-        p.intra.family = MCAST_FAM_TREE;
-        p.intra.shape = shapes[c.intra];
-        p.intra.tree.k = std::max(1, kb_ceil_log2(std::max(2, ranks_per_node(in))));
-        p.intra.tree.lambda = 1.0;
+        if (c.intra == 3) {
+            p.intra.family = MCAST_FAM_NODE_SEGMENT;
+            p.transport = "pml+shm";
+            p.shm_slots = in.shm_slots;
+            p.shm_slot_bytes = in.shm_slot_bytes;
+            p.shm_chunk_bytes = in.shm_chunk_bytes;
+            p.shm_fit_ring = node_fit_ring(in);
+        } else {
+            p.intra.family = MCAST_FAM_TREE;
+            p.intra.shape = shapes[c.intra];
+            p.intra.tree.k = std::max(1, kb_ceil_log2(std::max(2, ranks_per_node(in))));
+            p.intra.tree.lambda = 1.0;
+        }
     }
     if (c.algorithm == MCAST_ALG_TWOLEVEL) {
-        static const char *const intra[] = {"chain", "binomial", "flat"};
+        static const char *const intra[] = {"chain", "binomial", "flat", "shm"};
         p.extra = (c.inter >= 0 ? std::string("inter=") + REGISTRY[c.inter].name + " " : std::string()) +
                   std::string("intra=") + intra[c.intra];
     } else if (c.algorithm == MCAST_ALG_POSTAL) {
@@ -1990,8 +2037,23 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->shm_slot_bytes = p->shm_slot_bytes;
     info->shm_chunk_bytes = p->shm_chunk_bytes;
     info->shm_fit_ring = p->shm_fit_ring;
+    info->node_of_rank = p->node_of_rank.empty() ? nullptr : p->node_of_rank.data();
     info->variant = p->level.variant;
     return KB_OK;
+}
+
+MC_API int mcast_plan_node_leader(const mcast_plan_t *p, int rank)
+{
+    if (p == nullptr || std::strcmp(p->transport, "pml+shm") != 0 || rank < 0 || rank >= p->n ||
+        p->node_of_rank.size() != size_t(p->n) || p->chain.size() != size_t(p->n)) {
+        return -1;
+    }
+    for (int r : p->chain) {
+        if (p->node_of_rank[size_t(r)] == p->node_of_rank[size_t(rank)]) {
+            return r;
+        }
+    }
+    return -1;
 }
 
 MC_API int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len)

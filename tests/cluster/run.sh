@@ -4,7 +4,7 @@
 #
 #   MCAST_COMPONENT_DIR=/work/main/ompi/.libs tests/cluster/run.sh
 #
-# Checks:
+# Checks (twolevel also with its node segments: bcast_check, MPI_Bcast and MPI_Ibcast):
 #   1. every rank runs on its own emulated host (distinct hostnames);
 #   2. bcast correctness across hosts: osu_style_bcast -c (data validated on every
 #      rank, root 0 and rotating roots) with each of our algorithms, and the
@@ -71,6 +71,8 @@ prog() {
         echo "$WORK/$name"
     fi
 }
+BCHECK=$WORK/bcast_check
+"$MPICC" -O2 -o "$BCHECK" "$TOP/tests/mpi/bcast_check.c" || BCHECK=""
 OSU=$(prog osu_style_bcast) || { echo "FAIL: cannot build osu_style_bcast"; echo "0 passed, 1 failed"; exit 1; }
 ONCE=$(prog bcast_once) || { echo "FAIL: cannot build bcast_once"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -179,17 +181,42 @@ if [ -n "$COMP" ]; then
     fi
     # twolevel: two ranks per host, so node leaders run the plan between the hosts (a
     # k-binomial tree or a family: circulant, two-tree) and each host's second rank gets
-    # every block from its leader as it arrives
-    # shellcheck disable=SC2046
-    if "$CLUSTER" run -- -np $((2 * N)) $(ours twolevel) --mca coll_kbinomial_verbose 1 \
-        "$OSU" -c -m 1:"$M" -i 5 -x 1 -r rotate >"$WORK/osu.out" 2>&1; then
-        if grep -q "coll:kbinomial:.*algorithm=twolevel" "$WORK/osu.out"; then
-            ok "ours twolevel, 2 ranks per host: data validated on $N hosts, 1..$M B ($(grep -c 'algorithm=twolevel inter=' "$WORK/osu.out") plans with a family between the hosts)"
+    # every block from its leader as it arrives: through the host's shared segment
+    # (intra=shm, transport pml+shm; by default), or over the PML (no segment: shm off)
+    for intra in shm pml; do
+        extra=""; want="transport=pml+shm"
+        [ "$intra" = pml ] && { extra="--mca coll_kbinomial_shm_chunk_bytes 0"; want="transport=pml "; }
+        # shellcheck disable=SC2046,SC2086
+        if "$CLUSTER" run -- -np $((2 * N)) $(ours twolevel) --mca coll_kbinomial_verbose 1 $extra \
+            "$OSU" -c -m 1:"$M" -i 5 -x 1 -r rotate >"$WORK/osu.out" 2>&1; then
+            if grep -q "coll:kbinomial:.*algorithm=twolevel.*$want" "$WORK/osu.out" &&
+                { [ "$intra" = shm ] || ! grep -q "pml+shm" "$WORK/osu.out"; }; then
+                ok "ours twolevel intra=$intra, 2 ranks per host: data validated on $N hosts, 1..$M B ($(grep -c 'algorithm=twolevel inter=' "$WORK/osu.out") plans with a family between the hosts)"
+            else
+                bad "ours twolevel intra=$intra: no plan line 'algorithm=twolevel ... $want'"; grep -m3 "coll:" "$WORK/osu.out"
+            fi
         else
-            bad "ours twolevel: no plan line 'algorithm=twolevel'"; grep -m3 "coll:" "$WORK/osu.out"
+            bad "ours twolevel intra=$intra, 2 ranks per host: osu_style_bcast -c failed"; tail -20 "$WORK/osu.out"
         fi
+    done
+    # twolevel through the hosts' segments with every datatype, root and communicator of
+    # bcast_check (world, reversed, split, dup), MPI_Bcast and MPI_Ibcast, on 2N - 1 ranks
+    # (one host has a single rank: no segment there); communicators with one rank per host
+    # are not twolevel's (fallback silent: the module below serves them)
+    if [ -n "$BCHECK" ]; then
+        for mode in "" -n; do
+            # shellcheck disable=SC2046,SC2086
+            if "$CLUSTER" run -- -np $((2 * N - 1)) $(ours twolevel | sed 's/fallback error/fallback silent/') \
+                --mca coll_kbinomial_verbose 1 "$BCHECK" -l 300000 $mode >"$WORK/bc.out" 2>&1 &&
+                grep -q "bcast_check: .* 0 failures" "$WORK/bc.out" &&
+                grep -q "transport=pml+shm" "$WORK/bc.out"; then
+                ok "ours twolevel intra=shm, $((2 * N - 1)) ranks on $N hosts: $(grep -o 'MPI_I*[Bb]cast [0-9]* cases, 0 failures' "$WORK/bc.out")"
+            else
+                bad "ours twolevel intra=shm bcast_check $mode on $((2 * N - 1)) ranks"; grep -v '^coll:' "$WORK/bc.out" | tail -10
+            fi
+        done
     else
-        bad "ours twolevel, 2 ranks per host: osu_style_bcast -c failed"; tail -20 "$WORK/osu.out"
+        bad "cannot build tests/mpi/bcast_check"
     fi
     # shellcheck disable=SC2046
     check_bytes "ours linear" "$nm1" $(ours linear)

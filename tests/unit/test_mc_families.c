@@ -449,6 +449,66 @@ static void test_two_level(void **state)
     printf("# %ld two-level schedules\n", cases);
 }
 
+/* intra = the node's segment (the glue's shared memory): a leader's schedule is the
+ * tree-intra one without its local ops, the other ranks of a node have no op at all. */
+static void test_two_level_segment(void **state)
+{
+    (void) state;
+    long cases = 0;
+    for (int n = 2; n <= 40; n += 3) {
+        int *node = malloc(sizeof(int) * (size_t) n), *ord = odd_even(n);
+        assert_non_null(node);
+        for (int ppn = 1; ppn <= 4; ++ppn) {
+            for (int r = 0; r < n; ++r) {
+                node[r] = (r * 7 % n) / ppn; /* nodes of ppn ranks, scattered over the ranks */
+            }
+            for (int f = 0; f <= F_COUNT; ++f) {
+                const mcast_level_t inter = f < F_COUNT ? level_of(f) : tree_level(KB_SHAPE_BINOMIAL, 0);
+                const mcast_level_t tree = tree_level(KB_SHAPE_CHAIN, 0);
+                mcast_level_t seg = tree;
+                seg.family = MCAST_FAM_NODE_SEGMENT;
+                const uint32_t m = f <= F_RD ? 1 : 5;
+                for (int root = 0; root < n; root += 1 + n / 4) {
+                    for (int r = 0; r < n; ++r) {
+                        mcast_sched_t *a = NULL, *b = NULL;
+                        assert_int_equal(mcast_sched_two_level(n, root, r, ord, node, &inter, &seg, m, &a), KB_OK);
+                        assert_int_equal(mcast_sched_two_level(n, root, r, ord, node, &inter, &tree, m, &b), KB_OK);
+                        for (int kind = 0; kind < 2; ++kind) {
+                            size_t j = 0;
+                            const size_t cb = mcast_sched_count(b, (mcast_op_kind_t) kind);
+                            for (size_t i = 0; i < cb; ++i) {
+                                mcast_op_t y, x;
+                                mcast_sched_op(b, (mcast_op_kind_t) kind, i, &y);
+                                if (node[y.peer] == node[r]) {
+                                    continue; /* a local op: the segment's */
+                                }
+                                assert_int_equal(mcast_sched_op(a, (mcast_op_kind_t) kind, j++, &x), KB_OK);
+                                assert_int_equal(x.peer, y.peer);
+                                assert_int_equal(x.block, y.block);
+                                assert_int_equal(x.nblocks, y.nblocks);
+                            }
+                            assert_int_equal(mcast_sched_count(a, (mcast_op_kind_t) kind), j);
+                        }
+                        mcast_sched_free(a);
+                        mcast_sched_free(b);
+                        cases++;
+                    }
+                }
+            }
+        }
+        free(node);
+        free(ord);
+    }
+    /* not a level of its own */
+    mcast_level_t seg = tree_level(KB_SHAPE_CHAIN, 0);
+    seg.family = MCAST_FAM_NODE_SEGMENT;
+    mcast_sched_t *s = NULL;
+    assert_int_equal(mcast_sched_level(&seg, 4, 0, 1, NULL, 2, &s), KB_ERR_ARG);
+    const int node4[4] = {0, 0, 1, 1};
+    assert_int_equal(mcast_sched_two_level(4, 0, 0, NULL, node4, &seg, &seg, 2, &s), KB_ERR_ARG);
+    printf("# %ld two-level schedules with the node's segment\n", cases);
+}
+
 /* The leaders of the plain two-level tree carry every inter-node edge. */
 static void test_two_level_tree_leaders(void **state)
 {
@@ -587,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_shuffled),
         cmocka_unit_test(test_injected_errors),
         cmocka_unit_test(test_two_level),
+        cmocka_unit_test(test_two_level_segment),
         cmocka_unit_test(test_two_level_tree_leaders),
         cmocka_unit_test(test_best_nblocks),
         cmocka_unit_test(test_rejects),

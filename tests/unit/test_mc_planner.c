@@ -1400,6 +1400,91 @@ static void test_shm_plans(void **state)
     }
 }
 
+/* Across nodes with a segment in every node (the glue offers one: input.shm_slot_bytes):
+ * twolevel runs the leaders' schedule over the PML and hands every block on through the
+ * node's segment (transport "pml+shm"); members have no op; each node's leader is its
+ * first rank on the chain (the root leads its own node); the prediction is the model's
+ * (leaders' level + the last chunk, or the segment's pipeline). */
+static void test_two_level_segment_plans(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const int nodes = 4, ppn = 3, n = nodes * ppn;
+    int node[12];
+    for (int r = 0; r < n; ++r) {
+        node[r] = r % nodes;
+    }
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    for (int root = 0; root < n; root += 5) {
+        mcast_plan_input_t in = input(n, root, 1 << 20, &mach, &f);
+        in.node_of_rank = node;
+        in.nnodes = nodes;
+        in.exact_bytes = 1;
+        in.shm_slot_bytes = 262144;
+        in.shm_chunk_bytes = 32768;
+        in.shm_slots = 8;
+        mcast_plan_t *p = select_ok(&in);
+        mcast_plan_info_t info;
+        mcast_plan_get_info(p, &info);
+        assert_int_equal(info.algorithm, MCAST_ALG_TWOLEVEL);
+        assert_string_equal(info.transport, "pml+shm");
+        assert_int_equal(info.shm_slots, 8);
+        assert_int_equal(info.shm_slot_bytes, 262144);
+        assert_int_equal(info.shm_fit_ring, 0);
+        assert_non_null(info.node_of_rank);
+        char desc[512];
+        mcast_plan_describe(p, desc, sizeof(desc));
+        assert_non_null(strstr(desc, "intra=shm"));
+        int leaders = 0;
+        for (int r = 0; r < n; ++r) {
+            const int l = mcast_plan_node_leader(p, r);
+            assert_true(l >= 0 && l < n);
+            assert_int_equal(node[l], node[r]);
+            assert_int_equal(mcast_plan_node_leader(p, l), l);
+            leaders += l == r;
+            mcast_sched_t *sc = NULL;
+            assert_int_equal(mcast_plan_schedule(p, r, 1 << 20, &sc), KB_OK);
+            const size_t ops = mcast_sched_count(sc, MCAST_OP_RECV) + mcast_sched_count(sc, MCAST_OP_SEND);
+            if (l == r) {
+                assert_true(ops > 0);
+                for (size_t i = 0; i < mcast_sched_count(sc, MCAST_OP_SEND); ++i) {
+                    mcast_op_t o;
+                    mcast_sched_op(sc, MCAST_OP_SEND, i, &o);
+                    assert_int_not_equal(node[o.peer], node[r]); /* no local op */
+                }
+            } else {
+                assert_int_equal(ops, 0);
+            }
+            mcast_sched_free(sc);
+        }
+        assert_int_equal(leaders, nodes);
+        assert_int_equal(mcast_plan_node_leader(p, root), root);
+        assert_int_equal(mcast_plan_node_leader(p, n), -1);
+        mcast_plan_free(p);
+        /* no segment offered: the PML inside the nodes */
+        in.shm_slot_bytes = 0;
+        p = select_ok(&in);
+        mcast_plan_get_info(p, &info);
+        assert_string_not_equal(info.transport, "pml+shm");
+        assert_int_equal(mcast_plan_node_leader(p, 0), -1);
+        mcast_plan_free(p);
+    }
+    /* the model: slow copies make the segment lose to the PML inside the nodes */
+    mcast_machine_t slow = mach;
+    slow.shm_copy_ns_per_byte = 50.0;
+    mcast_plan_input_t in = input(n, 0, 1 << 20, &slow, &f);
+    in.node_of_rank = node;
+    in.nnodes = nodes;
+    in.shm_slot_bytes = 262144;
+    in.shm_chunk_bytes = 32768;
+    in.shm_slots = 8;
+    mcast_plan_info_t info = info_of(&in);
+    assert_string_not_equal(info.transport, "pml+shm");
+}
+
 static void test_digest(void **state)
 {
     (void) state;
@@ -1443,6 +1528,7 @@ int main(void)
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),
         cmocka_unit_test(test_shm_plans),
+        cmocka_unit_test(test_two_level_segment_plans),
         cmocka_unit_test(test_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

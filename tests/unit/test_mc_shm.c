@@ -8,6 +8,8 @@
  *  - a receiver that expects another size gets MCAST_SHM_MISMATCH, the others their
  *    data, and the next call is right on every rank (the ring stayed in step); a root
  *    whose pack fails makes every receiver report MCAST_SHM_ROOT_FAILED, same;
+ *  - a streaming root (a two-level plan's node leader: io.avail grows as the network
+ *    brings the message) packs nothing beyond what is there, and every rank gets its data;
  *  - the cost model's closed form.
  */
 #include <stdarg.h>
@@ -38,6 +40,10 @@ typedef struct {
     size_t fail_at;
     size_t packed, unpacked;
     int slow; /* a receiver that dawdles before each copy */
+    size_t step;   /* streaming root: avail grows by step bytes per idle call (0: all there) */
+    size_t avail, total;
+    int beyond;    /* the root packed bytes beyond avail */
+    long waits;    /* idle calls of a streaming root */
 } io_ctx_t;
 
 /* Packs a few bytes short of `max` now and then, as a convertor does at an element
@@ -47,6 +53,9 @@ static int io_pack(void *ctx, size_t off, size_t max, void *dst, size_t *packed)
     io_ctx_t *c = ctx;
     if (c->fail_pack && off + max > c->fail_at) {
         return -1;
+    }
+    if (c->step != 0 && off + max > c->avail) {
+        c->beyond = 1;
     }
     const size_t len = max > 8 ? max - (off / 7) % 5 : max;
     memcpy(dst, c->buf + off, len);
@@ -68,8 +77,18 @@ static int io_unpack(void *ctx, size_t off, size_t len, const void *src)
 
 static void io_idle(void *ctx)
 {
-    (void) ctx;
+    io_ctx_t *c = ctx;
+    if (c != NULL && c->step != 0) {
+        c->waits++;
+        c->avail = c->avail + c->step < c->total ? c->avail + c->step : c->total;
+    }
     sched_yield();
+}
+
+static size_t io_avail(void *ctx)
+{
+    const io_ctx_t *c = ctx;
+    return c->avail;
 }
 
 /* ---- one thread per rank ------------------------------------------------- */
@@ -83,6 +102,7 @@ typedef struct {
     int fail_call;         /* the root of this call fails to pack (-1: none) */
     int slow_rank;         /* this rank copies slowly (-1: none) */
     size_t chunk_min;      /* the calls' smallest chunk (mcast_shm_chunk_bytes; 0: a slot) */
+    size_t stream_step;    /* roots stream: avail grows by this per wait (0: no) */
 } script_t;
 
 typedef struct {
@@ -93,6 +113,8 @@ typedef struct {
     const script_t *sc;
     int *rc;               /* [ncalls] this rank's outcome per call */
     int *ok;               /* [ncalls] 1 when this rank's buffer holds what it should */
+    int beyond;            /* a streaming root packed past avail */
+    long waits;            /* a streaming root's waits */
 } rank_arg_t;
 
 static void *rank_main(void *p)
@@ -115,9 +137,10 @@ static void *rank_main(void *p)
         for (size_t i = 0; i < want; ++i) {
             buf[i] = (a->me == root) ? pattern(c, i) : 0xEE;
         }
+        const bool stream = a->me == root && a->sc->stream_step != 0;
         io_ctx_t ctx = {buf, a->me == root && c == a->sc->fail_call, a->sc->bytes[c] / 2, 0, 0,
-                        a->me == a->sc->slow_rank};
-        const mcast_shm_io_t io = {&ctx, io_pack, io_unpack, io_idle};
+                        a->me == a->sc->slow_rank, stream ? a->sc->stream_step : 0, 0, want, 0, 0};
+        const mcast_shm_io_t io = {&ctx, io_pack, io_unpack, io_idle, stream ? io_avail : NULL};
         const size_t chunk = mcast_shm_chunk_bytes(want, a->sc->chunk_min, a->slot_bytes, a->slots, 1);
         a->rc[c] = mcast_shm_bcast(s, root, want, chunk, &io);
         int good = 1;
@@ -127,11 +150,16 @@ static void *rank_main(void *p)
             }
         }
         a->ok[c] = good;
+        a->beyond |= ctx.beyond;
+        a->waits += ctx.waits;
         free(buf);
     }
     mcast_shm_detach(s);
     return NULL;
 }
+
+static int last_beyond;  /* the last run_script: a streaming root packed past avail */
+static long last_waits;  /* and its streaming roots' waits */
 
 /* Runs the script on n threads; rc / ok are [n][ncalls]. */
 static void run_script(int n, int slots, size_t slot_bytes, const script_t *sc, int *rc, int *ok)
@@ -146,11 +174,15 @@ static void run_script(int n, int slots, size_t slot_bytes, const script_t *sc, 
     rank_arg_t args[16];
     for (int r = 0; r < n; ++r) {
         args[r] = (rank_arg_t){region, bytes, n, r, slots, slot_bytes, sc, rc + r * sc->ncalls,
-                               ok + r * sc->ncalls};
+                               ok + r * sc->ncalls, 0, 0};
         assert_int_equal(pthread_create(&th[r], NULL, rank_main, &args[r]), 0);
     }
+    last_beyond = 0;
+    last_waits = 0;
     for (int r = 0; r < n; ++r) {
         pthread_join(th[r], NULL);
+        last_beyond |= args[r].beyond;
+        last_waits += args[r].waits;
     }
     free(region);
 }
@@ -174,7 +206,7 @@ static void test_layout(void **state)
     assert_int_equal(mcast_shm_attach(region, b - 1, 4, 0, &s), KB_ERR_ARG);
     assert_int_equal(mcast_shm_attach(region, b, 4, 3, &s), KB_OK);
     assert_int_equal(mcast_shm_slot_bytes(s), 1000);
-    const mcast_shm_io_t io = {NULL, io_pack, io_unpack, io_idle};
+    const mcast_shm_io_t io = {NULL, io_pack, io_unpack, io_idle, NULL};
     assert_int_equal(mcast_shm_bcast(s, 0, 0, 0, &io), KB_ERR_ARG); /* nothing to send */
     assert_int_equal(mcast_shm_bcast(s, 4, 10, 0, &io), KB_ERR_ARG);
     assert_int_equal(mcast_shm_bcast(s, 0, 10, 0, NULL), KB_ERR_ARG);
@@ -216,7 +248,7 @@ static void test_every_root_and_size(void **state)
             }
             for (size_t chunk_min = 0; chunk_min <= 300; chunk_min += 300) {
                 /* whole slots, and chunks that grow with the message from 300 bytes */
-                const script_t sc = {nc, roots, bytes, -1, -1, 0, -1, -1, chunk_min};
+                const script_t sc = {nc, roots, bytes, -1, -1, 0, -1, -1, chunk_min, 0};
                 int *rc = calloc((size_t) (n * nc), sizeof(int)), *ok = calloc((size_t) (n * nc), sizeof(int));
                 run_script(n, slots, C, &sc, rc, ok);
                 for (int i = 0; i < n * nc; ++i) {
@@ -244,7 +276,7 @@ static void test_mismatch_keeps_step(void **state)
     const size_t bytes[] = {3000, 5000, 4096, 700, 2600};
     for (int variant = 0; variant < 2; ++variant) {
         const script_t sc = {5, roots, bytes, variant == 0 ? 2 : 1, variant == 0 ? 1 : 3,
-                             variant == 0 ? 100 : 5000, -1, -1, 0};
+                             variant == 0 ? 100 : 5000, -1, -1, 0, 0};
         int rc[4 * 5], ok[4 * 5];
         run_script(n, slots, C, &sc, rc, ok);
         for (int r = 0; r < n; ++r) {
@@ -267,7 +299,7 @@ static void test_root_failure(void **state)
     const int n = 3;
     const int roots[] = {1, 1, 0};
     const size_t bytes[] = {10000, 10000, 1234};
-    const script_t sc = {3, roots, bytes, -1, -1, 0, 1, -1, 0};
+    const script_t sc = {3, roots, bytes, -1, -1, 0, 1, -1, 0, 0};
     int rc[3 * 3], ok[3 * 3];
     run_script(n, 2, 1024, &sc, rc, ok);
     for (int r = 0; r < n; ++r) {
@@ -288,7 +320,7 @@ static void test_slow_reader(void **state)
     const int roots[] = {0, 0, 2};
     const size_t bytes[] = {256 * 20, 256 * 7 + 3, 256 * 11};
     for (int slow = 1; slow <= 2; ++slow) {
-        const script_t sc = {3, roots, bytes, -1, -1, 0, -1, slow, 100};
+        const script_t sc = {3, roots, bytes, -1, -1, 0, -1, slow, 100, 0};
         int rc[3 * 3], ok[3 * 3];
         run_script(3, 2, 256, &sc, rc, ok);
         for (int i = 0; i < 9; ++i) {
@@ -329,8 +361,8 @@ static void *nb_rank(void *p)
         for (size_t i = 0; i < nb_bytes[c]; ++i) {
             buf[c][i] = a->me == nb_root[c] ? pattern(c, i) : 0xEE;
         }
-        ctx[c] = (io_ctx_t){buf[c], 0, 0, 0, 0, 0};
-        const mcast_shm_io_t io = {&ctx[c], io_pack, io_unpack, NULL};
+        ctx[c] = (io_ctx_t){buf[c], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        const mcast_shm_io_t io = {&ctx[c], io_pack, io_unpack, NULL, NULL};
         good &= KB_OK == mcast_shm_start(s, nb_root[c], nb_bytes[c], 512, &io, &op[c]);
     }
     /* rank 1 lets go of op 3 at once: its buffer must stay until the op completes, so it
@@ -395,6 +427,29 @@ static void test_nonblocking(void **state)
     free(region);
 }
 
+/* A root that receives the message while it hands it on (a two-level plan's node leader):
+ * avail grows by a step per wait; nothing is packed before it is there, every rank gets
+ * its data, at every root, for chunks above and below the step, messages of one chunk to
+ * several rings. */
+static void test_streaming_root(void **state)
+{
+    (void) state;
+    const int roots[] = {0, 2, 1, 3, 0};
+    const size_t bytes[] = {1, 999, 4096 * 3 + 17, 40000, 777};
+    const size_t steps[] = {100, 1000, 5000};
+    for (int i = 0; i < 3; ++i) {
+        const script_t sc = {5, roots, bytes, -1, -1, 0, -1, -1, 1000, steps[i]};
+        int rc[4 * 5], ok[4 * 5];
+        run_script(4, 3, 4096, &sc, rc, ok);
+        for (int k = 0; k < 4 * 5; ++k) {
+            assert_int_equal(rc[k], KB_OK);
+            assert_int_equal(ok[k], 1);
+        }
+        assert_int_equal(last_beyond, 0);
+        assert_true(last_waits > 0); /* the roots did wait for their stream */
+    }
+}
+
 static void test_model(void **state)
 {
     (void) state;
@@ -419,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_root_failure),
         cmocka_unit_test(test_slow_reader),
         cmocka_unit_test(test_nonblocking),
+        cmocka_unit_test(test_streaming_root),
         cmocka_unit_test(test_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,10 +85,10 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     in->machine = mcast_machine_of("kbinomial", c->machine_file);
     in->forced = forced;
     in->rules = m->use_rules ? c->rules : NULL;
-    /* The segment is copied with memcpy: an Open MPI built with CUDA support may hand us
-     * device buffers on some ranks only (a local property no rank can agree on), so it
-     * never plans shm. */
-    if (!OPAL_CUDA_SUPPORT && loc->all_local && 0 != c->shm_chunk_bytes && !mcast_shm_failed(m->shm)) {
+    /* A segment per node (one node: shm; across nodes: twolevel's intra=shm).  It is copied
+     * with memcpy: an Open MPI built with CUDA support may hand us device buffers on some
+     * ranks only (a local property no rank can agree on), so it never plans either. */
+    if (!OPAL_CUDA_SUPPORT && 0 != c->shm_chunk_bytes && !mcast_shm_failed(m->shm)) {
         in->shm_slot_bytes = c->shm_max_chunk_bytes;
         in->shm_chunk_bytes = c->shm_chunk_bytes;
         in->shm_slots = c->shm_slots;

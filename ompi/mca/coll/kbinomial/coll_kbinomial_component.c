@@ -118,15 +118,15 @@ static int kbinomial_register(void)
          "perf/bcast-compare results. Every rank must read the same table (checked "
          "once per communicator; otherwise the model decides)",
          MCA_BASE_VAR_TYPE_STRING, &c->rules_file, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"shm_chunk_bytes", "One node: smallest chunk the shm algorithm copies through its "
-         "shared segment (the root copies a chunk in while the others copy the last one out; "
+        {"shm_chunk_bytes", "Smallest chunk copied through a node's shared segment (the shm "
+         "algorithm on one node, twolevel's intra=shm across nodes; the root or node leader copies a chunk in while the others copy the last one out; "
          "a call's chunk is its size / shm_slots within [shm_chunk_bytes, "
-         "shm_max_chunk_bytes]), 512 .. 16 MiB; 0 = no shared segment (shm is then never "
+         "shm_max_chunk_bytes]), 512 .. 16 MiB; 0 = no shared segment (neither is then "
          "chosen) (default 32768)",
          MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_chunk_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"shm_max_chunk_bytes", "One node: the shared segment's slot, the largest chunk, "
+        {"shm_max_chunk_bytes", "The shared segment's slot, the largest chunk, "
          ">= shm_chunk_bytes, up to 16 MiB. The segment (shm_slots slots, 2 MiB by default) is "
-         "created at the communicator's first shm plan and lives as long as it "
+         "created per node at the communicator's first plan using it and lives as long as it "
          "(default 262144)",
          MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_max_chunk_bytes, OPAL_INFO_LVL_6,
          MCA_BASE_VAR_SCOPE_ALL_EQ},

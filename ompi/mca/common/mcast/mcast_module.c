@@ -325,11 +325,14 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
-    if (0 == strcmp(info.transport, "shm")) {
-        rc = mcast_shm_run(&m->shm, info.shm_slots, info.shm_slot_bytes, info.shm_chunk_bytes,
-                           info.shm_fit_ring, buf,
-                           count, dtype, bytes, root, comm, m->previous_bcast,
-                           m->previous_bcast_module);
+    const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
+    if (twolevel && NULL == m->engine) {
+        m->engine = mcast_engine_create();
+    }
+    if (twolevel || 0 == strcmp(info.transport, "shm")) {
+        rc = twolevel ? mcast_shm_twolevel_run(&m->shm, e->plan, &e->memo, m->engine, buf, count,
+                                               dtype, bytes, root, comm)
+                      : mcast_shm_run(&m->shm, &info, buf, count, dtype, bytes, root, comm);
         if (MCAST_SHM_PASS != rc) {
             return rc;
         }
@@ -371,11 +374,12 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
-    if (0 == strcmp(info.transport, "shm")) {
-        rc = mcast_shm_irun(&m->shm, info.shm_slots, info.shm_slot_bytes, info.shm_chunk_bytes,
-                           info.shm_fit_ring, buf,
-                            count, dtype, bytes, root, comm, m->previous_bcast,
-                            m->previous_bcast_module, request);
+    const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
+    if (twolevel || 0 == strcmp(info.transport, "shm")) {
+        rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, buf, count, dtype, bytes, root,
+                                                comm, request)
+                      : mcast_shm_irun(&m->shm, &info, buf, count, dtype, bytes, root, comm,
+                                       request);
         if (MCAST_SHM_PASS != rc) {
             return rc;
         }

@@ -566,6 +566,52 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
     return rc;
 }
 
+/* ---- one call as an object (the two-level runner drives it beside its segment) ---- */
+int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
+                         mcast_engine_t *engine, void *buf, int count,
+                         struct ompi_datatype_t *dtype, size_t bytes,
+                         struct ompi_communicator_t *comm, mcast_call_t **out)
+{
+    mcast_call_t *c = malloc(sizeof(*c));
+    if (NULL == c) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    int rc = call_setup(c, plan, memo, engine, buf, count, dtype, bytes, comm);
+    if (OMPI_SUCCESS == rc) {
+        rc = call_start(c);
+    }
+    if (OMPI_SUCCESS != rc) {
+        call_cleanup(c);
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return OMPI_SUCCESS;
+}
+
+bool mcast_pml_call_progress(mcast_call_t *c)
+{
+    return mcast_engine_done(c->engine) || call_progress(c);
+}
+
+int mcast_pml_call_status(const mcast_call_t *c)
+{
+    return mcast_engine_status(c->engine);
+}
+
+size_t mcast_pml_call_held_bytes(mcast_call_t *c)
+{
+    return mcast_engine_held_bytes(c->engine);
+}
+
+void mcast_pml_call_free(mcast_call_t *c)
+{
+    if (NULL != c) {
+        call_cleanup(c);
+        free(c);
+    }
+}
+
 /* ---- nonblocking ---------------------------------------------------------- */
 typedef struct mcast_ireq {
     ompi_request_t super;

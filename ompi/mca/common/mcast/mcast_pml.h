@@ -46,6 +46,20 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi
 /* Another runner behind the same MPI_Ibcast request (the shared segment): `test` moves
  * the broadcast on without waiting and returns true once it is complete, with its MPI
  * status; `release` frees the state (after completion, or at MPI_Request_free if later). */
+/* One broadcast over the PML as an object: set up and started; progress polls it once
+ * (true when the engine is done: then status is its outcome); held_bytes is the prefix
+ * of the packed stream this rank holds (mcast_engine_held_bytes).  engine and memo as
+ * for mcast_pml_bcast (NULL: its own). */
+typedef struct mcast_call mcast_call_t;
+int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
+                         mcast_engine_t *engine, void *buf, int count,
+                         struct ompi_datatype_t *dtype, size_t bytes,
+                         struct ompi_communicator_t *comm, mcast_call_t **out);
+bool mcast_pml_call_progress(mcast_call_t *c);
+int mcast_pml_call_status(const mcast_call_t *c);
+size_t mcast_pml_call_held_bytes(mcast_call_t *c);
+void mcast_pml_call_free(mcast_call_t *c);
+
 typedef struct mcast_runner {
     bool (*test)(void *state, int *status);
     void (*release)(void *state);

@@ -19,12 +19,15 @@
 #include "opal/util/proc.h"
 #include "opal/sys/atomic.h"
 #include "mcast_pml.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/mca/pml/pml.h"
 
 struct mcast_shm_seg {
     bool failed;
     void *region;
     size_t region_bytes;
     mcast_shm_t *view;
+    int *local_of; /* [n] each rank's index in its node's region */
 };
 
 #define MCAST_SHM_NAME_MAX 64
@@ -58,7 +61,7 @@ static void unmap(mcast_shm_seg_t *s)
     }
 }
 
-/* rank 0: create, reserve, format; the name in *offer (offer->ok = 0 on failure) */
+/* the node's creator: create, reserve, format; the name in *offer (offer->ok = 0 on failure) */
 static void *create_region(struct ompi_communicator_t *comm, int n, int slots, size_t slot_bytes,
                            size_t bytes, shm_offer_t *offer)
 {
@@ -100,45 +103,88 @@ static void *open_region(const shm_offer_t *offer, size_t bytes)
     return MAP_FAILED == p ? NULL : p;
 }
 
-static int setup(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
-                 struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
-                 mca_coll_base_module_t *below_module)
+/* Every rank's index among the ranks of its node (in rank order; node_of_rank NULL: one
+ * node), this node's size and its first rank (the segment's creator). */
+static void membership(int n, int rank, const int *node_of_rank, int *local_of, int *nlocal,
+                       int *creator)
+{
+    *nlocal = 0;
+    *creator = -1;
+    for (int r = 0; r < n; r++) {
+        local_of[r] = 0;
+        for (int q = 0; NULL != node_of_rank && q < r; q++) {
+            local_of[r] += node_of_rank[q] == node_of_rank[r];
+        }
+        if (NULL == node_of_rank || node_of_rank[r] == node_of_rank[rank]) {
+            if (*creator < 0) {
+                *creator = r;
+            }
+            ++*nlocal;
+        }
+    }
+    if (NULL == node_of_rank) {
+        for (int r = 0; r < n; r++) {
+            local_of[r] = r;
+        }
+    }
+}
+
+/* Collective over comm: each node's first rank creates its node's segment and sends the
+ * name to the node's other ranks (point to point, the collective tag: collectives on a
+ * communicator are ordered); one allreduce (min) says whether every rank mapped its
+ * node's segment; the creators then unlink the names. */
+static int setup(mcast_shm_seg_t *s, int slots, size_t slot_bytes, const int *node_of_rank,
+                 struct ompi_communicator_t *comm)
 {
     const int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    const size_t bytes = mcast_shm_region_bytes(n, slots, slot_bytes);
+    s->local_of = malloc((size_t) n * sizeof(int));
+    if (NULL == s->local_of) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    int nlocal = 0, creator = 0;
+    membership(n, rank, node_of_rank, s->local_of, &nlocal, &creator);
+    const size_t bytes = mcast_shm_region_bytes(nlocal, slots, slot_bytes);
     shm_offer_t offer;
     memset(&offer, 0, sizeof(offer));
     const bool room = live_segments < max_segments;
-    if (0 == rank && 0 != bytes && room) {
-        s->region = create_region(comm, n, slots, slot_bytes, bytes, &offer);
-    }
-    int rc = below(&offer, (int) sizeof(offer), MPI_BYTE, 0, comm, below_module);
-    if (OMPI_SUCCESS != rc) {
-        if (0 == rank && offer.ok) {
-            shm_unlink(offer.name); /* nothing left behind in /dev/shm */
+    int rc = OMPI_SUCCESS;
+    if (rank == creator) {
+        if (0 != bytes && room && nlocal > 1) {
+            s->region = create_region(comm, nlocal, slots, slot_bytes, bytes, &offer);
         }
-        unmap(s);
-        return rc;
-    }
-    offer.name[MCAST_SHM_NAME_MAX - 1] = '\0';
-    if (0 != rank && offer.ok && 0 != bytes && room) {
-        s->region = open_region(&offer, bytes);
+        for (int r = rank + 1; r < n && OMPI_SUCCESS == rc; r++) {
+            if (NULL == node_of_rank || node_of_rank[r] == node_of_rank[rank]) {
+                rc = MCA_PML_CALL(send(&offer, (int) sizeof(offer), MPI_BYTE, r,
+                                       MCA_COLL_BASE_TAG_BCAST, MCA_PML_BASE_SEND_STANDARD, comm));
+            }
+        }
+    } else {
+        rc = MCA_PML_CALL(recv(&offer, (int) sizeof(offer), MPI_BYTE, creator,
+                               MCA_COLL_BASE_TAG_BCAST, comm, MPI_STATUS_IGNORE));
+        offer.name[MCAST_SHM_NAME_MAX - 1] = '\0';
+        if (OMPI_SUCCESS == rc && offer.ok && 0 != bytes && room) {
+            s->region = open_region(&offer, bytes);
+        }
     }
     s->region_bytes = bytes;
-    int mine = (NULL != s->region &&
-                KB_OK == mcast_shm_attach(s->region, bytes, n, rank, &s->view)) ? 1 : 0;
-    if (mine) {
+    /* a rank alone on its node needs no segment (its calls have no op there) */
+    int mine = (OMPI_SUCCESS == rc &&
+                (1 == nlocal ||
+                 (NULL != s->region &&
+                  KB_OK == mcast_shm_attach(s->region, bytes, nlocal, s->local_of[rank], &s->view))))
+                   ? 1 : 0;
+    if (NULL != s->view) {
         opal_atomic_add_fetch_32(&live_segments, 1);
     }
     int all = 0;
-    rc = comm->c_coll->coll_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm,
-                                      comm->c_coll->coll_allreduce_module);
-    if (0 == rank && offer.ok) {
-        shm_unlink(offer.name);
+    const int arc = comm->c_coll->coll_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm,
+                                                 comm->c_coll->coll_allreduce_module);
+    if (rank == creator && offer.ok) {
+        shm_unlink(offer.name); /* nothing left behind in /dev/shm */
     }
-    if (OMPI_SUCCESS != rc) {
+    if (OMPI_SUCCESS != arc || OMPI_SUCCESS != rc) {
         unmap(s);
-        return rc;
+        return OMPI_SUCCESS != arc ? arc : rc;
     }
     if (!all) {
         unmap(s);
@@ -260,16 +306,15 @@ static int status_of(int rc)
 
 /* The segment of the communicator, set up at its first use (collective); NULL when some
  * rank could not map it (then and from then on). */
-static int segment_of(mcast_shm_seg_t **seg, int slots, size_t slot_bytes,
-                      struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
-                      mca_coll_base_module_t *below_module)
+static int segment_of(mcast_shm_seg_t **seg, const mcast_plan_info_t *info,
+                      struct ompi_communicator_t *comm)
 {
     if (NULL == *seg) {
         *seg = calloc(1, sizeof(**seg));
         if (NULL == *seg) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        const int rc = setup(*seg, slots, slot_bytes, comm, below, below_module);
+        const int rc = setup(*seg, info->shm_slots, info->shm_slot_bytes, info->node_of_rank, comm);
         if (OMPI_SUCCESS != rc) {
             (*seg)->failed = true;
             return rc;
@@ -278,41 +323,89 @@ static int segment_of(mcast_shm_seg_t **seg, int slots, size_t slot_bytes,
     return (*seg)->failed ? MCAST_SHM_PASS : OMPI_SUCCESS;
 }
 
-int mcast_shm_run(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
-                  int fit_ring, void *buf, int count,
-                  struct ompi_datatype_t *dtype, size_t bytes, int root,
-                  struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
-                  mca_coll_base_module_t *below_module)
+static size_t chunk_of(const mcast_plan_info_t *info, size_t bytes)
 {
-    const int ready = segment_of(seg, slots, slot_bytes, comm, below, below_module);
+    return mcast_shm_chunk_bytes(bytes, info->shm_chunk_bytes, info->shm_slot_bytes,
+                                 info->shm_slots, info->shm_fit_ring);
+}
+
+int mcast_shm_run(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
+                  struct ompi_datatype_t *dtype, size_t bytes, int root,
+                  struct ompi_communicator_t *comm)
+{
+    const int ready = segment_of(seg, info, comm);
     if (OMPI_SUCCESS != ready) {
         return ready;
     }
     shm_io_ctx_t c;
     io_init(&c, buf, count, dtype, ompi_comm_rank(comm) == root);
-    const mcast_shm_io_t io = {&c, io_pack, io_unpack, io_idle};
-    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots, fit_ring);
-    const int rc = mcast_shm_bcast((*seg)->view, root, bytes, chunk, &io);
+    const mcast_shm_io_t io = {&c, io_pack, io_unpack, io_idle, NULL};
+    const int rc = mcast_shm_bcast((*seg)->view, (*seg)->local_of[root], bytes,
+                                   chunk_of(info, bytes), &io);
     io_fini(&c);
     return status_of(rc);
 }
 
-/* ---- MPI_Ibcast: the same op, moved on by Open MPI's progress engine --------------- */
+/* ---- twolevel: the leaders' schedule over the PML, every node's segment beside it ----
+ * A node's leader (mcast_plan_node_leader) is its segment's root for the call: it
+ * publishes each chunk of the packed stream as soon as the engine holds all of it
+ * (mcast_engine_held_bytes), so the node's ranks copy block after block while the rest
+ * still crosses the network.  The other ranks of a node have an empty schedule. */
 typedef struct {
     shm_io_ctx_t io_ctx;
     mcast_shm_t *view;
     mcast_shm_op_t *op;
+    mcast_call_t *call; /* the engine's call (NULL once done and freed) */
+    int call_status;
+    bool call_done;
 } shm_ireq_t;
 
+/* a streaming root: what the engine holds; everything once it failed (pack then fails) */
+static size_t io_avail(void *ctx)
+{
+    shm_ireq_t *r = ctx;
+    if (r->call_done) {
+        return (size_t) -1;
+    }
+    return mcast_pml_call_held_bytes(r->call); /* stops before a failed block */
+}
+
+static int io_pack_fed(void *ctx, size_t off, size_t max, void *dst, size_t *packed)
+{
+    shm_ireq_t *r = ctx;
+    if (r->call_done && OMPI_SUCCESS != r->call_status) {
+        return -1; /* the chunks go out marked: the node's ranks report MPI_ERR_INTERN */
+    }
+    return io_pack(&r->io_ctx, off, max, dst, packed);
+}
+
+static int io_unpack_fed(void *ctx, size_t off, size_t len, const void *src)
+{
+    shm_ireq_t *r = ctx;
+    return io_unpack(&r->io_ctx, off, len, src);
+}
+
+static int status_of(int rc);
+
+/* One round of both; true when both are done (*status: the first error). */
 static bool ireq_test(void *state, int *status)
 {
     shm_ireq_t *r = state;
+    if (NULL != r->call && !r->call_done && mcast_pml_call_progress(r->call)) {
+        r->call_status = mcast_pml_call_status(r->call);
+        r->call_done = true;
+    }
     int rc = KB_OK;
-    mcast_shm_poll(r->view);
-    if (!mcast_shm_op_test(r->op, &rc)) {
+    if (NULL != r->op) { /* none for a rank alone on its node */
+        mcast_shm_poll(r->view);
+        if (!mcast_shm_op_test(r->op, &rc)) {
+            return false;
+        }
+    }
+    if (NULL != r->call && !r->call_done) {
         return false;
     }
-    *status = status_of(rc);
+    *status = OMPI_SUCCESS != r->call_status ? r->call_status : status_of(rc);
     return true;
 }
 
@@ -321,41 +414,113 @@ static void ireq_release(void *state)
     shm_ireq_t *r = state;
     /* released after completion (the request completes only then) */
     mcast_shm_op_free(r->op);
+    mcast_pml_call_free(r->call);
     io_fini(&r->io_ctx);
     free(r);
 }
 
 static const mcast_runner_t shm_runner = {ireq_test, ireq_release};
 
-int mcast_shm_irun(mcast_shm_seg_t **seg, int slots, size_t slot_bytes, size_t chunk_min,
-                   int fit_ring, void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
-                   struct ompi_communicator_t *comm, mca_coll_base_module_bcast_fn_t below,
-                   mca_coll_base_module_t *below_module, ompi_request_t **request)
+/* Starts this rank's part (the segment set up at the communicator's first call): the
+ * engine's call (twolevel: plan != NULL) and the segment's op.  MCAST_SHM_PASS: no segment. */
+static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
+                      const mcast_plan_info_t *info, mcast_sched_memo_t *memo,
+                      mcast_engine_t *engine, void *buf, int count, struct ompi_datatype_t *dtype,
+                      size_t bytes, int root, struct ompi_communicator_t *comm, shm_ireq_t **out)
 {
-    const int ready = segment_of(seg, slots, slot_bytes, comm, below, below_module);
+    const int ready = segment_of(segp, info, comm);
     if (OMPI_SUCCESS != ready) {
         return ready;
     }
+    const mcast_shm_seg_t *seg = *segp;
     shm_ireq_t *r = calloc(1, sizeof(*r));
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    io_init(&r->io_ctx, buf, count, dtype, ompi_comm_rank(comm) == root);
-    r->view = (*seg)->view;
-    const mcast_shm_io_t io = {&r->io_ctx, io_pack, io_unpack, NULL};
-    const size_t chunk = mcast_shm_chunk_bytes(bytes, chunk_min, slot_bytes, slots, fit_ring);
-    if (KB_OK != mcast_shm_start(r->view, root, bytes, chunk, &io, &r->op)) {
+    const int rank = ompi_comm_rank(comm);
+    int seg_root = root;
+    if (NULL != plan) {
+        seg_root = mcast_plan_node_leader(plan, rank);
+        int rc = seg_root < 0 ? MPI_ERR_INTERN
+                              : mcast_pml_call_start(plan, memo, engine, buf, count, dtype, bytes,
+                                                     comm, &r->call);
+        if (OMPI_SUCCESS != rc) {
+            free(r);
+            return rc;
+        }
+    }
+    io_init(&r->io_ctx, buf, count, dtype, rank == seg_root);
+    r->view = seg->view;
+    /* a leader that is not the root streams what the engine receives */
+    const bool fed = NULL != plan && rank == seg_root && rank != root;
+    const mcast_shm_io_t io = fed ? (mcast_shm_io_t){r, io_pack_fed, io_unpack_fed, NULL, io_avail}
+                                  : (mcast_shm_io_t){&r->io_ctx, io_pack, io_unpack, NULL, NULL};
+    if (NULL != r->view &&
+        KB_OK != mcast_shm_start(r->view, seg->local_of[seg_root], bytes, chunk_of(info, bytes),
+                                 &io, &r->op)) {
+        mcast_pml_call_free(r->call);
+        io_fini(&r->io_ctx);
         free(r);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    mcast_shm_poll(r->view); /* a root's small message is out at once */
+    *out = r;
+    return OMPI_SUCCESS;
+}
+
+int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
+                           mcast_sched_memo_t *memo, mcast_engine_t *engine, void *buf, int count,
+                           struct ompi_datatype_t *dtype, size_t bytes, int root,
+                           struct ompi_communicator_t *comm)
+{
+    mcast_plan_info_t info;
+    mcast_plan_get_info(plan, &info);
+    shm_ireq_t *r = NULL;
+    int rc = ireq_start(seg, plan, &info, memo, engine, buf, count, dtype, bytes, root, comm, &r);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    while (!ireq_test(r, &rc)) {
+        opal_progress();
+    }
+    ireq_release(r);
+    return rc;
+}
+
+/* plan: twolevel's (NULL: one node's shm plan, described by info) */
+static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan_info_t *info,
+                void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    shm_ireq_t *r = NULL;
+    int rc = ireq_start(seg, plan, info, NULL, NULL, buf, count, dtype, bytes, root, comm, &r);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    (void) ireq_test(r, &rc); /* a root's small message is out at once */
     return mcast_ireq_start_runner(comm, dtype, &shm_runner, r, request);
+}
+
+int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, void *buf, int count,
+                            struct ompi_datatype_t *dtype, size_t bytes, int root,
+                            struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    mcast_plan_info_t info;
+    mcast_plan_get_info(plan, &info);
+    return irun(seg, plan, &info, buf, count, dtype, bytes, root, comm, request);
+}
+
+int mcast_shm_irun(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
+                   struct ompi_datatype_t *dtype, size_t bytes, int root,
+                   struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    return irun(seg, NULL, info, buf, count, dtype, bytes, root, comm, request);
 }
 
 void mcast_shm_free(mcast_shm_seg_t *seg)
 {
     if (NULL != seg) {
         unmap(seg);
+        free(seg->local_of);
         free(seg);
     }
 }
