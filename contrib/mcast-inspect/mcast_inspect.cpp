@@ -182,7 +182,8 @@ void usage(FILE *out)
             "  --k K               k-binomial fan-out bound (default: the planner's)\n"
             "  --lambda L          postal lambda >= 1 (default: from the machine model)\n"
             "  --segment-bytes S   segment size (default: the planner's)\n"
-            "  --shm-chunk-bytes C every rank on one host: the shared segment's smallest\n"
+            "  --shm-chunk-bytes C the shared segment of a host (one host: shm; several: twolevel\n"
+            "                      intra=shm): its smallest\n"
             "                      chunk, as coll_kbinomial_shm_chunk_bytes (default 32768,\n"
             "                      0 = none; 8 slots of 256 KiB)\n"
             "  --window W          receives posted ahead (default 4)\n"
@@ -533,7 +534,8 @@ void build_plan(Inspection &in)
     pi.nnodes = (int) ids.size();
     pi.machine = &machine;
     pi.forced = &f;
-    if (pi.all_local && in.opt.shm_chunk_bytes > 0) { /* as the component offers it */
+    if (in.opt.shm_chunk_bytes > 0) { /* as the component offers it: one host (shm), or a
+                                          segment per host (twolevel's intra=shm) */
         pi.shm_chunk_bytes = in.opt.shm_chunk_bytes;
         pi.shm_slot_bytes = std::max<size_t>(in.opt.shm_chunk_bytes, 262144);
         pi.shm_slots = 8;
@@ -600,10 +602,16 @@ void build_plan(Inspection &in)
     L.push_back(fmt("segment_bytes: %zu", B));
     L.push_back(fmt("segments: %u", m));
     in.nblocks = m;
-    if (MCAST_ALG_SHM == info.algorithm) {
+    const bool node_segments = 0 == strcmp(info.transport, "pml+shm");
+    if (MCAST_ALG_SHM == info.algorithm || node_segments) {
         in.shm = true;
-        L.push_back("transport: shm (a shared segment: no messages, no links)");
-        L.push_back("formula: the shared segment's cost model (mcast_shm.h)");
+        L.push_back(node_segments
+                        ? "transport: pml+shm (the node leaders' schedule over the PML; inside "
+                          "every host its shared segment, fed block by block)"
+                        : "transport: shm (a shared segment: no messages, no links)");
+        L.push_back(node_segments
+                        ? "formula: max(T_inter + T_shm(one chunk), T_shm(M)) (mcast_planner.h)"
+                        : "formula: the shared segment's cost model (mcast_shm.h)");
         L.push_back(fmt("predicted_us: %.1f (at the size class's %zu bytes)", info.predicted_us,
                         info.class_bytes));
         L.push_back(fmt("selected_by: %s", info.selected_by));

@@ -105,6 +105,18 @@ run fam_pic --topology "$IRREG" --algorithm circulant --bytes 100000 --picture "
 check "circulant picture: the first block reaches 15 ranks" \
     test "$(grep -c 'label="s' "$tmp/fam.dot")" = 15
 
+# 3d. Several ranks per host: as the component, auto hands every block on through each
+#     host's shared segment (twolevel intra=shm, transport pml+shm); without a segment
+#     (--shm-chunk-bytes 0) it plans over the PML.
+printf 'switch s0\nhost a\nhost b\nhost c\nlink s0 a\nlink s0 b\nlink s0 c\n' >"$tmp/three.topo"
+run segs --topology "$tmp/three.topo" --hosts a,a,b,b,c,c --bytes 1M
+check "hosts with 2 ranks: exits 0" status_is segs 0
+check "hosts with 2 ranks: twolevel intra=shm over pml+shm" \
+    grep -q '^plan: algorithm=twolevel .*intra=shm .*transport=pml+shm' "$tmp/segs.out"
+run nosegs --topology "$tmp/three.topo" --hosts a,a,b,b,c,c --bytes 1M --shm-chunk-bytes 0
+check "no segment: exits 0" status_is nosegs 0
+check "no segment: no pml+shm plan" test "$(grep -c 'pml+shm' "$tmp/nosegs.out")" = 0
+
 # 4. A malformed topology: exit 2, "file:line: message" on stderr.
 printf 'torus 4x4\nhost a 0 0\nhost b 0 9\n' >"$tmp/bad.topo"
 run malformed --topology "$tmp/bad.topo"
