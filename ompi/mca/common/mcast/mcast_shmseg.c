@@ -3,6 +3,7 @@
 #include "mcast_shmseg.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -479,8 +480,15 @@ int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    while (!ireq_test(r, &rc)) {
-        opal_progress();
+    /* A rank whose engine is done (a node's other ranks have no op in it) waits for the
+     * segment only: Open MPI's progress there polls the network (epoll on the TCP BTL),
+     * time a leader sharing the core needs; it runs every 64th poll. */
+    for (unsigned polls = 1; !ireq_test(r, &rc); polls++) {
+        if (!r->call_done || 0 == polls % 64) {
+            opal_progress();
+        } else if (opal_progress_yield_when_idle) {
+            sched_yield();
+        }
     }
     ireq_release(r);
     return rc;
