@@ -266,12 +266,6 @@ static int io_unpack(void *ctx, size_t off, size_t len, const void *src)
                : -1;
 }
 
-static void io_idle(void *ctx)
-{
-    (void) ctx;
-    opal_progress();
-}
-
 static void io_init(shm_io_ctx_t *c, void *buf, int count, struct ompi_datatype_t *dtype, bool send)
 {
     memset(c, 0, sizeof(*c));
@@ -328,23 +322,6 @@ static size_t chunk_of(const mcast_plan_info_t *info, size_t bytes)
 {
     return mcast_shm_chunk_bytes(bytes, info->shm_chunk_bytes, info->shm_slot_bytes,
                                  info->shm_slots, info->shm_fit_ring);
-}
-
-int mcast_shm_run(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
-                  struct ompi_datatype_t *dtype, size_t bytes, int root,
-                  struct ompi_communicator_t *comm)
-{
-    const int ready = segment_of(seg, info, comm);
-    if (OMPI_SUCCESS != ready) {
-        return ready;
-    }
-    shm_io_ctx_t c;
-    io_init(&c, buf, count, dtype, ompi_comm_rank(comm) == root);
-    const mcast_shm_io_t io = {&c, io_pack, io_unpack, io_idle, NULL};
-    const int rc = mcast_shm_bcast((*seg)->view, (*seg)->local_of[root], bytes,
-                                   chunk_of(info, bytes), &io);
-    io_fini(&c);
-    return status_of(rc);
 }
 
 /* ---- twolevel: the leaders' schedule over the PML, every node's segment beside it ----
@@ -410,34 +387,35 @@ static bool ireq_test(void *state, int *status)
     return true;
 }
 
-static void ireq_release(void *state)
+static void ireq_fini(shm_ireq_t *r)
 {
-    shm_ireq_t *r = state;
-    /* released after completion (the request completes only then) */
     mcast_shm_op_free(r->op);
     mcast_pml_call_free(r->call);
     io_fini(&r->io_ctx);
-    free(r);
+}
+
+static void ireq_release(void *state)
+{
+    /* released after completion (the request completes only then) */
+    ireq_fini(state);
+    free(state);
 }
 
 static const mcast_runner_t shm_runner = {ireq_test, ireq_release};
 
-/* Starts this rank's part (the segment set up at the communicator's first call): the
- * engine's call (twolevel: plan != NULL) and the segment's op.  MCAST_SHM_PASS: no segment. */
+/* Starts this rank's part in *r (its fields zero, io_ctx as it may be; the segment is set up at the
+ * communicator's first call): the engine's call (twolevel: plan != NULL) and the
+ * segment's op.  MCAST_SHM_PASS: no segment.  On failure nothing is left to release. */
 static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
                       const mcast_plan_info_t *info, mcast_sched_memo_t *memo,
                       mcast_engine_t *engine, void *buf, int count, struct ompi_datatype_t *dtype,
-                      size_t bytes, int root, struct ompi_communicator_t *comm, shm_ireq_t **out)
+                      size_t bytes, int root, struct ompi_communicator_t *comm, shm_ireq_t *r)
 {
     const int ready = segment_of(segp, info, comm);
     if (OMPI_SUCCESS != ready) {
         return ready;
     }
     const mcast_shm_seg_t *seg = *segp;
-    shm_ireq_t *r = calloc(1, sizeof(*r));
-    if (NULL == r) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
     const int rank = ompi_comm_rank(comm);
     int seg_root = root;
     if (NULL != plan) {
@@ -446,7 +424,6 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
                               : mcast_pml_call_start(plan, memo, engine, buf, count, dtype, bytes,
                                                      comm, &r->call);
         if (OMPI_SUCCESS != rc) {
-            free(r);
             return rc;
         }
     }
@@ -459,13 +436,47 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
     if (NULL != r->view &&
         KB_OK != mcast_shm_start(r->view, seg->local_of[seg_root], bytes, chunk_of(info, bytes),
                                  &io, &r->op)) {
-        mcast_pml_call_free(r->call);
-        io_fini(&r->io_ctx);
-        free(r);
+        ireq_fini(r);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    *out = r;
     return OMPI_SUCCESS;
+}
+
+/* The blocking call: this rank's part on the stack, polled until done.  A rank whose
+ * engine is done (a node's other ranks in a twolevel plan have no op in it) waits for the
+ * segment only: Open MPI's progress there polls the network (epoll on the TCP BTL), time a
+ * leader sharing the core needs; it runs every 64th poll.  One node (no call): every poll. */
+static int run(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan_info_t *info,
+               mcast_sched_memo_t *memo, mcast_engine_t *engine, void *buf, int count,
+               struct ompi_datatype_t *dtype, size_t bytes, int root,
+               struct ompi_communicator_t *comm)
+{
+    shm_ireq_t r; /* io_ctx: io_init in ireq_start (no second memset of a convertor) */
+    r.view = NULL;
+    r.op = NULL;
+    r.call = NULL;
+    r.call_status = OMPI_SUCCESS;
+    r.call_done = false;
+    int rc = ireq_start(seg, plan, info, memo, engine, buf, count, dtype, bytes, root, comm, &r);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    for (unsigned polls = 1; !ireq_test(&r, &rc); polls++) {
+        if (!r.call_done || 0 == polls % 64) {
+            opal_progress();
+        } else if (opal_progress_yield_when_idle) {
+            sched_yield();
+        }
+    }
+    ireq_fini(&r);
+    return rc;
+}
+
+int mcast_shm_run(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
+                  struct ompi_datatype_t *dtype, size_t bytes, int root,
+                  struct ompi_communicator_t *comm)
+{
+    return run(seg, NULL, info, NULL, NULL, buf, count, dtype, bytes, root, comm);
 }
 
 int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
@@ -475,23 +486,7 @@ int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
 {
     mcast_plan_info_t info;
     mcast_plan_get_info(plan, &info);
-    shm_ireq_t *r = NULL;
-    int rc = ireq_start(seg, plan, &info, memo, engine, buf, count, dtype, bytes, root, comm, &r);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    /* A rank whose engine is done (a node's other ranks have no op in it) waits for the
-     * segment only: Open MPI's progress there polls the network (epoll on the TCP BTL),
-     * time a leader sharing the core needs; it runs every 64th poll. */
-    for (unsigned polls = 1; !ireq_test(r, &rc); polls++) {
-        if (!r->call_done || 0 == polls % 64) {
-            opal_progress();
-        } else if (opal_progress_yield_when_idle) {
-            sched_yield();
-        }
-    }
-    ireq_release(r);
-    return rc;
+    return run(seg, plan, &info, memo, engine, buf, count, dtype, bytes, root, comm);
 }
 
 /* plan: twolevel's (NULL: one node's shm plan, described by info) */
@@ -499,9 +494,13 @@ static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_pla
                 void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
                 struct ompi_communicator_t *comm, ompi_request_t **request)
 {
-    shm_ireq_t *r = NULL;
-    int rc = ireq_start(seg, plan, info, NULL, NULL, buf, count, dtype, bytes, root, comm, &r);
+    shm_ireq_t *r = calloc(1, sizeof(*r));
+    if (NULL == r) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    int rc = ireq_start(seg, plan, info, NULL, NULL, buf, count, dtype, bytes, root, comm, r);
     if (OMPI_SUCCESS != rc) {
+        free(r);
         return rc;
     }
     (void) ireq_test(r, &rc); /* a root's small message is out at once */
