@@ -80,7 +80,12 @@
  * or receives, which the models above charge already),
  * each plan's traffic is routed (pm_route, PM_ROUTE_DEFAULT) and the time is at least
  *   max over directed links l of B(l) * wire + o_send + L + o_recv     (net model)
- * with B(l) the bytes the plan moves over l: M per tree edge whose route uses l; for a
+ * and, for a pipelined tree, an edge u -> c whose route's busiest link carries s > 1 tree
+ * edges passes a block every s S wire at best: the recurrence's P(c) is at least that
+ * (so the pipeline's fill comes on top of the shared link's time, and S is chosen with
+ * it: irregular-64 in perf/sim, 4 MiB chain, 8 KiB blocks predicted 804 us, simulated
+ * 805; before, 673 for every S).
+ * B(l) is the bytes the plan moves over l: M per tree edge whose route uses l; for a
  * family, the bytes of every rank's schedule (computed at up to 32 blocks).  The
  * round-synchronous families (two-tree, circulant, scatter + allgather) are also charged the sum over their
  * rounds (mcast_op_t.step) of each round's busiest link, B_t(l) * wire: a round ends with
@@ -117,7 +122,9 @@
  * torus-8x8: 233 -> 320 us).
  *
  * Size classes.  A plan's decision depends on the message size only through its class
- * (four classes per power of two), evaluated at the class's middle, so ranks that see
+ * (four classes per power of two, centred on 2^(e + j/4) on a log scale: the sizes within
+ * a factor 2^(1/8) of it), evaluated at its centre (powers of two are planned at their
+ * own size; no size is more than 9.05 % from the size its plan was chosen for), so ranks that see
  * slightly different sizes (an erroneous program) still run the same tree and detect the
  * mismatch, and a program with many sizes needs few decisions.
  */

@@ -303,7 +303,8 @@ private:
 
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
-                 const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr)
+                 const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr,
+                 const std::vector<int> *share = nullptr)
 {
     if (S == 0 || S > M) {
         S = std::max<size_t>(M, 1);
@@ -360,6 +361,12 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
             const int c = t->children[first + i];
             a[size_t(c)] = s[size_t(i)] + ec[size_t(i)].delta;
             pin[size_t(c)] = pout;
+            if (share != nullptr && (*share)[size_t(c)] > 1 && !loc.local(u, c)) {
+                /* the edge's busiest link carries `share` tree edges (header, "Link
+                 * sharing"): a block passes it every share * S * wire at best */
+                pin[size_t(c)] = std::max(pout, double((*share)[size_t(c)]) * double(S) *
+                                                    mach.net.wire_ns_per_byte * 1e-3);
+            }
             rho[size_t(c)] = ec[size_t(i)].rho;
             order.push_back(c);
         }
@@ -885,6 +892,36 @@ public:
     }
     /* The bound for what was added since the last reset, then reset. */
     double take_bound_us() { return bound_us(take_max_bytes()); }
+    /* For every rank v with a parent, the number of tree edges that use the busiest link
+     * of the route parent(v) -> v (0 for the root, and without a usable topology). */
+    std::vector<int> tree_edge_share(const kb_tree_t *t)
+    {
+        std::vector<int> share;
+        if (!usable_ || t == nullptr) {
+            return share;
+        }
+        std::vector<int> count(load_.size(), 0);
+        for (int v = 0; v < t->n; ++v) {
+            if (t->parent[v] >= 0 && t->parent[v] != v) {
+                for (int l : routes_.route(t->parent[v], v)) {
+                    if (l >= 0 && size_t(l) < count.size()) {
+                        ++count[size_t(l)];
+                    }
+                }
+            }
+        }
+        share.assign(size_t(t->n), 0);
+        for (int v = 0; v < t->n; ++v) {
+            if (t->parent[v] >= 0 && t->parent[v] != v) {
+                for (int l : routes_.route(t->parent[v], v)) {
+                    if (l >= 0 && size_t(l) < count.size()) {
+                        share[size_t(v)] = std::max(share[size_t(v)], count[size_t(l)]);
+                    }
+                }
+            }
+        }
+        return share;
+    }
     /* Every tree edge carries the whole message. */
     double tree_bound_us(const kb_tree_t *t, double bytes)
     {
@@ -1045,15 +1082,17 @@ struct Evaluator {
         loc.node = i.node_of_rank;
         loc.all_local = i.all_local != 0;
     }
-    double time(const kb_tree_t *t, size_t S) const
+    double time(const kb_tree_t *t, size_t S, const std::vector<int> *share = nullptr) const
     {
-        return tree_time(t, M, S, in.forced->max_sends, in.forced->window, loc, *in.machine, &rlat);
+        return tree_time(t, M, S, in.forced->max_sends, in.forced->window, loc, *in.machine, &rlat,
+                         share != nullptr && !share->empty() ? share : nullptr);
     }
     /* Best S (from the grid) for a fixed tree; the candidate gets S and t. */
     void best_segment(const kb_tree_t *t, Candidate &c, const std::vector<size_t> &grid) const
     {
+        const std::vector<int> share = links.tree_edge_share(t);
         for (size_t S : grid) {
-            const double x = time(t, S);
+            const double x = time(t, S, &share);
             if (better(x, c.t)) {
                 c.t = x;
                 c.S = S;
@@ -1880,17 +1919,31 @@ MC_API void mcast_forced_default(mcast_forced_t *f)
     f->sync_sends = -1;
 }
 
+/* Size classes (header): four per power of two, class j of octave e holds the sizes
+ * nearest to 2^(e + j/4) on a log scale, i.e. [2^(e + (j - 1/2)/4), 2^(e + (j + 1/2)/4)),
+ * and is planned at round(2^(e + j/4)): powers of two are their class's representative
+ * and no size is more than 2^(1/8) - 1 = 9.05 % from it.  Integer arithmetic only (32-bit
+ * fixed-point factors), so every rank computes the same class. */
+namespace {
+constexpr uint64_t CLASS_REP_FX[4] = {4294967296ull, 5107605667ull, 6074001000ull,
+                                      7223245206ull}; /* 2^(j/4) * 2^32 */
+constexpr uint64_t CLASS_UPPER_FX[4] = {4683695048ull, 5569883475ull, 6623745059ull,
+                                        7877004752ull}; /* 2^((j + 1/2)/4) * 2^32 */
+} // namespace
+
 MC_API int mcast_size_class(size_t bytes)
 {
     if (bytes == 0) {
         return 0;
     }
-    int e = 63 - __builtin_clzll((unsigned long long) bytes);
-    int f = 0;
-    if (e >= 2) {
-        f = int((bytes >> (e - 2)) & 3u);
+    const int e = 63 - __builtin_clzll((unsigned long long) bytes);
+    /* bytes * 2^32 against 2^e * factor: bytes in [2^e, 2^(e+1)) */
+    const unsigned __int128 x = (unsigned __int128) bytes << 32;
+    int j = 0;
+    while (j < 4 && x >= ((unsigned __int128) 1 << e) * CLASS_UPPER_FX[j]) {
+        ++j;
     }
-    return 1 + 4 * e + f;
+    return 1 + 4 * e + j; /* j == 4: the next octave's first class */
 }
 
 MC_API size_t mcast_class_bytes(int cls)
@@ -1898,12 +1951,13 @@ MC_API size_t mcast_class_bytes(int cls)
     if (cls <= 0) {
         return 0;
     }
-    const int e = (cls - 1) / 4, f = (cls - 1) % 4;
-    if (e < 2) {
-        return size_t(1) << e;
+    const int e = (cls - 1) / 4, j = (cls - 1) % 4;
+    if (e >= 64) {
+        return SIZE_MAX;
     }
-    const size_t lo = (size_t(1) << e) + size_t(f) * (size_t(1) << (e - 2));
-    return lo + (size_t(1) << (e - 2)) / 2; /* the middle of [lo, lo + 2^(e-2)) */
+    const unsigned __int128 x = ((unsigned __int128) 1 << e) * CLASS_REP_FX[j];
+    const unsigned __int128 r = (x + ((unsigned __int128) 1 << 31)) >> 32; /* rounded */
+    return r > SIZE_MAX ? SIZE_MAX : size_t(r);
 }
 
 MC_API int mcast_plan_select(const mcast_plan_input_t *in, mcast_plan_t **out, char *errbuf,

@@ -75,11 +75,28 @@ static void test_size_classes(void **state)
         if (b < 8) {
             continue;
         }
-        /* four classes per power of two: the representative is within 12.5% */
-        const double rel = fabs((double) mcast_class_bytes(c) - (double) b) / (double) b;
-        assert_true(rel <= 0.126);
+        /* four classes per power of two, centred on a log scale: the representative is
+         * within 2^(1/8) - 1 = 9.05 % (and the rounding of a small one) */
+        const double rep = (double) mcast_class_bytes(c);
+        const double rel = fabs(rep - (double) b) / (double) b;
+        assert_true(rel <= 0.0906 + 0.5 / (double) b);
+        /* and the size is nearer (log scale) to its own representative than to the
+         * neighbours' */
+        const double d = fabs(log2((double) b) - log2(rep));
+        assert_true(d <= 0.125 + 1e-9 + 1.0 / (double) b);
     }
-    assert_int_not_equal(mcast_size_class(1023), mcast_size_class(1024));
+    for (int e = 0; e < 63; ++e) { /* powers of two are planned at their own size */
+        const size_t p2 = (size_t) 1 << e;
+        assert_int_equal(mcast_class_bytes(mcast_size_class(p2)), p2);
+        if (e >= 4) { /* the classes around it are its neighbours */
+            assert_int_equal(mcast_size_class(p2 - 1), mcast_size_class(p2));
+            assert_int_not_equal(mcast_size_class(p2 + p2 / 8), mcast_size_class(p2));
+            assert_int_not_equal(mcast_size_class(p2 - p2 / 8), mcast_size_class(p2));
+        }
+    }
+    /* the last class boundaries of a size_t: monotone, no overflow */
+    assert_true(mcast_size_class(SIZE_MAX) >= mcast_size_class(SIZE_MAX / 2));
+    assert_true(mcast_size_class(SIZE_MAX) < 260);
 }
 
 static mcast_machine_t unit_machine(void)
@@ -731,8 +748,10 @@ static void test_pathlg_plans(void **state)
 
 /* Link sharing (mcast_planner.h): two switches joined by one link, hosts a0 a1 on s0 and
  * b0 b1 on s1.  The chain a0 b0 a1 b1 crosses s0 -> s1 twice, so the plan needs at least
- * 2 M wire + o_send + L + o_recv: the prediction is exactly that bound; the chain a0 a1 b0
- * b1 crosses once and is predicted as without a topology. */
+ * 2 M wire + o_send + L + o_recv, and its pipeline passes a block to b0 and to b1 every
+ * 2 S wire at best: the prediction is the chain's recurrence with that period (three hops
+ * to fill, m - 1 periods), or the bound where larger; the chain a0 a1 b0 b1 crosses once
+ * and is predicted as without a topology. */
 /* The information of the plan selected for `in`. */
 static mcast_plan_info_t info_of(const mcast_plan_input_t *in)
 {
@@ -790,8 +809,16 @@ static void test_link_sharing(void **state)
                              g.latency_us + g.o_recv_us;
         const double free_twice = predict_chain(crossing_twice, M, NULL, NULL, &mach);
         const double twice = predict_chain(crossing_twice, M, topo, hosts, &mach);
+        const double S = 8192.0, m = ceil((double) M / S);
+        const double sigma = g.o_send_us + S * g.gap_ns_per_byte * 1e-3;
+        const double rho = g.o_recv_us + S * g.recv_ns_per_byte * 1e-3;
+        const double delta = g.o_send_us + g.latency_us + S * g.wire_ns_per_byte * 1e-3 + rho;
+        const double shared = 2.0 * S * g.wire_ns_per_byte * 1e-3;
+        const double piped = 3.0 * delta + (m - 1.0) * fmax(fmax(sigma, rho), shared);
         assert_true(free_twice < bound);
-        assert_true(fabs(twice - bound) < 1e-6 * bound);
+        assert_true(shared > fmax(sigma, rho)); /* the link, not a rank, sets the period */
+        assert_true(fabs(twice - fmax(bound, piped)) < 1e-6 * bound);
+        assert_true(twice > bound); /* the pipeline's fill comes on top of the link's time */
         const double free_once = predict_chain(crossing_once, M, NULL, NULL, &mach);
         const double once = predict_chain(crossing_once, M, topo, hosts, &mach);
         assert_true(fabs(once - free_once) < 1e-9 * free_once);
