@@ -109,6 +109,17 @@
  * that keep neighbours close (POC, DOR) thus make short hops count as short; without
  * a topology every route costs latency_us.
  *
+ * Sends in flight.  Under max_sends = -1 a rank with a child on another node sends its
+ * copies of a block one after the other (FPFS: concurrent copies share the rank's link and
+ * delay the first child, which pipelining pays for at every block), except for a message
+ * sent whole whose copy's wire time is at most a message's send overhead
+ * (M * wire <= o_send, net model: 5000 bytes with the defaults): its copies all leave at
+ * once, as stock's trees send them.  Sharing then costs the first child at most one
+ * overhead, while waiting for each send to complete costs a turn of the PML's progress per
+ * copy (TCP: one event-loop pass; 4 emulated hosts, 1 B - 4 KiB, osu_bcast's method:
+ * 42 - 66 us one after the other, 15 - 19 us at once, stock's tuned 18 - 28).  The
+ * recurrence resolves it alike (eager copies: the same prediction).
+ *
  * Synchronous sends.  A standard send of eager size completes for the engine once it is
  * handed over, so max_sends does not bound what a rank has on the wire: a circulant rank
  * forwards the blocks of several rounds at once, to different peers, and where a link is

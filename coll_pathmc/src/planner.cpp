@@ -173,6 +173,7 @@ struct mcast_plan {
     int family = -1;
     mcast_level_t level{};
     mcast_loggp_t family_net{};
+    mcast_loggp_t net{}; /* the machine model between nodes (small_whole) */
     /* twolevel with a family between the node leaders (level) and a tree inside the
      * nodes (intra): mcast_sched_two_level */
     bool two_level = false;
@@ -203,6 +204,13 @@ EdgeCost edge_cost(const mcast_loggp_t &g, size_t S)
     e.delta = g.o_send_us + g.latency_us + s * g.wire_ns_per_byte * 1e-3 + e.rho;
     e.occ = S <= g.eager_bytes ? e.sigma : e.delta;
     return e;
+}
+
+/* A message sent whole (one block) whose copy's wire time is at most a message's send
+ * overhead (header, "Sends in flight"): under max_sends = -1 its copies all leave at once. */
+bool small_whole(const mcast_loggp_t &net, uint64_t nblocks, size_t block_bytes)
+{
+    return nblocks <= 1 && double(block_bytes) * net.wire_ns_per_byte * 1e-3 <= net.o_send_us;
 }
 
 /* Sends a rank keeps in flight (mcast_forced_t.max_sends semantics). */
@@ -330,7 +338,9 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         for (int i = first; i < end; ++i) {
             any_remote = any_remote || !loc.local(u, t->children[i]);
         }
-        const int ms = resolve_max_sends(max_sends_forced, window, k, any_remote);
+        const int ms = resolve_max_sends(
+            max_sends_forced == -1 && small_whole(mach.net, uint64_t(m), S) ? 0 : max_sends_forced,
+            window, k, any_remote);
         s.assign(size_t(k), 0.0);
         sig.assign(size_t(k), 0.0);
         occ.assign(size_t(k), 0.0);
@@ -1441,6 +1451,7 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
         p.node_of_rank.assign(in.node_of_rank, in.node_of_rank + in.n);
     }
     p.all_local = in.all_local != 0;
+    p.net = in.machine->net;
     p.segment_bytes = c.S == std::numeric_limits<size_t>::max() ? 0 : c.S;
     p.k = (c.algorithm == MCAST_ALG_KBINOMIAL || c.algorithm == MCAST_ALG_TWOLEVEL) ? c.k : 0;
     p.lambda = c.algorithm == MCAST_ALG_POSTAL ? c.lambda : 0.0;
@@ -2057,7 +2068,11 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
                                                       p->node_of_rank[size_t(c)] ==
                                                           p->node_of_rank[size_t(rank)]));
     }
-    ep->max_sends = resolve_max_sends(p->max_sends, p->window, end - first, any_remote);
+    int ms = p->max_sends;
+    if (ms == -1 && small_whole(p->net, m, ep->block_bytes)) {
+        ms = 0; /* header, "Sends in flight" */
+    }
+    ep->max_sends = resolve_max_sends(ms, p->window, end - first, any_remote);
     ep->sync_sends = 0;
     return KB_OK;
 }

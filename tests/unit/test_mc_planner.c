@@ -1049,6 +1049,61 @@ static void test_route_latency(void **state)
     pm_topology_free(topo);
 }
 
+/* Sends in flight under max_sends = -1 (mcast_planner.h): a rank with children on other
+ * nodes sends a small message's copies at once (whole, M * wire <= o_send), a large or a
+ * segmented message's one after the other; forced values stay; the prediction of the
+ * eager copies does not depend on it. */
+static void test_small_whole_sends(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_LINEAR;
+    f.compare_previous = 0;
+    const int n = 8;
+    /* the largest small message with the defaults: o_send / wire */
+    const size_t edge = (size_t) (mach.net.o_send_us * 1e3 / mach.net.wire_ns_per_byte);
+    const struct {
+        size_t M, seg;
+        int forced, want; /* want: -2 = every copy at once */
+    } cases[] = {
+        {1, 0, -1, -2},          {1024, 0, -1, -2},     {edge, 0, -1, -2},
+        {edge + 64, 0, -1, 1},   {1 << 20, 0, -1, 1},   {4096, 1024, -1, 1},
+        {1024, 0, 1, 1},         {1024, 0, 2, 2},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        f.segment_bytes = cases[i].seg;
+        f.max_sends = cases[i].forced;
+        mcast_plan_input_t in = input(n, 0, cases[i].M, &mach, &f);
+        in.exact_bytes = 1;
+        mcast_plan_t *p = select_ok(&in);
+        mcast_engine_params_t ep;
+        assert_int_equal(mcast_plan_engine_params(p, 0, cases[i].M, &ep), KB_OK);
+        const int all = ep.window * (n - 1);
+        assert_int_equal(ep.max_sends, cases[i].want == -2 ? all : cases[i].want);
+        /* a leaf has no copies to send: its bound is moot but valid */
+        assert_int_equal(mcast_plan_engine_params(p, n - 1, cases[i].M, &ep), KB_OK);
+        assert_true(ep.max_sends >= 1);
+        mcast_plan_info_t info;
+        mcast_plan_get_info(p, &info);
+        if (cases[i].M <= edge && cases[i].seg == 0) {
+            /* one after the other predicts the same for eager copies */
+            mcast_forced_t g = f;
+            g.max_sends = 1;
+            mcast_plan_input_t in1 = input(n, 0, cases[i].M, &mach, &g);
+            in1.exact_bytes = 1;
+            mcast_plan_t *p1 = select_ok(&in1);
+            mcast_plan_info_t i1;
+            mcast_plan_get_info(p1, &i1);
+            assert_true(fabs(i1.predicted_us - info.predicted_us) < 1e-9);
+            mcast_plan_free(p1);
+        }
+        mcast_plan_free(p);
+    }
+}
+
 /* Synchronous sends (mcast_planner.h): across nodes the circulant's ranks send
  * synchronously and its model is the family model without an eager limit; the same
  * ranks on one node, and the trees and other families, send standard.  The engine runs
@@ -1550,6 +1605,7 @@ int main(void)
         cmocka_unit_test(test_round_link_sharing),
         cmocka_unit_test(test_route_latency),
         cmocka_unit_test(test_sync_sends),
+        cmocka_unit_test(test_small_whole_sends),
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_segment_floor),
         cmocka_unit_test(test_block_cap),
