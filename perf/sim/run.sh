@@ -11,7 +11,8 @@
 #   --out     result directory (default perf/results/<today>-simgrid[-quick])
 #   --only    platforms (torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16)
 #   --sizes   sizes for every chosen platform (bytes; K/M suffixes), one job per platform
-#   --ours    our contenders (auto, registry names, NAME:k=K:seg=BYTES:sync=-1|0|1:lambda=L; default: auto and
+#   --ours    our contenders (auto, registry names, NAME:k=K:seg=BYTES:sync=-1|0|1:lambda=L:window=W:ms=N;
+#             default: auto and
 #             every registry algorithm that applies)
 #   --peers   SMPI algorithms (default: a set that finishes at the chosen sizes)
 #   --eager   BYTES: SMPI's eager limit (smpi/send-is-detached-thresh) and the machine

@@ -186,7 +186,7 @@ static void usage()
                  "--ssend-overhead-us: the sender overhead charged to a synchronous send (the\n"
                  "       engine's MCAST_XF_SYNC), which SMPI does not charge: smpi/os (0.5)\n"
                  "ours:  auto, or a registry algorithm (mcast-inspect --list-algorithms) with\n"
-                 "       optional forced parameters: NAME[:k=K][:seg=BYTES][:sync=-1|0|1][:lambda=L]\n"
+                 "       optional forced parameters: NAME[:k=K][:seg=BYTES][:sync=-1|0|1][:lambda=L][:window=W][:ms=N]\n"
                  "       (sync: coll_kbinomial_sync_sends); 'all' = auto and\n"
                  "       every registry algorithm\n"
                  "peers: SMPI bcast__ names; 'all' = every one this program knows\n"
@@ -381,6 +381,8 @@ struct OursSpec {
     size_t seg = 0;
     int sync = -1; /* mcast_forced_t.sync_sends */
     double lambda = 0.0; /* mcast_forced_t.lambda (postal), 0 = the model's */
+    int window = 0;      /* mcast_forced_t.window, 0 = the default */
+    int max_sends = -2;  /* mcast_forced_t.max_sends, -2 = the default */
 };
 
 static bool parse_ours(const std::string &s, OursSpec &sp, std::string &err)
@@ -406,6 +408,18 @@ static bool parse_ours(const std::string &s, OursSpec &sp, std::string &err)
             }
         } else if (parts[i].rfind("sync=", 0) == 0) {
             sp.sync = std::atoi(parts[i].c_str() + 5);
+        } else if (parts[i].rfind("window=", 0) == 0) {
+            sp.window = std::atoi(parts[i].c_str() + 7);
+            if (sp.window < 1) {
+                err = "window must be >= 1 in '" + s + "'";
+                return false;
+            }
+        } else if (parts[i].rfind("ms=", 0) == 0) {
+            sp.max_sends = std::atoi(parts[i].c_str() + 3);
+            if (sp.max_sends < -1) {
+                err = "ms must be >= -1 in '" + s + "'";
+                return false;
+            }
         } else if (parts[i].rfind("lambda=", 0) == 0) {
             sp.lambda = std::atof(parts[i].c_str() + 7);
             if (!(sp.lambda >= 1.0)) {
@@ -414,7 +428,7 @@ static bool parse_ours(const std::string &s, OursSpec &sp, std::string &err)
             }
         } else {
             err = "unknown parameter '" + parts[i] + "' in '" + s +
-                  "' (k=K, seg=BYTES, sync=-1|0|1, lambda=L)";
+                  "' (k=K, seg=BYTES, sync=-1|0|1, lambda=L, window=W, ms=N)";
             return false;
         }
     }
@@ -518,6 +532,12 @@ static Chosen choose(const Platform &P, const OursSpec &sp, size_t bytes)
     f.segment_bytes = sp.seg;
     f.sync_sends = sp.sync;
     f.lambda = sp.lambda;
+    if (sp.window > 0) {
+        f.window = sp.window;
+    }
+    if (sp.max_sends >= -1) {
+        f.max_sends = sp.max_sends;
+    }
     if (sp.algorithm == MCAST_ALG_AUTO) {
         if (P.torus || P.graph != nullptr) {
             Chosen c = select_one(P, MCAST_COMP_PATHMC, f, bytes);
