@@ -96,6 +96,7 @@ SMPI_BCAST(ompi_pipeline)
 SMPI_BCAST(arrival_pattern_aware)
 SMPI_BCAST(arrival_pattern_aware_wait)
 SMPI_BCAST(mvapich2_inter_node)
+SMPI_BCAST(mvapich2_knomial_intra_node)
 #undef SMPI_BCAST
 }  // namespace smpi
 }  // namespace simgrid
@@ -104,7 +105,7 @@ typedef int (*smpi_bcast_fn)(void *, int, MPI_Datatype, int, MPI_Comm);
 
 /* Every exported bcast__ that runs on one rank per host.  Not here: arrival_scatter and
  * automatic (abort), ompi_split_bintree (leaves stray messages), default (= mpich), the
- * SMP_* and *_intra_node variants (need several ranks per node). */
+ * SMP_* and the other *_intra_node variants (need several ranks per node). */
 static const std::map<std::string, smpi_bcast_fn> &smpi_peers()
 {
     using namespace simgrid::smpi;
@@ -125,6 +126,9 @@ static const std::map<std::string, smpi_bcast_fn> &smpi_peers()
         {"arrival_pattern_aware", bcast__arrival_pattern_aware},
         {"arrival_pattern_aware_wait", bcast__arrival_pattern_aware_wait},
         {"mvapich2_inter_node", bcast__mvapich2_inter_node},
+        /* what SMPI's ompi selector runs at 256 - 1023 ranks below 16 KiB (a 4-nomial
+         * tree over the whole communicator): runs with one rank per host too */
+        {"mvapich2_knomial_intra_node", bcast__mvapich2_knomial_intra_node},
     };
     return m;
 }

@@ -1051,8 +1051,8 @@ static void test_route_latency(void **state)
 
 /* Sends in flight under max_sends = -1 (mcast_planner.h): a rank with children on other
  * nodes sends a small message's copies at once (whole, M * wire <= o_send), a large or a
- * segmented message's one after the other; forced values stay; the prediction of the
- * eager copies does not depend on it. */
+ * segmented message's one after the other; forced values stay; copies at once overlap
+ * one's overhead with the previous one's bytes (the predictions' closed forms). */
 static void test_small_whole_sends(void **state)
 {
     (void) state;
@@ -1088,20 +1088,120 @@ static void test_small_whole_sends(void **state)
         assert_true(ep.max_sends >= 1);
         mcast_plan_info_t info;
         mcast_plan_get_info(p, &info);
+        /* the prediction (mcast_planner.h, "Copies at once"): the root's n - 1 copies
+         * leave every max(o_send, M gap) at once, every o_send + M gap one after the other;
+         * the last child holds the message one edge (delta) after its copy left */
+        const mcast_loggp_t *g = &mach.net;
+        const double M = (double) cases[i].M;
+        const double delta = g->o_send_us + g->latency_us + M * g->wire_ns_per_byte * 1e-3 +
+                             g->o_recv_us + M * g->recv_ns_per_byte * 1e-3;
+        const double one = g->o_send_us + M * g->gap_ns_per_byte * 1e-3;
+        const double at_once = fmax(g->o_send_us, M * g->gap_ns_per_byte * 1e-3);
+        if (cases[i].seg == 0 && cases[i].want == -2) {
+            assert_true(fabs(info.predicted_us - ((n - 2) * at_once + delta)) < 1e-9);
+        }
+        if (cases[i].seg == 0 && cases[i].want == 1 && cases[i].M <= g->eager_bytes) {
+            assert_true(fabs(info.predicted_us - ((n - 2) * one + delta)) < 1e-9);
+        }
         if (cases[i].M <= edge && cases[i].seg == 0) {
-            /* one after the other predicts the same for eager copies */
-            mcast_forced_t g = f;
-            g.max_sends = 1;
-            mcast_plan_input_t in1 = input(n, 0, cases[i].M, &mach, &g);
+            /* one after the other: each copy's bytes wait for its overhead */
+            mcast_forced_t g1 = f;
+            g1.max_sends = 1;
+            mcast_plan_input_t in1 = input(n, 0, cases[i].M, &mach, &g1);
             in1.exact_bytes = 1;
             mcast_plan_t *p1 = select_ok(&in1);
             mcast_plan_info_t i1;
             mcast_plan_get_info(p1, &i1);
-            assert_true(fabs(i1.predicted_us - info.predicted_us) < 1e-9);
+            assert_true(fabs(i1.predicted_us - ((n - 2) * one + delta)) < 1e-9);
+            assert_true(i1.predicted_us > info.predicted_us - 1e-9);
+            if (cases[i].want == -2 && M * g->gap_ns_per_byte > 1.0) {
+                assert_true(i1.predicted_us > info.predicted_us + 1e-6);
+            }
             mcast_plan_free(p1);
         }
         mcast_plan_free(p);
     }
+}
+
+/* A D x D torus of switches, one host on each (h0 .. h(D*D-1), row-major). */
+static pm_topology_t *torus_switches(int D)
+{
+    char *net = malloc((size_t) D * D * 96 + 64);
+    assert_non_null(net);
+    size_t len = 0;
+    for (int i = 0; i < D * D; ++i) {
+        len += (size_t) sprintf(net + len, "switch t%d 6\nhost h%d\nlink h%d t%d\n", i, i, i, i);
+    }
+    for (int i = 0; i < D * D; ++i) {
+        const int r = i / D, c = i % D;
+        len += (size_t) sprintf(net + len, "link t%d t%d\nlink t%d t%d\n", i, r * D + (c + 1) % D, i,
+                                ((r + 1) % D) * D + c);
+    }
+    pm_topology_t *topo = NULL;
+    char err[256] = "";
+    if (PM_OK != pm_topology_parse_string(net, PM_FMT_AUTO, "torus", &topo, err, sizeof(err))) {
+        fail_msg("topology: %s", err);
+    }
+    free(net);
+    return topo;
+}
+
+/* The postal tree's lambda under the model (mcast_forced_t.lambda = 0): no half-integer
+ * lambda from 1 to 8 is predicted faster than the one chosen, the chosen one forced
+ * predicts the same, and a forced lambda is the plan's.  On a flat network the edge
+ * model's lambda is the recurrence's best; with route latencies (a torus, 0.1 us a
+ * link) it is not everywhere, and the search finds a half-integer lambda (fails without
+ * the search). */
+static void test_postal_lambda_search(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const mcast_loggp_t g = {0.5, 0.5, 0.8, 0.08, 0.08, 65536, 0.0};
+    mach.net = g;
+    mach.hop_latency_us = 0.1;
+    mach.latency_links = 6;
+    const int D = 8, n = D * D;
+    pm_topology_t *topo = torus_switches(D);
+    char names[64][8];
+    const char *hosts[64];
+    for (int i = 0; i < n; ++i) {
+        sprintf(names[i], "h%d", i);
+        hosts[i] = names[i];
+    }
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_POSTAL;
+    f.compare_previous = 0;
+    const size_t sizes[] = {8, 1024, 4096, 65536};
+    int half = 0;
+    for (int with_topo = 0; with_topo < 2; ++with_topo) {
+        for (size_t b = 0; b < sizeof(sizes) / sizeof(sizes[0]); ++b) {
+            f.lambda = 0;
+            mcast_plan_input_t in = input(n, 0, sizes[b], &mach, &f);
+            in.exact_bytes = 1;
+            if (with_topo) {
+                in.topology = topo;
+                in.hosts = hosts;
+            }
+            const mcast_plan_info_t best = info_of(&in);
+            assert_string_equal(best.name, "postal");
+            assert_true(best.lambda >= 1.0);
+            for (double lam = 1.0; lam <= 8.0; lam += 0.5) {
+                f.lambda = lam;
+                const mcast_plan_info_t x = info_of(&in);
+                assert_true(fabs(x.lambda - lam) < 1e-12);
+                assert_true(x.predicted_us >= best.predicted_us - 1e-9);
+            }
+            f.lambda = best.lambda;
+            assert_true(fabs(info_of(&in).predicted_us - best.predicted_us) < 1e-9);
+            printf("# postal %s M=%zu: lambda %.3f, %.3f us\n", with_topo ? "torus" : "flat",
+                   sizes[b], best.lambda, best.predicted_us);
+            half += with_topo && fabs(2.0 * best.lambda - floor(2.0 * best.lambda + 0.5)) < 1e-9;
+        }
+    }
+    assert_true(half > 0);
+    pm_topology_free(topo);
 }
 
 /* Synchronous sends (mcast_planner.h): across nodes the circulant's ranks send
@@ -1613,6 +1713,7 @@ int main(void)
         cmocka_unit_test(test_shm_plans),
         cmocka_unit_test(test_two_level_segment_plans),
         cmocka_unit_test(test_digest),
+        cmocka_unit_test(test_postal_lambda_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

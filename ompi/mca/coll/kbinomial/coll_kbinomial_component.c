@@ -87,8 +87,9 @@ static int kbinomial_register(void)
          "and share links, docs/families.md), 0 = none, 1 = every schedule family's "
          "(circulant, twotree, scatter_allgather); the planner's model follows (default -1)",
          MCA_BASE_VAR_TYPE_INT, &f->sync_sends, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"lambda", "Postal model lambda >= 1 (latency / per-copy send time); 0 = from the machine "
-         "model per segment size (default 0)",
+        {"lambda", "Postal model lambda >= 1 (latency / per-copy send time); 0 = the planner's "
+         "choice per segment size: the machine model's lambda or a half-integer up to twice "
+         "it, whichever it predicts fastest (default 0)",
          MCA_BASE_VAR_TYPE_DOUBLE, &f->lambda, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"postal_pipelining", "Postal trees: forward segment by segment at intermediate nodes "
          "(true) or the whole message at once (false)",
