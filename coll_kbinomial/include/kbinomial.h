@@ -49,11 +49,12 @@ typedef enum {
     KB_SHAPE_BINOMIAL,     /* binomial tree on the chain (k = ceil(log2 n)) */
     KB_SHAPE_KBINOMIAL,    /* k-binomial tree on the chain (seed 001 sec. 4.3.4) */
     KB_SHAPE_POSTAL,       /* Bar-Noy/Kipnis greedy optimal tree for lambda (seed 003) */
-    KB_SHAPE_CHAIN         /* 0 -> 1 -> 2 ... along the chain */
+    KB_SHAPE_CHAIN,        /* 0 -> 1 -> 2 ... along the chain */
+    KB_SHAPE_KNOMIAL       /* k-nomial tree of radix k >= 2 on the chain (MPICH, MVAPICH, tuned) */
 } kb_shape_t;
 
 typedef struct kb_tree_params {
-    int k;           /* KB_SHAPE_KBINOMIAL: fan-out bound, >= 1 */
+    int k;           /* KB_SHAPE_KBINOMIAL: fan-out bound, >= 1; KB_SHAPE_KNOMIAL: radix, >= 2 */
     double lambda;   /* KB_SHAPE_POSTAL: lambda >= 1 */
 } kb_tree_params_t;
 

@@ -62,7 +62,7 @@ KB_API int kb_tree_build(kb_shape_t shape, int n, int root, const int *ordering,
         return KB_ERR_ARG;
     }
     *out = nullptr;
-    if (!enum_in(&shape, KB_SHAPE_LINEAR, KB_SHAPE_CHAIN)) {
+    if (!enum_in(&shape, KB_SHAPE_LINEAR, KB_SHAPE_KNOMIAL)) {
         return KB_ERR_ARG;
     }
     kb_tree_t *t = nullptr;

@@ -79,6 +79,8 @@ Tree tree_from_chain(const std::vector<int> &chain, const ChainEdges &edges);
 ChainEdges linear_edges(int n);
 ChainEdges chain_edges(int n);
 ChainEdges kbinomial_edges(int n, int k);
+/* k-nomial tree of radix r >= 2 (tree.cpp) */
+ChainEdges knomial_edges(int n, int r);
 Tree build_tree(kb_shape_t shape, int n, int root, const int *ordering,
                 const kb_tree_params_t *params);
 /* Checks a caller-supplied tree; returns its ranks in BFS order (root first). */

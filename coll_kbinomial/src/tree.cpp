@@ -100,28 +100,68 @@ ChainEdges chain_edges(int n)
     return e;
 }
 
-ChainEdges kbinomial_edges(int n, int k)
+/* The trees whose nodes own contiguous blocks: the node at lo owning [lo..hi] hands
+ * sub-blocks to its children in send order (split(lo, hi, give), give(child, last)). */
+template <class Split> ChainEdges block_edges(int n, Split split)
 {
-    const std::vector<uint64_t> Ntab = N_table(n, k); /* N(0..L1(n,k), k) */
     ChainEdges e;
     e.reserve(size_t(n));
     std::vector<std::pair<int, int>> work{{0, n - 1}}; /* blocks [lo..hi] */
     while (!work.empty()) {
         const auto [lo, hi] = work.back();
         work.pop_back();
+        split(lo, hi, [&, lo = lo](int child, int last) {
+            e.emplace_back(lo, child);
+            work.emplace_back(child, last);
+        });
+    }
+    return e;
+}
+
+ChainEdges kbinomial_edges(int n, int k)
+{
+    const std::vector<uint64_t> Ntab = N_table(n, k); /* N(0..L1(n,k), k) */
+    return block_edges(n, [&](int lo, int hi, auto give) {
         const uint64_t b = uint64_t(hi - lo + 1);
         const int s = int(std::lower_bound(Ntab.begin(), Ntab.end(), b) - Ntab.begin());
         int right = hi;
         for (int j = 1; right > lo; ++j) {
             const uint64_t left = uint64_t(right - lo);
             const int size = int(std::min(Ntab[size_t(s - j)], left));
-            const int child = right - size + 1;
-            e.emplace_back(lo, child);
-            work.emplace_back(child, right);
+            give(right - size + 1, right);
             right -= size;
         }
-    }
-    return e;
+    });
+}
+
+/* k-nomial tree of radix r: the node at lo owning [lo..hi] sends, for d = the largest
+ * power of r below the block's size down to 1, to lo + i d (i = 1 .. r - 1, nearest
+ * first), and that child owns [lo + i d .. lo + (i + 1) d - 1] (clamped to hi).  As
+ * MPICH's and MVAPICH's knomial bcast and tuned's bcast algorithm 7 (radix 4 by
+ * default) send; r = 2 is the binomial tree.  n = 10, r = 3 (chain 0..9):
+ *
+ *     0 -+-> 9                 (d = 9)
+ *        +-> 3 -+-> 4          (d = 3; 3 owns 3..5)
+ *        |      +-> 5
+ *        +-> 6 -+-> 7          (6 owns 6..8)
+ *        |      +-> 8
+ *        +-> 1                 (d = 1)
+ *        +-> 2
+ */
+ChainEdges knomial_edges(int n, int r)
+{
+    return block_edges(n, [&](int lo, int hi, auto give) {
+        const long b = long(hi) - lo + 1;
+        long d = 1;
+        while (d * r < b) {
+            d *= r;
+        }
+        for (; d >= 1; d /= r) {
+            for (long i = 1; i < r && lo + i * d <= hi; ++i) {
+                give(int(lo + i * d), int(std::min<long>(hi, lo + (i + 1) * d - 1)));
+            }
+        }
+    });
 }
 
 Tree build_tree(kb_shape_t shape, int n, int root, const int *ordering,
@@ -142,6 +182,9 @@ Tree build_tree(kb_shape_t shape, int n, int root, const int *ordering,
         require(params != nullptr, "POSTAL needs params");
         check_lambda(params->lambda);
         return tree_from_chain(chain, postal_edges(n, params->lambda));
+    case KB_SHAPE_KNOMIAL:
+        require(params != nullptr && params->k >= 2, "KNOMIAL needs params->k >= 2");
+        return tree_from_chain(chain, knomial_edges(n, params->k));
     }
     throw ArgError("unknown tree shape");
 }

@@ -11,6 +11,8 @@
  *               from 1 to 2 lambda(S) (postal_lambdas), S from the grid (whole message
  *               unless postal_pipelining)
  *   linear      separate addressing (whole message, or the grid)
+ *   knomial     radix k = 2 .. 8 (MPICH's, MVAPICH's and tuned's k-nomial tree: the
+ *               sender's children r^j apart, farthest power first), S from the grid
  *   twolevel    across nodes: k-binomial over node leaders; inside: a chain, a binomial
  *               or a flat tree per node; leaders send to other nodes first
  *   torus       (pathmc, with a torus) separate, U-, S-, Md-, Mu-torus trees
@@ -44,6 +46,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <queue>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -96,6 +99,9 @@ const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
     {MCAST_ALG_SHM, "shm", MCAST_COMP_KBINOMIAL,
      "one node: the root copies into a shared segment, every other rank copies out (pipelined "
      "chunks)"},
+    {MCAST_ALG_KNOMIAL, "knomial", MCAST_COMP_KBINOMIAL,
+     "k-nomial tree of radix k (k = 2: binomial), every copy of a small message at once, "
+     "optionally pipelined"},
 };
 
 /* The family of a registry algorithm, or -1 (a tree). */
@@ -274,11 +280,57 @@ public:
         return int(route(a, b).size());
     }
 
+    /* Directed links of the topology (0 without one). */
+    int nlinks() const { return known_ ? std::max(0, pm_topology_ndirected_links(in_.topology)) : 0; }
+
 private:
     const mcast_plan_input_t &in_;
     bool known_;
     bool one_switch_;
     std::map<uint64_t, std::vector<int>> routes_;
+};
+
+/* Concurrent whole messages on the links between switches (header, "Timed link sharing"):
+ * every link keeps the intervals its messages' bytes occupy; a message waits, link after
+ * link of its route, for the first gap its bytes fit in.  Only where a topology with more
+ * than one switch names every rank's host. */
+class LinkTimeline {
+public:
+    explicit LinkTimeline(Routes &routes) : routes_(routes)
+    {
+        if (routes.known() && !routes.one_switch()) {
+            busy_.resize(size_t(routes.nlinks()));
+        }
+    }
+    bool on() const { return !busy_.empty(); }
+    /* The message a -> b whose bytes enter the network at t0 and take d on each link:
+     * how much later than t0 its last link starts carrying them. */
+    double delay(int a, int b, double t0, double d)
+    {
+        if (!on() || a == b || d <= 0.0) {
+            return 0.0;
+        }
+        double t = t0;
+        for (int l : routes_.route(a, b)) {
+            if (l < 0 || size_t(l) >= busy_.size()) {
+                continue;
+            }
+            std::vector<std::pair<double, double>> &iv = busy_[size_t(l)]; /* sorted, disjoint */
+            auto it = std::lower_bound(iv.begin(), iv.end(), std::make_pair(t, -1.0),
+                                       [](const std::pair<double, double> &x,
+                                          const std::pair<double, double> &y) { return x.second <= y.first; });
+            /* it: the first interval ending after t */
+            for (; it != iv.end() && it->first < t + d; ++it) {
+                t = std::max(t, it->second);
+            }
+            iv.insert(it, {t, t + d});
+        }
+        return t - t0;
+    }
+
+private:
+    Routes &routes_;
+    std::vector<std::vector<std::pair<double, double>>> busy_;
 };
 
 /* The network latency of a message a -> b (header, "Route latency"): latency_us, adjusted
@@ -313,7 +365,7 @@ private:
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
                  const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr,
-                 const std::vector<int> *share = nullptr)
+                 const std::vector<int> *share = nullptr, Routes *routes = nullptr)
 {
     if (S == 0 || S > M) {
         S = std::max<size_t>(M, 1);
@@ -327,10 +379,28 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
     std::vector<int> order;
     order.reserve(size_t(n));
     order.push_back(t->root);
+    /* header, "Timed link sharing": a message sent whole meets the others on the links
+     * between switches; the ranks are then taken in the order their message arrives */
+    std::unique_ptr<LinkTimeline> timeline;
+    if (routes != nullptr && m <= 1.0) {
+        timeline = std::make_unique<LinkTimeline>(*routes);
+    }
+    LinkTimeline *timed = timeline != nullptr && timeline->on() ? timeline.get() : nullptr;
+    using Arrival = std::pair<double, int>;
+    std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> due;
+    if (timed != nullptr) {
+        due.push({0.0, t->root});
+    }
     double finish = 0.0;
     std::vector<double> s, sig, occ;
-    for (size_t qi = 0; qi < order.size(); ++qi) {
-        const int u = order[qi];
+    for (size_t qi = 0; timed != nullptr ? !due.empty() : qi < order.size(); ++qi) {
+        int u;
+        if (timed != nullptr) {
+            u = due.top().second;
+            due.pop();
+        } else {
+            u = order[qi];
+        }
         const int first = t->child_off[u], end = t->child_off[u + 1];
         const int k = end - first;
         const double pin_u = std::max(pin[size_t(u)], rho[size_t(u)]);
@@ -379,6 +449,10 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         for (int i = 0; i < k; ++i) {
             const int c = t->children[first + i];
             a[size_t(c)] = s[size_t(i)] + ec[size_t(i)].delta;
+            if (timed != nullptr && !loc.local(u, c)) {
+                a[size_t(c)] += timed->delay(u, c, s[size_t(i)] + mach.net.o_send_us,
+                                             double(S) * mach.net.wire_ns_per_byte * 1e-3);
+            }
             pin[size_t(c)] = pout;
             if (share != nullptr && (*share)[size_t(c)] > 1 && !loc.local(u, c)) {
                 /* the edge's busiest link carries `share` tree edges (header, "Link
@@ -387,7 +461,11 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
                                                     mach.net.wire_ns_per_byte * 1e-3);
             }
             rho[size_t(c)] = ec[size_t(i)].rho;
-            order.push_back(c);
+            if (timed != nullptr) {
+                due.push({a[size_t(c)], c});
+            } else {
+                order.push_back(c);
+            }
         }
         /* u itself is done when its last copy of the last block is out */
         finish = std::max(finish, s[size_t(k - 1)] + (m - 1.0) * pout + occ[size_t(k - 1)]);
@@ -446,7 +524,7 @@ std::vector<size_t> segment_grid(size_t M, const mcast_forced_t &f)
  *   1 basic_linear  2 chain  3 pipeline  4 split_binary_tree  5 binary_tree  6 binomial
  *   7 knomial (radix 4)  8 scatter_allgather (recursive doubling)  9 scatter_allgather_ring
  * The planner models that choice as one of its own plans on rank order (linear, chain,
- * k-binomial with k = 2 for the binary trees and k = 3 for radix 4, binomial, scatter +
+ * k-binomial with k = 2 for the binary trees, the knomial tree of radix 4, binomial, scatter +
  * allgather with n blocks) to hand a size class to the module below when our best plan is
  * not predicted faster by more than PREVIOUS_MARGIN (our calls cost a little more:
  * plan lookup, the engine's bookkeeping). */
@@ -539,6 +617,9 @@ TreePtr build_tree(const mcast_plan_input_t &in, const std::vector<int> &chain, 
         break;
     case MCAST_ALG_POSTAL:
         rc = kb_tree_build(KB_SHAPE_POSTAL, in.n, in.root, chain.data(), &tp, &t);
+        break;
+    case MCAST_ALG_KNOMIAL:
+        rc = kb_tree_build(KB_SHAPE_KNOMIAL, in.n, in.root, chain.data(), &tp, &t);
         break;
     case MCAST_ALG_TWOLEVEL: {
         require(in.node_of_rank != nullptr, "twolevel needs the ranks' nodes");
@@ -1125,7 +1206,7 @@ struct Evaluator {
     double time(const kb_tree_t *t, size_t S, const std::vector<int> *share = nullptr) const
     {
         return tree_time(t, M, S, in.forced->max_sends, in.forced->window, loc, *in.machine, &rlat,
-                         share != nullptr && !share->empty() ? share : nullptr);
+                         share != nullptr && !share->empty() ? share : nullptr, &routes);
     }
     /* Best S (from the grid) for a fixed tree; the candidate gets S and t. */
     void best_segment(const kb_tree_t *t, Candidate &c, const std::vector<size_t> &grid) const
@@ -1382,6 +1463,21 @@ struct Evaluator {
             c.k = 1;
             consider(c, grid);
             break;
+        case MCAST_ALG_KNOMIAL: { /* radix 2 (binomial) .. 8, or the forced one */
+            require(f.k != 1, "knomial: the radix k must be at least 2");
+            for (int r = 2; r <= 8; ++r) {
+                if (f.k != 0 && r != f.k) {
+                    continue;
+                }
+                c.k = r;
+                consider(c, grid);
+            }
+            if (f.k > 8) {
+                c.k = f.k;
+                consider(c, grid);
+            }
+            break;
+        }
         case MCAST_ALG_BINOMIAL:
         case MCAST_ALG_LINEAR:
             consider(c, whole); /* segmented only when segment_bytes is set */
@@ -1450,7 +1546,7 @@ double previous_time(const mcast_plan_input_t &in, size_t M, const char **name)
     case 2:
     case 3: c.algorithm = MCAST_ALG_CHAIN; c.k = 1; break;
     case 6: c.algorithm = MCAST_ALG_BINOMIAL; break;
-    case 7: c.algorithm = MCAST_ALG_KBINOMIAL; c.k = 3; break;
+    case 7: c.algorithm = MCAST_ALG_KNOMIAL; c.k = 4; break; /* coll_tuned_bcast_knomial_radix */
     default: c.algorithm = MCAST_ALG_KBINOMIAL; c.k = 2; break;
     }
     TreePtr t = build_tree(rin, input_chain(rin), c);
@@ -1460,7 +1556,7 @@ double previous_time(const mcast_plan_input_t &in, size_t M, const char **name)
     Routes routes(in);
     LinkLoad links(in, routes);
     RouteLatency rlat(in, routes);
-    return std::max(tree_time(t.t, M, 0, 0, 1, loc, *in.machine, &rlat),
+    return std::max(tree_time(t.t, M, 0, 0, 1, loc, *in.machine, &rlat, nullptr, &routes),
                     links.tree_bound_us(t.t, double(M)));
 }
 
@@ -1485,7 +1581,10 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
     p.all_local = in.all_local != 0;
     p.net = in.machine->net;
     p.segment_bytes = c.S == std::numeric_limits<size_t>::max() ? 0 : c.S;
-    p.k = (c.algorithm == MCAST_ALG_KBINOMIAL || c.algorithm == MCAST_ALG_TWOLEVEL) ? c.k : 0;
+    p.k = (c.algorithm == MCAST_ALG_KBINOMIAL || c.algorithm == MCAST_ALG_TWOLEVEL ||
+           c.algorithm == MCAST_ALG_KNOMIAL)
+              ? c.k
+              : 0;
     p.lambda = c.algorithm == MCAST_ALG_POSTAL ? c.lambda : 0.0;
     p.window = in.forced->window;
     p.max_sends = in.forced->max_sends;
@@ -1634,6 +1733,7 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
             if (in.component == MCAST_COMP_PATHMC) { /* compare with what kbinomial would do */
                 algs.push_back(MCAST_ALG_KBINOMIAL);
                 algs.push_back(MCAST_ALG_POSTAL);
+                algs.push_back(MCAST_ALG_KNOMIAL);
                 algs.push_back(MCAST_ALG_SCATTER_ALLGATHER);
                 algs.push_back(MCAST_ALG_TWOTREE);
                 algs.push_back(MCAST_ALG_CIRCULANT);

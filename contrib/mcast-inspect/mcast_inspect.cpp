@@ -638,7 +638,7 @@ void build_plan(Inspection &in)
         L.push_back(fmt("selected_by: %s", info.selected_by));
         return;
     }
-    if (info.k > 0 && MCAST_ALG_KBINOMIAL == info.algorithm) {
+    if (info.k > 0 && (MCAST_ALG_KBINOMIAL == info.algorithm || MCAST_ALG_KNOMIAL == info.algorithm)) {
         L.push_back(fmt("steps: %ld (L1(n,k) + (m-1)k = %d + %u*%d, unit steps)",
                         kb_steps(n, (long) m, info.k), kb_L1(n, info.k), m - 1, info.k));
     }

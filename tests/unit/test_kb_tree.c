@@ -366,11 +366,79 @@ static void test_postal_lambda1_is_binomial(void **state)
     kb_tree_free(t);
 }
 
+/* k-nomial trees (tree.cpp's picture, n = 10, radix 3: 0 -> 9, 3, 6, 1, 2; 3 -> 4, 5;
+ * 6 -> 7, 8), and for every n <= 130, radix 2..9 and root: a valid tree whose depth is
+ * the most non-zero base-r digits of a position, every child c of v sits i * r^j places
+ * after v along the chain with i in 1..r-1, and radix 2 on a power of two is the
+ * binomial tree. */
+static void test_knomial(void **state)
+{
+    (void)state;
+    const kb_tree_params_t p3 = {3, 1.0};
+    kb_tree_t *t = NULL;
+    assert_int_equal(kb_tree_build(KB_SHAPE_KNOMIAL, 10, 0, NULL, &p3, &t), KB_OK);
+    const int root_kids[] = {9, 3, 6, 1, 2};
+    assert_int_equal(kb_tree_nchildren(t, 0), 5);
+    for (int i = 0; i < 5; ++i) {
+        assert_int_equal(t->children[t->child_off[0] + i], root_kids[i]);
+    }
+    assert_int_equal(t->parent[4], 3);
+    assert_int_equal(t->parent[5], 3);
+    assert_int_equal(t->parent[7], 6);
+    assert_int_equal(t->parent[8], 6);
+    assert_int_equal(t->depth, 2);
+    kb_tree_free(t);
+    const kb_tree_params_t p1 = {1, 1.0};
+    assert_int_equal(kb_tree_build(KB_SHAPE_KNOMIAL, 10, 0, NULL, &p1, &t), KB_ERR_ARG);
+    assert_null(t);
+    for (int n = 1; n <= 130; ++n) {
+        for (int r = 2; r <= 9; ++r) {
+            const kb_tree_params_t p = {r, 1.0};
+            for (int root = 0; root < n; root += (n > 20 ? 7 : 1)) {
+                assert_int_equal(kb_tree_build(KB_SHAPE_KNOMIAL, n, root, NULL, &p, &t), KB_OK);
+                assert_int_equal(kb_tree_check(t), KB_OK);
+                int depth = 0; /* one hop per non-zero base-r digit of the position */
+                for (int v = 1; v < n; ++v) {
+                    int digits = 0;
+                    for (int x = v; x > 0; x /= r) {
+                        digits += x % r != 0;
+                    }
+                    depth = digits > depth ? digits : depth;
+                }
+                assert_int_equal(t->depth, depth);
+                for (int v = 0; v < n; ++v) {
+                    const int pos = (v - root + n) % n;
+                    for (int i = t->child_off[v]; i < t->child_off[v + 1]; ++i) {
+                        int off = (t->children[i] - root + n) % n - pos;
+                        assert_true(off > 0);
+                        while (off % r == 0) {
+                            off /= r;
+                        }
+                        assert_true(off < r);
+                    }
+                }
+                kb_tree_free(t);
+            }
+        }
+    }
+    for (int n = 2; n <= 128; n *= 2) {
+        kb_tree_t *b = NULL;
+        const kb_tree_params_t p2 = {2, 1.0};
+        assert_int_equal(kb_tree_build(KB_SHAPE_KNOMIAL, n, 1, NULL, &p2, &t), KB_OK);
+        assert_int_equal(kb_tree_build(KB_SHAPE_BINOMIAL, n, 1, NULL, &p2, &b), KB_OK);
+        for (int v = 0; v < n; ++v) {
+            assert_int_equal(t->parent[v], b->parent[v]);
+        }
+        kb_tree_free(t);
+        kb_tree_free(b);
+    }
+}
+
 static void test_single_node(void **state)
 {
     (void)state;
     static const kb_shape_t shapes[] = {KB_SHAPE_LINEAR, KB_SHAPE_BINOMIAL, KB_SHAPE_KBINOMIAL,
-                                        KB_SHAPE_POSTAL, KB_SHAPE_CHAIN};
+                                        KB_SHAPE_POSTAL, KB_SHAPE_CHAIN, KB_SHAPE_KNOMIAL};
     const kb_tree_params_t p = {3, 2.5};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
         kb_tree_t *t = NULL;
@@ -452,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_linear_chain),
         cmocka_unit_test(test_postal_sweep),
         cmocka_unit_test(test_postal_lambda1_is_binomial),
+        cmocka_unit_test(test_knomial),
         cmocka_unit_test(test_single_node),
         cmocka_unit_test(test_tree_validation),
     };

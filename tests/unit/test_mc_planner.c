@@ -1204,6 +1204,59 @@ static void test_postal_lambda_search(void **state)
     pm_topology_free(topo);
 }
 
+/* Timed link sharing (mcast_planner.h): a message sent whole waits on a link between
+ * switches for the bytes of another message already on it.  Two switches, ranks 0 and 2 on
+ * sA, 1 and 3 on sB, a binomial tree with every copy at once: the root sends to rank 2
+ * (sA) at 0 and to rank 1 (sB) at sigma = max(o_send, S gap); rank 2 forwards to rank 3
+ * (sB) as its message arrives at delta, and meets the root's second copy on sA -> sB
+ * (taken from sigma + o_send for d = S wire), so it arrives at delta + sigma + d instead of
+ * 2 delta.  Without the topology, and on one switch, the recurrence's 2 delta. */
+static void test_timed_link_sharing(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const mcast_loggp_t g = {0.5, 0.5, 1.0, 0.08, 0.08, 1 << 20, 0.0};
+    mach.net = g;
+    mach.hop_latency_us = 0.0;
+    const char *two = "switch sA 4\nswitch sB 4\nhost a0\nhost a1\nhost b0\nhost b1\n"
+                      "link a0 sA\nlink a1 sA\nlink b0 sB\nlink b1 sB\nlink sA sB\n";
+    const char *one = "switch sA 4\nhost a0\nhost a1\nhost b0\nhost b1\n"
+                      "link a0 sA\nlink a1 sA\nlink b0 sA\nlink b1 sA\n";
+    const char *hosts[4] = {"a0", "b0", "a1", "b1"};
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_BINOMIAL;
+    f.max_sends = 0;
+    f.compare_previous = 0;
+    const size_t M = 100000;
+    const double d = (double) M * g.wire_ns_per_byte * 1e-3;
+    const double delta = g.o_send_us + g.latency_us + d + g.o_recv_us;
+    const double sigma = fmax(g.o_send_us, (double) M * g.gap_ns_per_byte * 1e-3);
+    for (int topo_kind = 0; topo_kind < 3; ++topo_kind) {
+        pm_topology_t *topo = NULL;
+        char err[256] = "";
+        if (topo_kind > 0 &&
+            PM_OK != pm_topology_parse_string(topo_kind == 1 ? one : two, PM_FMT_AUTO, "t", &topo,
+                                              err, sizeof(err))) {
+            fail_msg("topology: %s", err);
+        }
+        mcast_plan_input_t in = input(4, 0, M, &mach, &f);
+        in.exact_bytes = 1;
+        in.topology = topo;
+        in.hosts = topo != NULL ? hosts : NULL;
+        const mcast_plan_info_t x = info_of(&in);
+        assert_string_equal(x.name, "binomial");
+        assert_int_equal(x.segment_bytes, 0);
+        const double want = topo_kind == 2 ? delta + sigma + d : 2.0 * delta;
+        printf("# timed links, %s: %.3f us (want %.3f)\n",
+               topo_kind == 0 ? "no topology" : topo_kind == 1 ? "one switch" : "two switches",
+               x.predicted_us, want);
+        assert_true(fabs(x.predicted_us - want) < 1e-6);
+        pm_topology_free(topo);
+    }
+}
+
 /* Synchronous sends (mcast_planner.h): across nodes the circulant's ranks send
  * synchronously and its model is the family model without an eager limit; the same
  * ranks on one node, and the trees and other families, send standard.  The engine runs
@@ -1714,6 +1767,7 @@ int main(void)
         cmocka_unit_test(test_two_level_segment_plans),
         cmocka_unit_test(test_digest),
         cmocka_unit_test(test_postal_lambda_search),
+        cmocka_unit_test(test_timed_link_sharing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

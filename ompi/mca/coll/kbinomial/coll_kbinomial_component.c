@@ -60,10 +60,10 @@ static int kbinomial_register(void)
     c->shm_slots = 8;
     c->shm_max_segments = 64;
     const mcast_var_t vars[] = {
-        {"k", "k-binomial fan-out bound k, 1..64; 0 = the planner's optimal k (default 0)",
+        {"k", "k-binomial fan-out bound k, 1..64 (knomial: the radix, 2..64); 0 = the planner's optimal k (default 0)",
          MCA_BASE_VAR_TYPE_INT, &f->k, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"segment_bytes", "Segment (block) size in bytes of the packed type signature; 0 = chosen "
-         "by the planner for kbinomial/postal/chain/twolevel, whole message for binomial/linear. "
+         "by the planner for kbinomial/postal/knomial/chain/twolevel, whole message for binomial/linear. "
          "A message is never cut into more than 65536 blocks (a smaller segment is raised)",
          MCA_BASE_VAR_TYPE_SIZE_T, &f->segment_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"segment_min_bytes", "Smallest segment the planner may choose (bytes; 0 = auto: 8192 "
