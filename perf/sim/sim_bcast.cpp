@@ -184,7 +184,7 @@ static bool parse_size(const std::string &s, size_t *out)
 static void usage()
 {
     std::fprintf(stderr,
-                 "sim_bcast --machine FILE --topology FILE [--sizes a,b,..] [--ours LIST|all|none]\n"
+                 "sim_bcast --machine FILE --topology FILE [--sizes a,b,..] [--ours LIST|all|none] (all: every registry algorithm; -NAME drops one)\n"
                  "          [--peers LIST|all|none] [--no-reordered-peers] [--root R]\n"
                  "          [--check-budget-mb MB] [--tag TEXT] [--ssend-overhead-us US]\n"
                  "--ssend-overhead-us: the sender overhead charged to a synchronous send (the\n"
@@ -702,6 +702,13 @@ int main(int argc, char **argv)
     /* contenders */
     std::vector<OursSpec> ours;
     for (const std::string &s : o.ours) {
+        if (s.size() > 1 && s[0] == '-') { /* "-NAME": drop ours-NAME added so far ("all,-chain") */
+            const std::string drop = "ours-" + s.substr(1);
+            ours.erase(std::remove_if(ours.begin(), ours.end(),
+                                      [&](const OursSpec &x) { return x.label == drop; }),
+                       ours.end());
+            continue;
+        }
         if (s == "all") {
             for (int id = 0; id < mcast_registry_count(); id++) {
                 OursSpec sp;
