@@ -141,6 +141,38 @@ long pos_of(const Shape &s, int t, long node)
     return node == s.N ? 1 : node + 1;
 }
 
+/* First arrivals A[t][v] and their maximum D[t] for per-send gap g and hop h, top-down
+ * over the plan's trees (parents before children: BFS per tree).  Reads only the plan's
+ * structure (tops, kids, tree_of), which does not depend on g and h. */
+void arrivals(const Plan &S, double g, double h, std::vector<double> (&A)[2], double (&D)[2])
+{
+    const int n = S.n;
+    std::vector<int> order;
+    for (int t = 0; t < 2; ++t) {
+        A[t].assign(size_t(n), 0.0);
+        D[t] = 0.0;
+        if (n == 1) {
+            continue;
+        }
+        order.assign(1, S.top[t]);
+        A[t][size_t(S.top[t])] = t * g + h;
+        for (size_t i = 0; i < order.size(); ++i) {
+            const int v = order[i];
+            D[t] = std::max(D[t], A[t][size_t(v)]);
+            if (S.tree_of[size_t(v)] != t) {
+                continue;
+            }
+            for (int j = 0; j < 2; ++j) {
+                const int c = S.kids[size_t(v)][size_t(j)];
+                if (c >= 0) {
+                    A[t][size_t(c)] = A[t][size_t(v)] + j * g + h;
+                    order.push_back(c);
+                }
+            }
+        }
+    }
+}
+
 Plan make_plan(int n, double g, double h)
 {
     Plan P;
@@ -230,29 +262,20 @@ Plan make_plan(int n, double g, double h)
         }
         P.kids[size_t(v)] = c;
     }
-    /* First arrivals, top-down (parents before children: BFS per tree). */
-    for (int t = 0; t < 2; ++t) {
-        if (n == 1) {
-            break;
-        }
-        std::vector<int> order{P.top[t]};
-        P.A[t][size_t(P.top[t])] = t * g + h;
-        for (size_t i = 0; i < order.size(); ++i) {
-            const int v = order[i];
-            P.D[t] = std::max(P.D[t], P.A[t][size_t(v)]);
-            if (P.tree_of[size_t(v)] != t) {
-                continue;
-            }
-            for (int j = 0; j < 2; ++j) {
-                const int c = P.kids[size_t(v)][size_t(j)];
-                if (c >= 0) {
-                    P.A[t][size_t(c)] = P.A[t][size_t(v)] + j * g + h;
-                    order.push_back(c);
-                }
-            }
-        }
-    }
+    arrivals(P, g, h, P.A, P.D);
     return P;
+}
+
+/* The unit-step plan of n ranks, kept for the last n asked on this thread: every rank's
+ * schedule (and the planner's link bound, which builds all n of them) needs the same
+ * O(n) plan; 1024 ranks built it 1024 times per decision (0.3 s). */
+const Plan &unit_plan(int n)
+{
+    thread_local std::unique_ptr<Plan> last;
+    if (last == nullptr || last->n != n) {
+        last = std::make_unique<Plan>(make_plan(n, 1.0, 1.0));
+    }
+    return *last;
 }
 
 /* Rank's part: O(1) numbers. */
@@ -341,7 +364,7 @@ std::unique_ptr<mcast_sched> twotree(const Chain &c, int n, uint32_t m)
     if (n == 1 || m == 0) {
         return list_sched(c, m, {}, {});
     }
-    const Plan P = make_plan(n, 1.0, 1.0);
+    const Plan &P = unit_plan(n);
     auto s = std::make_unique<TwoTreeSched>();
     s->n = n;
     s->rank = c.rank_at[size_t(c.pos)];
@@ -378,7 +401,7 @@ long twotree_rounds(int n, uint32_t m)
     if (n == 1 || m == 0) {
         return 0;
     }
-    const Plan P = make_plan(n, 1.0, 1.0);
+    const Plan &P = unit_plan(n);
     const long k0 = (m + 1) / 2, k1 = m / 2;
     long T = long(P.D[0]) + 2 * (k0 - 1);
     if (k1 > 0) {
@@ -394,11 +417,14 @@ int twotree_window(int n, size_t M, uint32_t m, const Model &md)
     }
     const double B = block_len(M, m, 0);
     const double g = md.send_gap(B), h = md.hop(B);
-    const Plan U = make_plan(n, 1.0, 1.0), L = make_plan(n, g, h);
+    const Plan &U = unit_plan(n);
+    std::vector<double> LA[2];
+    double LD[2];
+    arrivals(U, g, h, LA, LD);
     double skew = 0.0;
     for (int v = 1; v < n; ++v) {
         const double unit = (U.A[1][size_t(v)] - U.A[0][size_t(v)]) / 2.0;
-        const double real = (L.A[1][size_t(v)] - L.A[0][size_t(v)]) / (2.0 * g);
+        const double real = (LA[1][size_t(v)] - LA[0][size_t(v)]) / (2.0 * g);
         skew = std::max(skew, std::fabs(real - unit));
     }
     return 2 + int(std::ceil(skew));
@@ -411,11 +437,13 @@ double twotree_predict(int n, size_t M, uint32_t m, const Model &md)
     }
     const double B = block_len(M, m, 0);
     const double g = md.send_gap(B), h = md.hop(B);
-    const Plan P = make_plan(n, g, h);
+    std::vector<double> A[2];
+    double D[2];
+    arrivals(unit_plan(n), g, h, A, D);
     const double k0 = double((m + 1) / 2), k1 = double(m / 2);
-    double T = P.D[0] + 2.0 * (k0 - 1.0) * g;
+    double T = D[0] + 2.0 * (k0 - 1.0) * g;
     if (k1 > 0) {
-        T = std::max(T, P.D[1] + 2.0 * (k1 - 1.0) * g);
+        T = std::max(T, D[1] + 2.0 * (k1 - 1.0) * g);
     }
     return T;
 }
