@@ -173,14 +173,14 @@ void arrivals(const Plan &S, double g, double h, std::vector<double> (&A)[2], do
     }
 }
 
-Plan make_plan(int n, double g, double h)
+/* The trees, their colouring and the unit-step arrivals (g = h = 1). */
+Plan make_plan(int n)
 {
     Plan P;
     P.n = n;
     const Shape s(n - 1);
     for (int t = 0; t < 2; ++t) {
         P.parent[t].assign(size_t(n), -1);
-        P.A[t].assign(size_t(n), 0.0);
         P.top[t] = int(pos_of(s, t, s.root));
     }
     P.kids.assign(size_t(n), {{-1, -1}});
@@ -262,7 +262,7 @@ Plan make_plan(int n, double g, double h)
         }
         P.kids[size_t(v)] = c;
     }
-    arrivals(P, g, h, P.A, P.D);
+    arrivals(P, 1.0, 1.0, P.A, P.D);
     return P;
 }
 
@@ -273,7 +273,7 @@ const Plan &unit_plan(int n)
 {
     thread_local std::unique_ptr<Plan> last;
     if (last == nullptr || last->n != n) {
-        last = std::make_unique<Plan>(make_plan(n, 1.0, 1.0));
+        last = std::make_unique<Plan>(make_plan(n));
     }
     return *last;
 }

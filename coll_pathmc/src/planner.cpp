@@ -376,11 +376,10 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         max_sends_forced == -1 && small_whole(mach.net, uint64_t(m), S) ? 0 : max_sends_forced;
     const int n = t->n;
     std::vector<double> a(size_t(n), 0.0), pin(size_t(n), 0.0), rho(size_t(n), 0.0);
-    std::vector<int> order;
-    order.reserve(size_t(n));
-    order.push_back(t->root);
     /* header, "Timed link sharing": a message sent whole meets the others on the links
-     * between switches; the ranks are then taken in the order their message arrives */
+     * between switches; the ranks are then taken in the order their message arrives
+     * (a heap), else breadth first (parents before children is all the recurrence
+     * needs, and the heap would double the planning time of a 1024-rank decision) */
     std::unique_ptr<LinkTimeline> timeline;
     if (routes != nullptr && m <= 1.0) {
         timeline = std::make_unique<LinkTimeline>(*routes);
@@ -388,8 +387,12 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
     LinkTimeline *timed = timeline != nullptr && timeline->on() ? timeline.get() : nullptr;
     using Arrival = std::pair<double, int>;
     std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> due;
+    std::vector<int> order;
     if (timed != nullptr) {
         due.push({0.0, t->root});
+    } else {
+        order.reserve(size_t(n));
+        order.push_back(t->root);
     }
     double finish = 0.0;
     std::vector<double> s, sig, occ;
@@ -1443,41 +1446,31 @@ struct Evaluator {
         };
         Candidate c;
         c.algorithm = alg;
-        switch (alg) {
-        case MCAST_ALG_KBINOMIAL: {
-            const int kmax = std::max(1, kb_ceil_log2(in.n));
-            for (int k = 1; k <= kmax; ++k) {
-                if (f.k != 0 && k != f.k) {
-                    continue;
+        /* every k in lo..hi, or the forced k alone (also above hi) */
+        auto each_k = [&](int lo, int hi) {
+            for (int k = lo; k <= hi; ++k) {
+                if (f.k == 0 || k == f.k) {
+                    c.k = k;
+                    consider(c, grid);
                 }
-                c.k = k;
-                consider(c, grid);
             }
-            if (f.k > kmax) { /* a forced k above log2 n: the tree is binomial-like */
+            if (f.k > hi) {
                 c.k = f.k;
                 consider(c, grid);
             }
+        };
+        switch (alg) {
+        case MCAST_ALG_KBINOMIAL: /* a forced k above log2 n: the tree is binomial-like */
+            each_k(1, std::max(1, kb_ceil_log2(in.n)));
             break;
-        }
         case MCAST_ALG_CHAIN:
             c.k = 1;
             consider(c, grid);
             break;
-        case MCAST_ALG_KNOMIAL: { /* radix 2 (binomial) .. 8, or the forced one */
+        case MCAST_ALG_KNOMIAL: /* radix 2 (binomial) .. 8, or the forced one */
             require(f.k != 1, "knomial: the radix k must be at least 2");
-            for (int r = 2; r <= 8; ++r) {
-                if (f.k != 0 && r != f.k) {
-                    continue;
-                }
-                c.k = r;
-                consider(c, grid);
-            }
-            if (f.k > 8) {
-                c.k = f.k;
-                consider(c, grid);
-            }
+            each_k(2, 8);
             break;
-        }
         case MCAST_ALG_BINOMIAL:
         case MCAST_ALG_LINEAR:
             consider(c, whole); /* segmented only when segment_bytes is set */
