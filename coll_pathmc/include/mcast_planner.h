@@ -283,7 +283,10 @@ typedef struct mcast_forced {
                                  model charges: TCP 2.5 ms -> 0.57 ms at 64 KiB on 8
                                  emulated hosts, docs/machine-model.md) */
     size_t segment_max_bytes;
-    int window;               /* >= 1 */
+    int window;               /* receives posted ahead, >= 1; 0 = auto (the default): 1 for
+                                 the circulant (a block a round, each round from another
+                                 rank: one receive at a time keeps drifting ranks from
+                                 taking two rounds' blocks at once), 4 for the others */
     int max_sends;            /* >= 1; 0 = window * children; -1 = auto (1 across nodes,
                                  0 inside one node) */
     int discipline;           /* kb_discipline_t */
@@ -368,7 +371,7 @@ typedef struct mcast_plan_info {
     int k;                    /* k-binomial fan-out or knomial radix; 0 for the others */
     size_t segment_bytes;     /* 0 = whole message */
     double lambda;            /* postal, else 0 */
-    int window;
+    int window;               /* resolved (>= 1) */
     int max_sends;            /* resolved (>= 1 per rank is computed per rank; 0 here = per children) */
     int discipline;
     double predicted_us;      /* at the class's representative size */

@@ -138,6 +138,22 @@ constexpr size_t PLAN_MAX_BLOCK_BYTES = size_t(16) << 20;
 constexpr size_t PLAN_SEGMENT_MIN = 1024;
 constexpr size_t PLAN_NET_SEGMENT_MIN = 8192;
 
+/* window = 0 (auto, the default): the receives a rank keeps posted ahead for algorithm
+ * `alg` (mcast_planner.h, mcast_forced_t).  The circulant receives one block a round, each
+ * from another rank: with receives posted ahead, ranks that drift apart let a rank take
+ * two rounds' blocks at once, both at half its link's rate, and the delay spreads round
+ * after round (SimGrid fat-tree-128, 16 MiB: 2389 us with 4 ahead, 1593 with 1, model
+ * 1720; perf/results/2026-11-27-circulant-window).  Trees and pipelines receive from one
+ * parent: 4 ahead keep its segments flowing. */
+constexpr int PLAN_WINDOW = 4;
+int window_of(const mcast_forced_t &f, int alg)
+{
+    if (f.window >= 1) {
+        return f.window;
+    }
+    return alg == MCAST_ALG_CIRCULANT ? 1 : PLAN_WINDOW;
+}
+
 struct TreePtr {
     kb_tree_t *t = nullptr;
     TreePtr() = default;
@@ -951,13 +967,13 @@ void offer_family(Candidate &best, int alg, int variant, int inter, int intra, s
 }
 
 /* Sends in flight a family plan may use: the forced bound, window for 0, else 1 and 2. */
-std::vector<int> family_sends(const mcast_forced_t &f)
+std::vector<int> family_sends(const mcast_forced_t &f, int alg)
 {
     if (f.max_sends >= 1) {
         return {f.max_sends};
     }
     if (f.max_sends == 0) {
-        return {f.window};
+        return {window_of(f, alg)};
     }
     return {1, 2};
 }
@@ -1208,7 +1224,7 @@ struct Evaluator {
     }
     double time(const kb_tree_t *t, size_t S, const std::vector<int> *share = nullptr) const
     {
-        return tree_time(t, M, S, in.forced->max_sends, in.forced->window, loc, *in.machine, &rlat,
+        return tree_time(t, M, S, in.forced->max_sends, window_of(*in.forced, MCAST_ALG_KBINOMIAL), loc, *in.machine, &rlat,
                          share != nullptr && !share->empty() ? share : nullptr, &routes);
     }
     /* Best S (from the grid) for a fixed tree; the candidate gets S and t. */
@@ -1242,7 +1258,8 @@ struct Evaluator {
             variants = f.allgather != 0 ? std::vector<int>{f.allgather - 1}
                                         : std::vector<int>{MCAST_SAG_RING, MCAST_SAG_RD};
         }
-        const std::vector<int> sends = family_sends(f);
+        const std::vector<int> sends = family_sends(f, alg);
+        const int fw = window_of(f, alg);
         for (int v : variants) {
             const mcast_level_t l = level_of(alg, v);
             /* recursive doubling's messages carry many blocks (its blocks are the ranks'
@@ -1265,9 +1282,9 @@ struct Evaluator {
                     if (f.segment_bytes != 0 || M == 0) {
                         family_geometry(fam, in.n, M, f.segment_bytes == 0 ? M : f.segment_bytes,
                                         &B, &nb);
-                        t = M == 0 ? 0.0 : mcast_level_predict_us(&l, in.n, M, nb, &g, f.window, ms);
+                        t = M == 0 ? 0.0 : mcast_level_predict_us(&l, in.n, M, nb, &g, fw, ms);
                     } else {
-                        const int rc = mcast_level_best_nblocks(&l, in.n, M, &g, f.window, ms,
+                        const int rc = mcast_level_best_nblocks(&l, in.n, M, &g, fw, ms,
                                                                 uint32_t(cap), &nb, &B, &t);
                         if (rc == KB_ERR_NOMEM) {
                             throw std::bad_alloc();
@@ -1291,10 +1308,10 @@ struct Evaluator {
                         solve();
                     }
                 }
-                int w = f.window;
+                int w = fw;
                 if (M != 0) {
                     w = std::max(w, mcast_level_window(&l, in.n, M, nb, &g, ms));
-                    if (w != f.window) {
+                    if (w != fw) {
                         t = mcast_level_predict_us(&l, in.n, M, nb, &g, w, ms);
                     }
                 }
@@ -1327,7 +1344,8 @@ struct Evaluator {
         if (M == 0 || nodes < 2) {
             return;
         }
-        const std::vector<int> sends = family_sends(f);
+        const std::vector<int> sends = family_sends(f, MCAST_ALG_TWOLEVEL);
+        const int fw = window_of(f, MCAST_ALG_TWOLEVEL);
         const uint64_t cap = std::min<uint64_t>(PLAN_MAX_BLOCKS,
                                                 std::max<uint64_t>(1, M / f.segment_min_bytes));
         static const kb_shape_t shapes[3] = {KB_SHAPE_CHAIN, KB_SHAPE_BINOMIAL, KB_SHAPE_LINEAR};
@@ -1339,11 +1357,11 @@ struct Evaluator {
                 double ti = 0.0;
                 if (f.segment_bytes != 0) {
                     family_geometry(li.family, nodes, M, f.segment_bytes, &B, &nb);
-                } else if (mcast_level_best_nblocks(&li, nodes, M, &g, f.window, ms, uint32_t(cap),
+                } else if (mcast_level_best_nblocks(&li, nodes, M, &g, fw, ms, uint32_t(cap),
                                                     &nb, &B, &ti) != KB_OK) {
                     continue;
                 }
-                const int w = std::max(f.window, mcast_level_window(&li, nodes, M, nb, &g, ms));
+                const int w = std::max(fw, mcast_level_window(&li, nodes, M, nb, &g, ms));
                 for (int intra = 0; intra < 3; ++intra) {
                     mcast_level_t ll{};
                     ll.family = MCAST_FAM_TREE;
@@ -1531,7 +1549,7 @@ double previous_time(const mcast_plan_input_t &in, size_t M, const char **name)
         size_t B;
         uint32_t nb;
         family_geometry(MCAST_FAM_SCATTER_ALLGATHER, in.n, M, (M + size_t(in.n) - 1) / size_t(in.n), &B, &nb);
-        return mcast_level_predict_us(&l, in.n, M, nb, &g, std::max(2, in.forced->window), 1);
+        return mcast_level_predict_us(&l, in.n, M, nb, &g, std::max(2, window_of(*in.forced, MCAST_ALG_AUTO)), 1);
     }
     Candidate c;
     switch (alg) {
@@ -1579,7 +1597,7 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
               ? c.k
               : 0;
     p.lambda = c.algorithm == MCAST_ALG_POSTAL ? c.lambda : 0.0;
-    p.window = in.forced->window;
+    p.window = window_of(*in.forced, c.algorithm);
     p.max_sends = in.forced->max_sends;
     p.discipline = in.forced->discipline;
     p.predicted_us = c.t;
@@ -1648,7 +1666,7 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     require(in.n >= 1 && in.root >= 0 && in.root < in.n, "planner: bad n or root");
     require(in.machine != nullptr && in.forced != nullptr, "planner: machine and forced needed");
     const mcast_forced_t &f = *in.forced;
-    require(f.window >= 1, "planner: window must be >= 1");
+    require(f.window >= 0, "planner: window must be >= 0 (0 = auto)");
     require(f.max_sends >= -1, "planner: max_sends must be >= -1");
     require(f.k >= 0 && f.mu_r >= 0 && f.lambda >= 0, "planner: negative k, r or lambda");
     require(f.segment_max_bytes >= std::max<size_t>(1, f.segment_min_bytes),
@@ -2047,7 +2065,7 @@ MC_API void mcast_forced_default(mcast_forced_t *f)
     f->algorithm = MCAST_ALG_AUTO;
     f->segment_min_bytes = 0; /* auto */
     f->segment_max_bytes = size_t(1) << 20;
-    f->window = 4;
+    f->window = 0; /* auto: window_of */
     f->max_sends = -1;
     f->discipline = KB_DISC_FPFS;
     f->postal_pipelining = 1;

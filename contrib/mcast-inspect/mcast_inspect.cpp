@@ -147,7 +147,7 @@ struct Options {
     double lambda = 0.0;        /* 0 = from the model */
     size_t segment_bytes = 0;   /* 0 = from the model */
     size_t shm_chunk_bytes = 32768; /* one host: the shared segment's chunk (0 = none) */
-    int window = 4;
+    int window = 0;
     int max_sends = -1;
     std::string machine;        /* machine file, "" = built-in model */
     bool list = false;
@@ -186,7 +186,7 @@ void usage(FILE *out)
             "                      intra=shm): its smallest\n"
             "                      chunk, as coll_kbinomial_shm_chunk_bytes (default 32768,\n"
             "                      0 = none; 8 slots of 256 KiB)\n"
-            "  --window W          receives posted ahead (default 4)\n"
+            "  --window W          receives posted ahead, 0 = auto (default: 1 circulant, else 4)\n"
             "  --max-sends N       sends in flight, -1 auto (default), 0 window*children\n"
             "  --machine FILE      machine model file (docs/machine-model.md); default built in\n"
             "  --ordering NAME     auto|dor|snake|poc|fattree|identity (default auto: dor on\n"
@@ -285,7 +285,7 @@ Options parse_options(int argc, char **argv)
         case O_LIST: o.list = true; break;
         case O_SEG: o.segment_bytes = parse_bytes(optarg); break;
         case O_SHM: o.shm_chunk_bytes = parse_bytes(optarg); break;
-        case O_WIN: o.window = (int) parse_long("--window", optarg, 1, 1024); break;
+        case O_WIN: o.window = (int) parse_long("--window", optarg, 0, 1024); break;
         case O_MS: o.max_sends = (int) parse_long("--max-sends", optarg, -1, 1024); break;
         case O_MACHINE: o.machine = optarg; break;
         case 'h':

@@ -145,8 +145,10 @@ struct Options {
     size_t check_budget_mb = 1024;
     std::string tag;
     double ssend_overhead_us = 0.5; /* the sender overhead SMPI does not charge an Issend */
+    bool trace = false;
 };
 static double g_ssend_overhead_us = 0.5;
+static bool g_trace = false; /* --trace: every post and completion of our engine on stderr */
 
 static std::vector<std::string> split(const std::string &s, char sep)
 {
@@ -186,7 +188,9 @@ static void usage()
     std::fprintf(stderr,
                  "sim_bcast --machine FILE --topology FILE [--sizes a,b,..] [--ours LIST|all|none] (all: every registry algorithm; -NAME drops one)\n"
                  "          [--peers LIST|all|none] [--no-reordered-peers] [--root R]\n"
-                 "          [--check-budget-mb MB] [--tag TEXT] [--ssend-overhead-us US]\n"
+                 "          [--check-budget-mb MB] [--tag TEXT] [--ssend-overhead-us US] [--trace]\n"
+                 "--trace: our engine's every post ('T post US RANK SLOT S|R PEER OFFSET LEN') and\n"
+                 "       completion ('T done US RANK SLOT') on stderr, simulated microseconds\n"
                  "--ssend-overhead-us: the sender overhead charged to a synchronous send (the\n"
                  "       engine's MCAST_XF_SYNC), which SMPI does not charge: smpi/os (0.5)\n"
                  "ours:  auto, or a registry algorithm (mcast-inspect --list-algorithms) with\n"
@@ -234,6 +238,8 @@ static bool parse_args(int argc, char **argv, Options &o)
             o.root = std::atoi(next().c_str());
         } else if (a == "--ssend-overhead-us") {
             o.ssend_overhead_us = std::atof(next().c_str());
+        } else if (a == "--trace") {
+            o.trace = true;
         } else if (a == "--check-budget-mb") {
             o.check_budget_mb = size_t(std::atol(next().c_str()));
         } else if (a == "--tag") {
@@ -605,6 +611,12 @@ struct Xport {
                                  x->base + off, int(len), MPI_BYTE, peer, tag, x->comm, &x->req[size_t(slot)])
                            : MPI_Irecv(x->base + off, int(len), MPI_BYTE, peer, tag, x->comm, &x->req[size_t(slot)]);
         x->expect[size_t(slot)] = kind == MCAST_OP_RECV ? int(len) : -1;
+        if (g_trace) {
+            int me = 0;
+            MPI_Comm_rank(x->comm, &me);
+            std::fprintf(stderr, "T post %.3f %d %d %c %d %zu %zu\n", MPI_Wtime() * 1e6, me, slot,
+                         kind == MCAST_OP_SEND ? 'S' : 'R', peer, off, len);
+        }
         return rc == MPI_SUCCESS ? 0 : rc;
     }
 };
@@ -642,6 +654,11 @@ static int run_engine(mcast_engine_t *eng, const mcast_sched_t *sched, const mca
             } else if (got != x.expect[size_t(idx)]) {
                 status = MPI_ERR_TRUNCATE;
             }
+        }
+        if (g_trace) {
+            int me = 0;
+            MPI_Comm_rank(comm, &me);
+            std::fprintf(stderr, "T done %.3f %d %d\n", MPI_Wtime() * 1e6, me, idx);
         }
         mcast_engine_complete(eng, idx, status);
     }
@@ -684,6 +701,7 @@ int main(int argc, char **argv)
         return 2;
     }
     g_ssend_overhead_us = o.ssend_overhead_us;
+    g_trace = o.trace;
     Platform P;
     std::string err;
     if (o.root < 0 || o.root >= n) {

@@ -295,6 +295,11 @@ for alg in twotree circulant; do
             "$CHECK" -l 20000
     done
 done
+# window 0 (auto, the default): the circulant keeps one receive posted, a tree 4
+row "circulant np=6 window=auto -> 1" "circulant .*window=1" 6 PML_OB1 \
+    --mca coll_kbinomial_algorithm circulant --mca coll_kbinomial_segment_bytes 700 "$CHECK" -l 20000
+row "kbinomial np=6 window=auto -> 4" "kbinomial .*window=4" 6 PML_OB1 \
+    --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_segment_bytes 700 "$CHECK" -l 20000
 # 5. coll/pathmc on periodic Cartesian communicators (2-D torus and ring): every
 #    torus algorithm, every root, the datatype matrix; Mu-torus with several r.
 for np in 4 6 8 9; do
@@ -545,8 +550,8 @@ param_check() {  # NAME WANT_STDERR_PATTERN PLAN_LINE(yes|no) MPIRUN_ARGS...
     fi
     rm -f "$out"
 }
-param_check "window=0 -> default with a message" "coll_kbinomial_window=0 is outside \[1, 1024\]; using 4" yes \
-    --mca coll_kbinomial_window 0 "$CHECK" -l 4096
+param_check "window=-1 -> default with a message" "coll_kbinomial_window=-1 is outside \[0, 1024\]; using 0" yes \
+    --mca coll_kbinomial_window -1 "$CHECK" -l 4096
 param_check "window=2147483647 -> default with a message" "coll_kbinomial_window=2147483647 is outside" yes \
     --mca coll_kbinomial_window 2147483647 "$CHECK" -l 4096
 param_check "k=-1 -> default with a message" "coll_kbinomial_k=-1 is outside" yes \

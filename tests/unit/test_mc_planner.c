@@ -1430,9 +1430,9 @@ static void test_selection_order(void **state)
     mcast_plan_free(p);
     /* bad input */
     f.algorithm = MCAST_ALG_AUTO;
-    f.window = 0;
+    f.window = -1;
     assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
-    f.window = 4;
+    f.window = 0;
     in.root = 8;
     assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
 }
@@ -1740,6 +1740,62 @@ static void test_digest(void **state)
     assert_int_equal(h, mcast_forced_digest(&a, &m));
 }
 
+/* window = 0 (the default, auto): the circulant keeps one receive posted (each round's block
+ * comes from another rank), every other plan 4; a forced window is every plan's. */
+static void test_window_auto(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    assert_int_equal(f.window, 0);
+    f.compare_previous = 0;
+    const size_t M = 1u << 20;
+    const int algs[] = {MCAST_ALG_CIRCULANT, MCAST_ALG_KBINOMIAL, MCAST_ALG_CHAIN, MCAST_ALG_TWOTREE,
+                        MCAST_ALG_SCATTER_ALLGATHER};
+    for (int forced_window = 0; forced_window <= 3; forced_window += 3) {
+        f.window = forced_window;
+        for (size_t a = 0; a < sizeof(algs) / sizeof(algs[0]); ++a) {
+            f.algorithm = algs[a];
+            mcast_plan_input_t in = input(16, 3, M, &mach, &f);
+            mcast_plan_t *p = select_ok(&in);
+            mcast_plan_info_t info;
+            assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+            const int want = forced_window != 0 ? forced_window : algs[a] == MCAST_ALG_CIRCULANT ? 1 : 4;
+            assert_int_equal(info.window, want);
+            mcast_engine_params_t ep;
+            assert_int_equal(mcast_plan_engine_params(p, 5, M, &ep), KB_OK);
+            if (algs[a] != MCAST_ALG_TWOTREE) { /* the two-tree may need its skew's window */
+                assert_int_equal(ep.window, want);
+            } else {
+                assert_true(ep.window >= want);
+            }
+            char desc[512];
+            char word[32];
+            snprintf(word, sizeof(word), " window=%d ", want);
+            assert_int_equal(mcast_plan_describe(p, desc, sizeof(desc)), KB_OK);
+            assert_non_null(strstr(desc, word));
+            mcast_plan_free(p);
+        }
+    }
+    /* auto over the families keeps the resolution: whatever it picks, a circulant has 1 */
+    f.window = 0;
+    f.algorithm = MCAST_ALG_AUTO;
+    for (size_t bytes = 1u << 16; bytes <= (16u << 20); bytes <<= 2) {
+        mcast_plan_input_t in = input(64, 0, bytes, &mach, &f);
+        mcast_plan_t *p = select_ok(&in);
+        mcast_plan_info_t info;
+        assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+        if (info.algorithm == MCAST_ALG_TWOTREE) {
+            assert_true(info.window >= 4); /* and its streams' skew */
+        } else {
+            assert_int_equal(info.window, info.algorithm == MCAST_ALG_CIRCULANT ? 1 : 4);
+        }
+        mcast_plan_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1768,6 +1824,7 @@ int main(void)
         cmocka_unit_test(test_digest),
         cmocka_unit_test(test_postal_lambda_search),
         cmocka_unit_test(test_timed_link_sharing),
+        cmocka_unit_test(test_window_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

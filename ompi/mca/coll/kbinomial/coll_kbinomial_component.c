@@ -74,7 +74,7 @@ static int kbinomial_register(void)
          "default 1 MiB)",
          MCA_BASE_VAR_TYPE_SIZE_T, &f->segment_max_bytes, OPAL_INFO_LVL_6,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"window", "Segments a rank keeps receives posted for ahead, 1..1024 (default 4)",
+        {"window", "Segments a rank keeps receives posted for ahead, 0..1024; 0 (default) = auto: 1 for the circulant, 4 for the others",
          MCA_BASE_VAR_TYPE_INT, &f->window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"max_sends", "Sends a rank keeps in flight, -1..1024: 1 sends the copies of a segment one "
          "after the other (the FPFS model; a network link serialises them anyway), 0 posts "
@@ -166,7 +166,7 @@ static void validate(void)
     mcast_forced_t d;
     mcast_forced_default(&d);
     mcast_param_range("kbinomial", "k", &f->k, 0, 64, d.k);
-    mcast_param_range("kbinomial", "window", &f->window, 1, 1024, d.window);
+    mcast_param_range("kbinomial", "window", &f->window, 0, 1024, d.window);
     mcast_param_range("kbinomial", "max_sends", &f->max_sends, -1, 1024, d.max_sends);
     mcast_param_range("kbinomial", "postal_pipelining", &f->postal_pipelining, 0, 1, 1);
     mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);

@@ -60,7 +60,7 @@ static int pathmc_register(void)
          "schedules; 0 = chosen by the planner",
          MCA_BASE_VAR_TYPE_SIZE_T, &c->forced.segment_bytes, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"window", "Segments received ahead, 1..1024 (default 4)",
+        {"window", "Segments received ahead, 0..1024; 0 (default) = auto: 1 for the circulant, 4 for the others",
          MCA_BASE_VAR_TYPE_INT, &c->forced.window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"mcast_group_range", "Administratively scoped IPv4 range the communicators' multicast "
          "groups are taken from (one group per communicator, from the job and context id); "
@@ -98,7 +98,7 @@ static int pathmc_open(void)
 {
     mcast_forced_t *f = &mca_coll_pathmc_component.forced;
     mcast_param_range("pathmc", "mu_r", &f->mu_r, 0, 4096, 0);
-    mcast_param_range("pathmc", "window", &f->window, 1, 1024, 4);
+    mcast_param_range("pathmc", "window", &f->window, 0, 1024, 0);
     mcast_param_range("pathmc", "mcast_port", &mca_coll_pathmc_component.mcast_port, 1, 65535, 47470);
     mcast_param_range("pathmc", "mcast_ttl", &mca_coll_pathmc_component.mcast_ttl, 1, 255, 1);
     return mcast_check_runtime_version("pathmc");
