@@ -120,8 +120,11 @@
  * of latency_links = R links), a network message from u to c has
  *   L(u, c) = max(0, latency_us + (links(u, c) - R) * H)
  * with links(u, c) its route's length (pm_route; 2 on one switch): a tree edge in the
- * recurrence uses its own L(u, c); a family's model uses the mean of L over the sends of
- * every rank's schedule (its transfers follow the same skips every round).  Orderings
+ * recurrence uses its own L(u, c); a family's model uses the mean over its rounds of the
+ * mean of L over the round's sends (its transfers follow the same skips every round), the
+ * circulant with synchronous sends the mean over its rounds of the round's longest L (a
+ * round of synchronous sends waits for its slowest transfer; irregular-64 at 8 B: 7.425 us
+ * simulated, 7.61 predicted with the longest, 6.95 with the mean).  Orderings
  * that keep neighbours close (POC, DOR) thus make short hops count as short; without
  * a topology every route costs latency_us.
  *
@@ -153,7 +156,13 @@
  * 1 MiB in 48 KiB blocks on a 128-host switch: 297 us with standard sends, 166 us with
  * synchronous ones, as predicted).  Across nodes the circulant therefore posts its sends synchronously
  * (engine sync_sends, MCAST_XF_SYNC: the PML's synchronous mode) and its model charges
- * each send until delivery (no eager limit).  The other families and the trees keep
+ * each send until delivery (no eager limit): a round costs o_send + L + B w + W, W what
+ * a synchronous send waits for after its bytes arrived (the receiver's match and its
+ * acknowledgement): mcast_machine_t.sync_wait_us, by default net.o_recv_us, measured by
+ * mcast-calibrate.  SimGrid's SMPI waits for nothing (its MPI_Issend completes when the
+ * bytes have arrived; W = 0 in perf/sim's machine files): flat-64 at 8 B / 1 MiB / 4 MiB
+ * 9.02 / 141.60 / 443.45 us simulated, 9.00 / 141.56 / 443.39 predicted
+ * (perf/results/2026-11-27-issend-overhead).  The other families and the trees keep
  * standard sends: in perf/sim synchronous sends made them slower (two-tree, 1 MiB on
  * torus-8x8: 233 -> 320 us).
  *
@@ -253,6 +262,10 @@ typedef struct mcast_machine {
      * shm.handover_us in the file). */
     double shm_copy_ns_per_byte;
     double shm_handover_us;
+    /* What a synchronous send waits for after its bytes arrived (the receiver's match and
+     * its acknowledgement; header, "Synchronous sends"): net.sync_wait_us in the file;
+     * negative (the default) = net.o_recv_us. */
+    double sync_wait_us;
 } mcast_machine_t;
 
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
@@ -260,7 +273,8 @@ void mcast_machine_default(mcast_machine_t *m);
 /* Machine file (written by hand or mcast_machine_write; format in docs/machine-model.md):
  *   # comments; "version 1" first; then "net.KEY VALUE" / "shm.KEY VALUE" lines with KEY
  *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
- *   eager_bytes, and net.hop_latency_us / net.latency_links (route length); "provenance
+ *   eager_bytes, and net.hop_latency_us / net.latency_links (route length),
+ *   net.sync_wait_us (synchronous sends); "provenance
  *   TEXT" (kept in m->source).  Missing keys keep their
  *   defaults.  Errors as "file:line: message". */
 int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m, char *errbuf,

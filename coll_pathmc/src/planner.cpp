@@ -882,6 +882,12 @@ int ranks_per_node(const mcast_plan_input_t &in)
     return most;
 }
 
+/* What a synchronous send waits for after its bytes arrived (mcast_machine_t). */
+double sync_wait_of(const mcast_machine_t &m)
+{
+    return m.sync_wait_us >= 0.0 ? m.sync_wait_us : m.net.o_recv_us;
+}
+
 mcast_loggp_t family_net(const mcast_plan_input_t &in)
 {
     return family_net_of(in.all_local ? in.machine->shm : in.machine->net);
@@ -913,7 +919,14 @@ mcast_loggp_t family_net_ours(const mcast_plan_input_t &in, int family)
         g.o_recv_us = in.machine->net.o_recv_us;
     }
     if (family_sync(in, family)) {
+        /* its receiver's overhead is what the synchronous send waits for (header,
+         * "Synchronous sends") */
         g.eager_bytes = 0;
+        if (family == MCAST_FAM_TWOTREE) {
+            g.o_recv_us = sync_wait_of(*in.machine);
+        } else {
+            g.o_send_us = in.machine->net.o_send_us + sync_wait_of(*in.machine);
+        }
     }
     return g;
 }
@@ -1112,24 +1125,27 @@ bool for_each_send(const mcast_level_t &l, const mcast_plan_input_t &in,
  * route latency is off or the schedule cannot be built. */
 double family_mean_latency_us(RouteLatency &rl, const mcast_level_t &l,
                               const mcast_plan_input_t &in, const std::vector<int> &chain,
-                              uint32_t nb)
+                              uint32_t nb, bool slowest)
 {
     const double flat = in.machine->net.latency_us;
     if (!rl.on()) {
         return flat;
     }
-    std::map<uint32_t, std::pair<double, long>> step; /* round -> (sum of L, sends) */
+    /* round -> (sum of L, sends, largest L) */
+    std::map<uint32_t, std::tuple<double, long, double>> step;
     const bool ok = for_each_send(l, in, chain, nb, [&](int r, const mcast_op_t &op) {
-        std::pair<double, long> &x = step[op.step];
-        x.first += rl.net_us(r, op.peer);
-        ++x.second;
+        auto &x = step[op.step];
+        const double lat = rl.net_us(r, op.peer);
+        std::get<0>(x) += lat;
+        ++std::get<1>(x);
+        std::get<2>(x) = std::max(std::get<2>(x), lat);
     });
     if (!ok || step.empty()) {
         return flat;
     }
     double sum = 0.0;
     for (const auto &x : step) {
-        sum += x.second.first / double(x.second.second);
+        sum += slowest ? std::get<2>(x.second) : std::get<0>(x.second) / double(std::get<1>(x.second));
     }
     return sum / double(step.size());
 }
@@ -1260,6 +1276,9 @@ struct Evaluator {
         }
         const std::vector<int> sends = family_sends(f, alg);
         const int fw = window_of(f, alg);
+        /* synchronous rounds wait for their slowest transfer: the latency of each round's
+         * longest route (header, "Route latency"), not the routes' mean */
+        const bool slowest = fam == MCAST_FAM_CIRCULANT && family_sync(in, fam);
         for (int v : variants) {
             const mcast_level_t l = level_of(alg, v);
             /* recursive doubling's messages carry many blocks (its blocks are the ranks'
@@ -1300,7 +1319,7 @@ struct Evaluator {
                     auto it = mean_latency.find(key);
                     if (it == mean_latency.end()) {
                         it = mean_latency
-                                 .emplace(key, family_mean_latency_us(rlat, l, in, chain, nbl))
+                                 .emplace(key, family_mean_latency_us(rlat, l, in, chain, nbl, slowest))
                                  .first;
                     }
                     if (std::fabs(it->second - g.latency_us) > 1e-9) {
@@ -1316,16 +1335,19 @@ struct Evaluator {
                     }
                 }
                 require(t >= 0.0, "family: the model does not apply");
+                double round_alpha = g.o_send_us + g.latency_us + g.o_recv_us;
                 if (fam == MCAST_FAM_CIRCULANT && family_sync(in, fam) && M != 0) {
                     /* synchronous sends: its rounds follow one another, each at least a
-                     * hop of one block (on any network; the link term below adds sharing) */
+                     * send's overhead, latency, one block and the synchronous wait (header,
+                     * "Synchronous sends"; on any network; the link term below adds
+                     * sharing).  g folds o_recv into o_send: the raw model's parts here */
+                    const mcast_loggp_t &raw = in.machine->net;
+                    round_alpha = raw.o_send_us + g.latency_us + sync_wait_of(*in.machine);
                     const double b = double(B) * g.wire_ns_per_byte * 1e-3;
-                    t = std::max(t, double(mcast_level_rounds(&l, in.n, nb)) *
-                                        (g.o_send_us + g.latency_us + g.o_recv_us + b));
+                    t = std::max(t, double(mcast_level_rounds(&l, in.n, nb)) * (round_alpha + b));
                 }
                 if (links.usable()) {
-                    t = std::max(t, family_link_bound_us(links, l, in, chain, M, nb,
-                                                         g.o_send_us + g.latency_us + g.o_recv_us));
+                    t = std::max(t, family_link_bound_us(links, l, in, chain, M, nb, round_alpha));
                 }
                 offer_family(best, alg, v, -1, 0, B, ms, w, t);
             }
@@ -1873,6 +1895,8 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
             route_field = &m.hop_latency_us;
         } else if (k == nullptr && part == "net" && field == "latency_links") {
             route_field = &m.latency_links;
+        } else if (k == nullptr && part == "net" && field == "sync_wait_us") {
+            route_field = &m.sync_wait_us;
         } else if (k == nullptr && part == "shm" && field == "copy_ns_per_byte") {
             route_field = &m.shm_copy_ns_per_byte;
         } else if (k == nullptr && part == "shm" && field == "handover_us") {
@@ -1987,6 +2011,7 @@ MC_API void mcast_machine_default(mcast_machine_t *m)
      * (mcast-calibrate on the project's 2-core VM: 0.020 - 0.031 ns/B, 0.056 us) */
     m->shm_copy_ns_per_byte = 0.03;
     m->shm_handover_us = 0.1;
+    m->sync_wait_us = -1.0; /* = net.o_recv_us */
     std::snprintf(m->source, sizeof(m->source), "defaults");
 }
 
@@ -2050,6 +2075,9 @@ MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const
     if (m->hop_latency_us > 0.0) {
         std::fprintf(f, "net.hop_latency_us %.6g\nnet.latency_links %.6g\n", m->hop_latency_us,
                      m->latency_links);
+    }
+    if (m->sync_wait_us >= 0.0) {
+        std::fprintf(f, "net.sync_wait_us %.6g\n", m->sync_wait_us);
     }
     std::fprintf(f, "shm.copy_ns_per_byte %.6g\nshm.handover_us %.6g\n", m->shm_copy_ns_per_byte,
                  m->shm_handover_us);
@@ -2340,7 +2368,7 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
             h = fnv(h, &e, sizeof(e));
         }
         const double route[] = {m->hop_latency_us, m->latency_links, m->shm_copy_ns_per_byte,
-                                m->shm_handover_us};
+                                m->shm_handover_us, m->sync_wait_us};
         h = fnv(h, route, sizeof(route));
     }
     return h;

@@ -25,6 +25,10 @@
  *                     Theil-Sen slope of g(S) over S >= 16 KiB
  *   recv_ns_per_byte  many-to-one bursts, the same way: recv = max(0, slope - gap) (what
  *                     the receiver serialises beyond the sender's injection)
+ *   sync_wait_us      (net only) what a synchronous send waits for after its bytes
+ *                     arrived: MPI_Issend + MPI_Wait to a posted receive takes
+ *                     o_send + latency + S*wire + W; W = that minus the half round trip
+ *                     plus o_recv, median over 0..512 B (0 under SMPI: no acknowledgement)
  *   eager_bytes       the largest size whose MPI_Isend completes before the receiver
  *                     posts its receive (receiver delayed by --delay-us): doubling, then
  *                     bisection
@@ -65,6 +69,7 @@
 #define TAG_DONE 106
 #define TAG_EAGER 107
 #define TAG_RESULT 108
+#define TAG_SYNC 109
 #define MAX_PEERS 64
 #define MAX_SIZES 32
 
@@ -101,8 +106,8 @@ static void usage(FILE *f)
             "defaults and the file says so.  Place one rank per host plus one extra rank\n"
             "on the first host, e.g. mpirun -np 4 --map-by ppr:2:node.\n"
             "Keys written: net.* and shm.* o_send_us o_recv_us latency_us gap_ns_per_byte\n"
-            "wire_ns_per_byte recv_ns_per_byte eager_bytes, shm.copy_ns_per_byte\n"
-            "shm.handover_us (see mcast_planner.h).\n");
+            "wire_ns_per_byte recv_ns_per_byte eager_bytes, net.sync_wait_us,\n"
+            "shm.copy_ns_per_byte shm.handover_us (see mcast_planner.h).\n");
 }
 
 static int parse_bytes(const char *s, size_t *out)
@@ -294,35 +299,49 @@ static void pingpong(bufs_t *B, int me, int a, int b, size_t S, int reps, double
     }
 }
 
-/* Receiver-delay method: b posts the receive, lets a send, sleeps, then times MPI_Wait
- * of the message that has arrived.  The median (us) is returned on b. */
-static double orecv(bufs_t *B, int me, int a, int b, size_t S, int reps, double delay)
+/* Two probes with a token (b posts its receive, then sends a token to a, which sends):
+ *   sync = 0, the receiver-delay method: a sends (standard), b sleeps `delay` us, then
+ *             times the MPI_Wait of the message that has arrived; the median on b;
+ *   sync = 1: a times its MPI_Issend + MPI_Wait to the posted receive; the median on a.
+ * (us; NAN on the other ranks) */
+static double token_probe(bufs_t *B, int me, int a, int b, size_t S, int reps, double delay, int sync)
 {
     const int total = reps + 2;
+    const int tag = sync ? TAG_SYNC : TAG_OR;
     double v[256];
     if (me == a) {
         char *s = buf_grow(&B->s, &B->scap, S);
         for (int i = 0; i < total; i++) {
             MPI_Recv(NULL, 0, MPI_BYTE, b, TAG_TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(s, (int) S, MPI_BYTE, b, TAG_OR, MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            if (sync) {
+                MPI_Request q;
+                MPI_Issend(s, (int) S, MPI_BYTE, b, tag, MPI_COMM_WORLD, &q);
+                MPI_Wait(&q, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Send(s, (int) S, MPI_BYTE, b, tag, MPI_COMM_WORLD);
+            }
+            if (sync && i >= 2 && i - 2 < 256) {
+                v[i - 2] = (MPI_Wtime() - t0) * 1e6;
+            }
         }
     } else if (me == b) {
         char *r = buf_grow(&B->r, &B->rcap, S);
         for (int i = 0; i < total; i++) {
             MPI_Request rr;
-            MPI_Irecv(r, (int) S, MPI_BYTE, a, TAG_OR, MPI_COMM_WORLD, &rr);
+            MPI_Irecv(r, (int) S, MPI_BYTE, a, tag, MPI_COMM_WORLD, &rr);
             MPI_Send(NULL, 0, MPI_BYTE, a, TAG_TOKEN, MPI_COMM_WORLD);
-            delay_us(delay);
+            if (!sync) {
+                delay_us(delay);
+            }
             const double t0 = MPI_Wtime();
             MPI_Wait(&rr, MPI_STATUS_IGNORE);
-            const double t1 = MPI_Wtime();
-            if (i >= 2 && i - 2 < 256) {
-                v[i - 2] = (t1 - t0) * 1e6;
+            if (!sync && i >= 2 && i - 2 < 256) {
+                v[i - 2] = (MPI_Wtime() - t0) * 1e6;
             }
         }
-        return median(v, reps < 256 ? reps : 256);
     }
-    return NAN;
+    return me == (sync ? a : b) ? median(v, reps < 256 ? reps : 256) : NAN;
 }
 
 /* A burst of N messages of S bytes between a and its peers: out = a sends round-robin to
@@ -433,6 +452,7 @@ typedef struct fit {
     int eager_found;      /* 0: every probed size was eager (eager_bytes is a lower bound) */
     int orecv_fallback;   /* 1: the receiver-delay probe exceeded the half round trip */
     double orecv_raw_us;  /* what that probe measured */
+    double sync_wait_us;  /* net.sync_wait_us (net only) */
 } fit_t;
 
 /* Result of rank `from` to rank 0 (value only meaningful there). */
@@ -495,7 +515,12 @@ static void measure(bufs_t *B, int me, const int *peers, int np, const options_t
     double orv[4];
     const size_t orsz[4] = {0, 8, 64, 512};
     for (int i = 0; i < 4; i++) {
-        orv[i] = to_root(me, peers[0], orecv(B, me, a, peers[0], orsz[i], reps, o->delay_us));
+        orv[i] = to_root(me, peers[0], token_probe(B, me, a, peers[0], orsz[i], reps, o->delay_us, 0));
+    }
+    /* synchronous sends on the first peer, same sizes (on a) */
+    double issend_us[4];
+    for (int i = 0; i < 4; i++) {
+        issend_us[i] = token_probe(B, me, a, peers[0], orsz[i], reps, 0.0, 1);
     }
     /* bursts: sizes 1 KiB .. min(1 MiB, max) by 4x */
     const int N1 = o->quick ? 4 : 8, N2 = o->quick ? 12 : 24;
@@ -609,6 +634,13 @@ static void measure(bufs_t *B, int me, const int *peers, int np, const options_t
     f->g.wire_ns_per_byte = fmax(0.0, wire_us_per_byte * 1e3);
     f->g.recv_ns_per_byte = recv * 1e3;
     f->g.eager_bytes = lo;
+    /* the synchronous wait: a synchronous send takes o_send + latency + S wire + W, the
+     * half round trip o_send + latency + S wire + o_recv (sizes 0 .. 512 B are sz[0..3]) */
+    double w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = issend_us[i] - pps[0][i] + f->g.o_recv_us;
+    }
+    f->sync_wait_us = fmax(0.0, median(w, 4));
 }
 
 /* ---- the shared segment (not under SMPI) ------------------------------------------ */
@@ -734,10 +766,10 @@ static int shm_segment(int me, int peer, int reps, double *copy_ns, double *hand
 static void describe(FILE *out, const char *what, const fit_t *f, const char *prefix)
 {
     fprintf(out, "%s%s: %d peer(s); o_send %.4g us, o_recv %.4g us, latency %.4g us, gap %.4g ns/B, "
-                 "wire %.4g ns/B, recv %.4g ns/B, eager %zu B%s\n",
+                 "wire %.4g ns/B, recv %.4g ns/B, eager %zu B, synchronous wait %.4g us%s\n",
             prefix, what, f->npeers, f->g.o_send_us, f->g.o_recv_us, f->g.latency_us,
             f->g.gap_ns_per_byte, f->g.wire_ns_per_byte, f->g.recv_ns_per_byte, f->g.eager_bytes,
-            f->eager_found ? "" : " (every probed size was eager: a lower bound)");
+            f->sync_wait_us, f->eager_found ? "" : " (every probed size was eager: a lower bound)");
     if (f->orecv_fallback) {
         fprintf(out, "%s%s: o_recv probe measured %.4g us, more than the half round trip: the "
                      "transport moves data only during MPI progress; o_recv = o_send\n",
@@ -821,6 +853,7 @@ int main(int argc, char **argv)
     if (nnet > 0) {
         measure(&bufs, me, net_peers, nnet, &o, &fnet);
         m.net = fnet.g;
+        m.sync_wait_us = fnet.sync_wait_us;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (nshm > 0) {

@@ -61,7 +61,10 @@ def machine_text(name, lat_us, what, route=None):
             f"provenance perf/sim/make_platforms.py {name}: {what}\n"
             f"net.o_send_us {O_US}\nnet.o_recv_us {O_US}\nnet.latency_us {lat_us:.4f}\n"
             f"net.gap_ns_per_byte {ns:.4f}\nnet.wire_ns_per_byte {ns:.4f}\n"
-            f"net.recv_ns_per_byte 0\nnet.eager_bytes {EAGER}\n")
+            f"net.recv_ns_per_byte 0\nnet.eager_bytes {EAGER}\n"
+            # SMPI's MPI_Issend completes when its bytes have arrived: no acknowledgement
+            # (perf/results/2026-11-27-issend-overhead)
+            f"net.sync_wait_us 0\n")
     if route:
         text += f"net.hop_latency_us {route[0]:.4f}\nnet.latency_links {route[1]:.4f}\n"
     return text

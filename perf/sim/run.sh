@@ -153,7 +153,7 @@ run_job() {  # platform sizes ours peers [extra sim_bcast args...]
     ( set -a; . "$PLAT/$p.env"; set +a
       MACHINE="$mfile"
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
-          "$BUILD/sim_bcast" --sizes "$sizes" --ours "$ours" --peers "$peers" --ssend-overhead-us "$O_US" \
+          "$BUILD/sim_bcast" --sizes "$sizes" --ours "$ours" --peers "$peers" \
           --machine "$PLAT/$MACHINE" --topology "$PLAT/$TOPOLOGY" --tag "platform=$p" "$@" )
 }
 

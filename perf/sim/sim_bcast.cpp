@@ -144,10 +144,8 @@ struct Options {
     int root = 0;
     size_t check_budget_mb = 1024;
     std::string tag;
-    double ssend_overhead_us = 0.5; /* the sender overhead SMPI does not charge an Issend */
     bool trace = false;
 };
-static double g_ssend_overhead_us = 0.5;
 static bool g_trace = false; /* --trace: every post and completion of our engine on stderr */
 
 static std::vector<std::string> split(const std::string &s, char sep)
@@ -188,11 +186,9 @@ static void usage()
     std::fprintf(stderr,
                  "sim_bcast --machine FILE --topology FILE [--sizes a,b,..] [--ours LIST|all|none] (all: every registry algorithm; -NAME drops one)\n"
                  "          [--peers LIST|all|none] [--no-reordered-peers] [--root R]\n"
-                 "          [--check-budget-mb MB] [--tag TEXT] [--ssend-overhead-us US] [--trace]\n"
+                 "          [--check-budget-mb MB] [--tag TEXT] [--trace]\n"
                  "--trace: our engine's every post ('T post US RANK SLOT S|R PEER OFFSET LEN') and\n"
                  "       completion ('T done US RANK SLOT') on stderr, simulated microseconds\n"
-                 "--ssend-overhead-us: the sender overhead charged to a synchronous send (the\n"
-                 "       engine's MCAST_XF_SYNC), which SMPI does not charge: smpi/os (0.5)\n"
                  "ours:  auto, or a registry algorithm (mcast-inspect --list-algorithms) with\n"
                  "       optional forced parameters: NAME[:k=K][:seg=BYTES][:sync=-1|0|1][:lambda=L][:window=W][:ms=N]\n"
                  "       (sync: coll_kbinomial_sync_sends); 'all' = auto and\n"
@@ -236,8 +232,6 @@ static bool parse_args(int argc, char **argv, Options &o)
             o.topology = next();
         } else if (a == "--root") {
             o.root = std::atoi(next().c_str());
-        } else if (a == "--ssend-overhead-us") {
-            o.ssend_overhead_us = std::atof(next().c_str());
         } else if (a == "--trace") {
             o.trace = true;
         } else if (a == "--check-budget-mb") {
@@ -600,12 +594,8 @@ struct Xport {
         if (len > size_t(INT_MAX)) {
             return MPI_ERR_COUNT;
         }
-        if (kind == MCAST_OP_SEND && (flags & MCAST_XF_SYNC)) {
-            /* SMPI charges smpi/os or smpi/ois to standard sends only: a synchronous send
-             * pays the same sender overhead here, as on a real PML (smpi_execute would
-             * ignore a delay below smpi/cpu-threshold, 1 us) */
-            smpi_execute_flops(g_ssend_overhead_us * 1e-6 * sg_host_get_speed(sg_host_self()));
-        }
+        /* (SMPI charges smpi/ois to MPI_Issend as to MPI_Isend: measured, 3.32,
+         * perf/results/2026-11-27-issend-overhead) */
         const int rc = kind == MCAST_OP_SEND
                            ? ((flags & MCAST_XF_SYNC) ? MPI_Issend : MPI_Isend)(
                                  x->base + off, int(len), MPI_BYTE, peer, tag, x->comm, &x->req[size_t(slot)])
@@ -700,7 +690,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    g_ssend_overhead_us = o.ssend_overhead_us;
     g_trace = o.trace;
     Platform P;
     std::string err;

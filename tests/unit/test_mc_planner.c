@@ -1047,6 +1047,34 @@ static void test_route_latency(void **state)
     flat.net.latency_us = 1.0;
     assert_true(predicted_of(&in) < t_routes - 0.1);
     pm_topology_free(topo);
+    /* a round of synchronous sends waits for its slowest transfer: a0 a1 a2 | b0, chain
+     * a0 b0 a1 a2: round 0 a0 -> b0 (1.25), round 1 a0 -> a1 (1.0) and b0 -> a2 (1.25): the
+     * circulant (synchronous) is charged 1.25 a round; with standard sends the routes'
+     * mean, (1.25 + 1.125) / 2 */
+    static const char *net3 = "switch s0 4\nswitch s1 4\nhost a0\nhost a1\nhost a2\nhost b0\n"
+                              "link a0 s0\nlink a1 s0\nlink a2 s0\nlink b0 s1\nlink s0 s1\n";
+    char err[256] = "";
+    assert_int_equal(pm_topology_parse_string(net3, PM_FMT_AUTO, "three-one", &topo, err, sizeof(err)), PM_OK);
+    const char *hosts3[4] = {"a0", "b0", "a1", "a2"};
+    in.machine = &mach;
+    in.chain = NULL; /* rank order: a0 b0 a1 a2 */
+    in.topology = topo;
+    in.hosts = hosts3;
+    const double t_sync = predicted_of(&in);
+    f.sync_sends = 0;
+    const double t_std = predicted_of(&in);
+    in.topology = NULL;
+    in.hosts = NULL;
+    flat = mach;
+    flat.hop_latency_us = 0;
+    flat.net.latency_us = 1.25;
+    in.machine = &flat;
+    f.sync_sends = -1;
+    assert_true(fabs(predicted_of(&in) - t_sync) < 1e-9);
+    flat.net.latency_us = 1.1875;
+    f.sync_sends = 0;
+    assert_true(fabs(predicted_of(&in) - t_std) < 1e-9);
+    pm_topology_free(topo);
 }
 
 /* Sends in flight under max_sends = -1 (mcast_planner.h): a rank with children on other
@@ -1288,6 +1316,20 @@ static void test_sync_sends(void **state)
     l.family = MCAST_FAM_CIRCULANT;
     mcast_loggp_t g = family_edge_sync(&mach.net);
     assert_true(fabs(info.predicted_us - mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1)) < 1e-9);
+    {
+        /* a synchronous send that waits for nothing after its bytes arrived (SMPI's): the
+         * rounds one after the other, o_send + L + B w each */
+        mcast_machine_t smpi = mach;
+        smpi.sync_wait_us = 0.0;
+        mcast_plan_input_t in0 = in;
+        in0.machine = &smpi;
+        const double rounds = (double) mcast_level_rounds(&l, n, 8);
+        const double want = rounds * (mach.net.o_send_us + mach.net.latency_us +
+                                      8192.0 * mach.net.wire_ns_per_byte * 1e-3);
+        const double t0 = info_of(&in0).predicted_us;
+        assert_true(t0 >= want - 1e-9);
+        assert_true(t0 < info.predicted_us - 0.5 * rounds * mach.net.o_recv_us);
+    }
     g.eager_bytes = mach.net.eager_bytes;
     assert_true(mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1) < info.predicted_us - 1.0);
     const double sync_us = plan_sim(p, n, M, &mach); /* checks every block's delivery */
@@ -1552,6 +1594,23 @@ static void test_machine_file(void **state)
     assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
     assert_true(fabs(d.hop_latency_us - 0.2) < 1e-9 && fabs(d.latency_links - 3.5) < 1e-9);
     assert_int_equal(mcast_machine_parse("version 1\nshm.hop_latency_us 0.2\n", "r", &m, err, sizeof(err)),
+                     KB_ERR_ARG);
+    /* the synchronous wait: by default o_recv (negative), parsed, written back (only when
+     * set), part of the digest; net only */
+    mcast_machine_default(&d);
+    assert_true(d.sync_wait_us < 0);
+    assert_int_equal(mcast_machine_write(path, &d, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &m, err, sizeof(err)), KB_OK);
+    assert_true(m.sync_wait_us < 0);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.sync_wait_us 0\n", "w", &m, err, sizeof(err)), KB_OK);
+    assert_true(m.sync_wait_us == 0.0);
+    assert_int_not_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    assert_int_equal(mcast_machine_write(path, &m, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
+    assert_true(d.sync_wait_us == 0.0);
+    assert_int_equal(mcast_machine_parse("version 1\nshm.sync_wait_us 0.2\n", "w", &m, err, sizeof(err)),
+                     KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.sync_wait_us -1\n", "w", &m, err, sizeof(err)),
                      KB_ERR_ARG);
     /* the shared segment's keys: parsed, written back, part of the digest; shm only */
     mcast_machine_default(&d);
