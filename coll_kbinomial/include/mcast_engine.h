@@ -168,6 +168,11 @@ int mcast_engine_slot_peer(const mcast_engine_t *e, int slot, unsigned *flags);
  *            the per-byte part is a copy-out, or the pull of a single-copy transport)
  *   MPI      a send completes for the engine when injected if len <= eager_bytes, else
  *            when delivered (rendezvous)
+ *   sharing  shared_flows = 0: a sender's messages to one peer leave one after the
+ *            other (a connection's FIFO: TCP, an InfiniBand queue pair); 1: every message
+ *            matched by a posted receive is a flow of its own and the flows share the
+ *            sender's link (a flow-level network: SimGrid).  The simulated network below
+ *            keeps FIFO; the two-tree's model charges the sharing (fam_twotree.cpp).
  *
  * Unit steps (the seeds' model: one send per rank per step, a block received in step t
  * forwarded in step t + 1) are o_send_us = 1 and everything else 0.
@@ -178,6 +183,7 @@ typedef struct mcast_loggp {
     double wire_ns_per_byte;  /* network per byte */
     size_t eager_bytes;
     double recv_ns_per_byte;  /* receiver per byte */
+    int shared_flows;         /* 0 FIFO per connection, 1 flows share the link (above) */
 } mcast_loggp_t;
 
 /* ---------------------------------------------------------------------------

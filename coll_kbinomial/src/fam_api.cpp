@@ -69,6 +69,7 @@ void check_model(const mcast_loggp_t *net, int window, int max_sends)
         kb::require(std::isfinite(x) && x >= 0.0, "machine model: negative or non-finite field");
     }
     kb::require(window >= 1 && max_sends >= 1, "window and max_sends must be >= 1");
+    kb::require(net->shared_flows == 0 || net->shared_flows == 1, "machine model: shared_flows is 0 or 1");
 }
 
 double Model::hop(double b) const
@@ -271,6 +272,7 @@ Model model_of(const mcast_loggp_t *net, int window, int max_sends)
     Model md;
     md.net = *net;
     md.max_sends = max_sends;
+    md.window = window;
     return md;
 }
 

@@ -41,6 +41,7 @@ int clog2(uint64_t x);
 struct Model {
     mcast_loggp_t net{};
     int max_sends = 1;
+    int window = 1; /* receives the engine keeps posted */
     double hop(double b) const;
     double inj(double b) const;
     double slot(double b) const;

@@ -37,6 +37,18 @@
  *                  or the early stream waits for the late one (mcast_level_window; the
  *                  model assumes that window: with window 4 instead of 16 at n = 64 and
  *                  512-byte blocks the simulated time is 1.5x the model)
+ *   shared flows   where the network shares a sender's link among its messages in flight
+ *                  (mcast_loggp_t.shared_flows = 1, a flow-level network: SimGrid) and
+ *                  blocks are eager, every receive posted ahead lets one more block of a
+ *                  connection start at once, and the first of them arrives late: every
+ *                  first arrival above (tree roots included) gets
+ *                    b = min(W - 1, B w / (o_send + o_recv)) * B w
+ *                  more, W the window the engine posts (at least the one above), B w the
+ *                  block's wire time, o_send + o_recv what spaces a connection's blocks
+ *                  apart.  The form is fitted: perf/sim flat-64, 1 MiB, 8 - 48 KiB blocks,
+ *                  2 - 4 % from the simulation against 2 - 41 % without it
+ *                  (perf/results/2026-11-27-twotree-shared-flows).  With a connection's
+ *                  FIFO (shared_flows = 0, TCP, InfiniBand) b = 0.
  * with g = send_gap(B), h = hop(B), B = ceil(M / m) (fam_core.hpp).  In unit steps
  * (g = h = 1): T = max_t D_t + 2 (k_t - 1), D_t <= 2 ceil(log2 n) (n <= 3000 checked);
  * e.g. n = 1024, m = 64: 82 rounds, against m - 1 + log2 n = 73 for the circulant schedule
@@ -144,7 +156,8 @@ long pos_of(const Shape &s, int t, long node)
 /* First arrivals A[t][v] and their maximum D[t] for per-send gap g and hop h, top-down
  * over the plan's trees (parents before children: BFS per tree).  Reads only the plan's
  * structure (tops, kids, tree_of), which does not depend on g and h. */
-void arrivals(const Plan &S, double g, double h, std::vector<double> (&A)[2], double (&D)[2])
+void arrivals(const Plan &S, double g, double h, std::vector<double> (&A)[2], double (&D)[2],
+              double burst = 0.0)
 {
     const int n = S.n;
     std::vector<int> order;
@@ -155,7 +168,7 @@ void arrivals(const Plan &S, double g, double h, std::vector<double> (&A)[2], do
             continue;
         }
         order.assign(1, S.top[t]);
-        A[t][size_t(S.top[t])] = t * g + h;
+        A[t][size_t(S.top[t])] = t * g + h + burst;
         for (size_t i = 0; i < order.size(); ++i) {
             const int v = order[i];
             D[t] = std::max(D[t], A[t][size_t(v)]);
@@ -165,7 +178,7 @@ void arrivals(const Plan &S, double g, double h, std::vector<double> (&A)[2], do
             for (int j = 0; j < 2; ++j) {
                 const int c = S.kids[size_t(v)][size_t(j)];
                 if (c >= 0) {
-                    A[t][size_t(c)] = A[t][size_t(v)] + j * g + h;
+                    A[t][size_t(c)] = A[t][size_t(v)] + j * g + h + burst;
                     order.push_back(c);
                 }
             }
@@ -430,6 +443,21 @@ int twotree_window(int n, size_t M, uint32_t m, const Model &md)
     return 2 + int(std::ceil(skew));
 }
 
+/* What a burst of eager blocks on one connection costs each level where flows share the
+ * sender's link (header, "Shared flows"). */
+double twotree_burst(int n, size_t M, uint32_t m, const Model &md)
+{
+    const double B = block_len(M, m, 0);
+    if (md.net.shared_flows == 0 || B > double(md.net.eager_bytes) || n <= 2 || m < 2) {
+        return 0.0;
+    }
+    const int W = std::max(md.window, twotree_window(n, M, m, md));
+    const double bw = B * md.net.wire_ns_per_byte * 1e-3;
+    const double spacing = md.net.o_send_us + md.net.o_recv_us;
+    const double overlap = spacing > 0.0 ? bw / spacing : double(W - 1);
+    return std::min(double(W - 1), overlap) * bw;
+}
+
 double twotree_predict(int n, size_t M, uint32_t m, const Model &md)
 {
     if (n == 1 || m == 0) {
@@ -439,7 +467,7 @@ double twotree_predict(int n, size_t M, uint32_t m, const Model &md)
     const double g = md.send_gap(B), h = md.hop(B);
     std::vector<double> A[2];
     double D[2];
-    arrivals(unit_plan(n), g, h, A, D);
+    arrivals(unit_plan(n), g, h, A, D, twotree_burst(n, M, m, md));
     const double k0 = double((m + 1) / 2), k1 = double(m / 2);
     double T = D[0] + 2.0 * (k0 - 1.0) * g;
     if (k1 > 0) {

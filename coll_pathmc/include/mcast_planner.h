@@ -166,6 +166,15 @@
  * standard sends: in perf/sim synchronous sends made them slower (two-tree, 1 MiB on
  * torus-8x8: 233 -> 320 us).
  *
+ * Shared flows.  On a network where a sender's messages in flight share its link as
+ * separate flows (net.shared_flows 1: SimGrid, and so perf/sim), a receive posted ahead
+ * lets an eager block start before the previous one of the same connection has left,
+ * and the two-tree's blocks arrive in bursts, the first of each late: its model adds
+ * min(W - 1, B w / (o_send + o_recv)) * B w to every first arrival (fam_twotree.cpp;
+ * perf/sim flat-64, 1 MiB: 2 - 4 % from the simulation at 8 - 48 KiB blocks, against
+ * 2 - 41 % before).  A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the
+ * default): no term.  mcast-calibrate measures it.
+ *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two, centred on 2^(e + j/4) on a log scale: the sizes within
  * a factor 2^(1/8) of it), evaluated at its centre (powers of two are planned at their
@@ -274,7 +283,7 @@ void mcast_machine_default(mcast_machine_t *m);
  *   # comments; "version 1" first; then "net.KEY VALUE" / "shm.KEY VALUE" lines with KEY
  *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
  *   eager_bytes, and net.hop_latency_us / net.latency_links (route length),
- *   net.sync_wait_us (synchronous sends); "provenance
+ *   net.sync_wait_us (synchronous sends), net.shared_flows 0 | 1; "provenance
  *   TEXT" (kept in m->source).  Missing keys keep their
  *   defaults.  Errors as "file:line: message". */
 int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m, char *errbuf,

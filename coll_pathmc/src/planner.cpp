@@ -1891,7 +1891,10 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
             }
         }
         double *route_field = nullptr; /* keys outside the LogGP sets (route length, segment) */
-        if (k == nullptr && part == "net" && field == "hop_latency_us") {
+        int *flag_field = nullptr;     /* 0 or 1 */
+        if (k == nullptr && part == "net" && field == "shared_flows") {
+            flag_field = &m.net.shared_flows;
+        } else if (k == nullptr && part == "net" && field == "hop_latency_us") {
             route_field = &m.hop_latency_us;
         } else if (k == nullptr && part == "net" && field == "latency_links") {
             route_field = &m.latency_links;
@@ -1901,7 +1904,7 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
             route_field = &m.shm_copy_ns_per_byte;
         } else if (k == nullptr && part == "shm" && field == "handover_us") {
             route_field = &m.shm_handover_us;
-        } else if (k == nullptr) {
+        } else if (k == nullptr && flag_field == nullptr) {
             err("unknown key '" + field + "'");
         }
         std::string val, more;
@@ -1914,6 +1917,13 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
         if (end == val.c_str() || *end != '\0' || errno != 0 || !std::isfinite(v) || v < 0 ||
             v > 1e12) {
             err("bad value '" + val + "' (a number between 0 and 1e12)");
+        }
+        if (flag_field != nullptr) {
+            if (v != 0.0 && v != 1.0) {
+                err("bad value '" + val + "' (0 or 1)");
+            }
+            *flag_field = int(v);
+            continue;
         }
         if (route_field != nullptr) {
             *route_field = v;
@@ -2004,9 +2014,9 @@ MC_API void mcast_machine_default(mcast_machine_t *m)
     }
     std::memset(m, 0, sizeof(*m));
     /* InfiniBand-class network: 10 GB/s, 1.5 us, 0.5 us per message each side */
-    m->net = mcast_loggp_t{0.5, 0.5, 1.5, 0.1, 0.1, 65536, 0.0};
+    m->net = mcast_loggp_t{0.5, 0.5, 1.5, 0.1, 0.1, 65536, 0.0, 0};
     /* shared memory: copy in/out below 4 KiB (eager), single copy by the receiver above */
-    m->shm = mcast_loggp_t{0.3, 0.3, 0.2, 0.1, 0.0, 4096, 0.1};
+    m->shm = mcast_loggp_t{0.3, 0.3, 0.2, 0.1, 0.0, 4096, 0.1, 0};
     /* the shared segment: memcpy at 33 GB/s between cores, 0.1 us per hand-over
      * (mcast-calibrate on the project's 2-core VM: 0.020 - 0.031 ns/B, 0.056 us) */
     m->shm_copy_ns_per_byte = 0.03;
@@ -2079,6 +2089,7 @@ MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const
     if (m->sync_wait_us >= 0.0) {
         std::fprintf(f, "net.sync_wait_us %.6g\n", m->sync_wait_us);
     }
+    std::fprintf(f, "net.shared_flows %d\n", m->net.shared_flows);
     std::fprintf(f, "shm.copy_ns_per_byte %.6g\nshm.handover_us %.6g\n", m->shm_copy_ns_per_byte,
                  m->shm_handover_us);
     return std::fclose(f) == 0 ? int(KB_OK) : int(PM_ERR_IO);
@@ -2364,8 +2375,8 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
             const double d[] = {g->o_send_us, g->o_recv_us, g->latency_us, g->gap_ns_per_byte,
                                 g->wire_ns_per_byte, g->recv_ns_per_byte};
             h = fnv(h, d, sizeof(d));
-            const uint64_t e = g->eager_bytes;
-            h = fnv(h, &e, sizeof(e));
+            const uint64_t e[] = {g->eager_bytes, uint64_t(g->shared_flows)};
+            h = fnv(h, e, sizeof(e));
         }
         const double route[] = {m->hop_latency_us, m->latency_links, m->shm_copy_ns_per_byte,
                                 m->shm_handover_us, m->sync_wait_us};

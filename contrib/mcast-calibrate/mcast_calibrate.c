@@ -29,6 +29,12 @@
  *                     arrived: MPI_Issend + MPI_Wait to a posted receive takes
  *                     o_send + latency + S*wire + W; W = that minus the half round trip
  *                     plus o_recv, median over 0..512 B (0 under SMPI: no acknowledgement)
+ *   shared_flows      (net only) b posts 4 receives of S bytes (the largest eager size up
+ *                     to 32 KiB) and sends a token; a sends the 4 messages at once.  A
+ *                     connection that is FIFO delivers the first after about a quarter of
+ *                     the four's time, a network whose flows share the link (SimGrid) all
+ *                     four together: 1 if the first took more than 0.7 of the four's time
+ *                     (median); 0 also where S w is too short to tell (S w < o + latency)
  *   eager_bytes       the largest size whose MPI_Isend completes before the receiver
  *                     posts its receive (receiver delayed by --delay-us): doubling, then
  *                     bisection
@@ -70,6 +76,7 @@
 #define TAG_EAGER 107
 #define TAG_RESULT 108
 #define TAG_SYNC 109
+#define TAG_FLOW 110
 #define MAX_PEERS 64
 #define MAX_SIZES 32
 
@@ -106,7 +113,7 @@ static void usage(FILE *f)
             "defaults and the file says so.  Place one rank per host plus one extra rank\n"
             "on the first host, e.g. mpirun -np 4 --map-by ppr:2:node.\n"
             "Keys written: net.* and shm.* o_send_us o_recv_us latency_us gap_ns_per_byte\n"
-            "wire_ns_per_byte recv_ns_per_byte eager_bytes, net.sync_wait_us,\n"
+            "wire_ns_per_byte recv_ns_per_byte eager_bytes, net.sync_wait_us, net.shared_flows,\n"
             "shm.copy_ns_per_byte shm.handover_us (see mcast_planner.h).\n");
 }
 
@@ -441,6 +448,43 @@ static int eager_probe(bufs_t *B, int me, int a, int b, size_t S, double delay)
     return eager;
 }
 
+/* Four S-byte messages from a to b's posted receives at once: the time of b's first
+ * completion over the four's (median on b; NAN elsewhere), from b's token on. */
+#define FLOW_MSGS 4
+static double flow_probe(bufs_t *B, int me, int a, int b, size_t S, int reps)
+{
+    const int total = reps + 2;
+    double v[256];
+    MPI_Request q[FLOW_MSGS];
+    if (me == a) {
+        char *s = buf_grow(&B->s, &B->scap, S);
+        for (int i = 0; i < total; i++) {
+            MPI_Recv(NULL, 0, MPI_BYTE, b, TAG_TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (int j = 0; j < FLOW_MSGS; j++) {
+                MPI_Isend(s, (int) S, MPI_BYTE, b, TAG_FLOW, MPI_COMM_WORLD, &q[j]);
+            }
+            MPI_Waitall(FLOW_MSGS, q, MPI_STATUSES_IGNORE);
+        }
+    } else if (me == b) {
+        char *r = buf_grow(&B->r, &B->rcap, S * FLOW_MSGS);
+        for (int i = 0; i < total; i++) {
+            for (int j = 0; j < FLOW_MSGS; j++) {
+                MPI_Irecv(r + (size_t) j * S, (int) S, MPI_BYTE, a, TAG_FLOW, MPI_COMM_WORLD, &q[j]);
+            }
+            const double t0 = MPI_Wtime();
+            MPI_Send(NULL, 0, MPI_BYTE, a, TAG_TOKEN, MPI_COMM_WORLD);
+            MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+            const double t1 = MPI_Wtime();
+            MPI_Waitall(FLOW_MSGS - 1, q + 1, MPI_STATUSES_IGNORE);
+            const double t4 = MPI_Wtime();
+            if (i >= 2 && i - 2 < 256) {
+                v[i - 2] = t4 > t0 ? (t1 - t0) / (t4 - t0) : 0.0;
+            }
+        }
+    }
+    return me == b ? median(v, reps < 256 ? reps : 256) : NAN;
+}
+
 /* ---- one model (net or shm) ---------------------------------------------------------- */
 typedef struct fit {
     mcast_loggp_t g;
@@ -453,6 +497,8 @@ typedef struct fit {
     int orecv_fallback;   /* 1: the receiver-delay probe exceeded the half round trip */
     double orecv_raw_us;  /* what that probe measured */
     double sync_wait_us;  /* net.sync_wait_us (net only) */
+    double flow_ratio;    /* flow_probe's ratio (NAN: not measured) */
+    int shared_flows;     /* net.shared_flows (net only) */
 } fit_t;
 
 /* Result of rank `from` to rank 0 (value only meaningful there). */
@@ -573,9 +619,13 @@ static void measure(bufs_t *B, int me, const int *peers, int np, const options_t
             }
         }
     }
+    /* shared flows: the largest eager size up to 32 KiB (a and peers[0] both know lo) */
+    const size_t fs = lo < 32768 ? lo : 32768;
+    const double fr = to_root(me, peers[0], fs >= 1024 ? flow_probe(B, me, a, peers[0], fs, reps) : NAN);
     if (me != a) {
         return;
     }
+    f->flow_ratio = fr;
     /* fits */
     double orecv_us = median(orv, 4);
     int nb16 = 0;
@@ -641,6 +691,9 @@ static void measure(bufs_t *B, int me, const int *peers, int np, const options_t
         w[i] = issend_us[i] - pps[0][i] + f->g.o_recv_us;
     }
     f->sync_wait_us = fmax(0.0, median(w, 4));
+    /* shared flows: only where the four's wire time stands out of the latency */
+    const double flow_wire = (double) fs * f->g.wire_ns_per_byte * 1e-3;
+    f->shared_flows = !isnan(fr) && flow_wire >= f->g.o_send_us + f->g.latency_us && fr > 0.7;
 }
 
 /* ---- the shared segment (not under SMPI) ------------------------------------------ */
@@ -766,10 +819,12 @@ static int shm_segment(int me, int peer, int reps, double *copy_ns, double *hand
 static void describe(FILE *out, const char *what, const fit_t *f, const char *prefix)
 {
     fprintf(out, "%s%s: %d peer(s); o_send %.4g us, o_recv %.4g us, latency %.4g us, gap %.4g ns/B, "
-                 "wire %.4g ns/B, recv %.4g ns/B, eager %zu B, synchronous wait %.4g us%s\n",
+                 "wire %.4g ns/B, recv %.4g ns/B, eager %zu B, synchronous wait %.4g us, "
+                 "shared flows %d (first of four at %.2f of their time)%s\n",
             prefix, what, f->npeers, f->g.o_send_us, f->g.o_recv_us, f->g.latency_us,
             f->g.gap_ns_per_byte, f->g.wire_ns_per_byte, f->g.recv_ns_per_byte, f->g.eager_bytes,
-            f->sync_wait_us, f->eager_found ? "" : " (every probed size was eager: a lower bound)");
+            f->sync_wait_us, f->shared_flows, f->flow_ratio,
+            f->eager_found ? "" : " (every probed size was eager: a lower bound)");
     if (f->orecv_fallback) {
         fprintf(out, "%s%s: o_recv probe measured %.4g us, more than the half round trip: the "
                      "transport moves data only during MPI progress; o_recv = o_send\n",
@@ -854,6 +909,7 @@ int main(int argc, char **argv)
         measure(&bufs, me, net_peers, nnet, &o, &fnet);
         m.net = fnet.g;
         m.sync_wait_us = fnet.sync_wait_us;
+        m.net.shared_flows = fnet.shared_flows;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (nshm > 0) {

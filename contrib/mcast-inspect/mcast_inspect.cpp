@@ -579,10 +579,10 @@ void build_plan(Inspection &in)
     std::vector<std::string> &L = in.model_lines;
     L.push_back(fmt("machine: %s", machine.source));
     L.push_back(fmt("net: o_send_us=%g o_recv_us=%g latency_us=%g gap_ns_per_byte=%g "
-                    "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu",
+                    "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu shared_flows=%d",
                     machine.net.o_send_us, machine.net.o_recv_us, machine.net.latency_us,
                     machine.net.gap_ns_per_byte, machine.net.wire_ns_per_byte,
-                    machine.net.recv_ns_per_byte, machine.net.eager_bytes));
+                    machine.net.recv_ns_per_byte, machine.net.eager_bytes, machine.net.shared_flows));
     L.push_back(fmt("shm: o_send_us=%g o_recv_us=%g latency_us=%g gap_ns_per_byte=%g "
                     "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu",
                     machine.shm.o_send_us, machine.shm.o_recv_us, machine.shm.latency_us,

@@ -24,7 +24,7 @@
 #include "mcast_engine.h"
 #include "mcast_families.h"
 
-static const mcast_loggp_t FLAT = {0.5, 0.5, 1.0, 0.08, 0.08, 65536, 0.0};
+static const mcast_loggp_t FLAT = {0.5, 0.5, 1.0, 0.08, 0.08, 65536, 0.0, 0};
 static int N = 1024, WINDOW = 4, MAX_SENDS = 2;
 static FILE *csv = NULL;
 

@@ -64,7 +64,10 @@ def machine_text(name, lat_us, what, route=None):
             f"net.recv_ns_per_byte 0\nnet.eager_bytes {EAGER}\n"
             # SMPI's MPI_Issend completes when its bytes have arrived: no acknowledgement
             # (perf/results/2026-11-27-issend-overhead)
-            f"net.sync_wait_us 0\n")
+            f"net.sync_wait_us 0\n"
+            # a flow-level network: a sender's messages in flight share its link
+            # (mcast_planner.h, "Shared flows"; mcast-calibrate measures it inside SMPI)
+            f"net.shared_flows 1\n")
     if route:
         text += f"net.hop_latency_us {route[0]:.4f}\nnet.latency_links {route[1]:.4f}\n"
     return text

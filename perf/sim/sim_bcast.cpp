@@ -775,9 +775,9 @@ int main(int argc, char **argv)
                     P.machine.source, o.tag.c_str());
         const mcast_loggp_t &g = P.machine.net;
         std::printf("# machine net: o_send_us=%g o_recv_us=%g latency_us=%g gap_ns_per_byte=%g "
-                    "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu\n",
+                    "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu shared_flows=%d\n",
                     g.o_send_us, g.o_recv_us, g.latency_us, g.gap_ns_per_byte, g.wire_ns_per_byte,
-                    g.recv_ns_per_byte, g.eager_bytes);
+                    g.recv_ns_per_byte, g.eager_bytes, g.shared_flows);
         std::printf("size_bytes,contender,time_us,model_us,predicted_us,check,plan\n");
         std::fflush(stdout);
     }

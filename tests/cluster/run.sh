@@ -279,6 +279,12 @@ if [ -n "$COMP" ] && [ -x "$CAL" ]; then
         else
             bad "mcast-calibrate on 2 hosts: net per-byte cost $perbyte ns/B, expected 6-30 at 1 Gbit/s"; cat "$WORK/cal.out"
         fi
+        # a TCP connection is FIFO: its four messages in flight arrive one after the other
+        if grep -q '^net.shared_flows 0$' "$WORK/cal.machine"; then
+            ok "mcast-calibrate on 2 hosts: net.shared_flows 0 (a TCP connection is FIFO)"
+        else
+            bad "mcast-calibrate on 2 hosts: expected net.shared_flows 0 over TCP"; grep '^net' "$WORK/cal.out"
+        fi
         # the components read it (a file they reject is reported on stderr)
         # shellcheck disable=SC2046
         if "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \

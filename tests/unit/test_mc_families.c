@@ -34,9 +34,9 @@
 #include "mcast_engine.h"
 #include "mcast_families.h"
 
-static const mcast_loggp_t UNIT_NET = {1.0, 0.0, 0.0, 0.0, 0.0, (size_t) -1};
+static const mcast_loggp_t UNIT_NET = {1.0, 0.0, 0.0, 0.0, 0.0, (size_t) -1, 0.0, 0};
 /* perf/sim/platforms/flat-1024.env: o_s = o_r = 0.5 us, 1 us host to host, 12.5 GB/s */
-static const mcast_loggp_t FLAT = {0.5, 0.5, 1.0, 0.08, 0.08, 65536};
+static const mcast_loggp_t FLAT = {0.5, 0.5, 1.0, 0.08, 0.08, 65536, 0.0, 0};
 
 enum { F_RING, F_RD, F_TWOTREE, F_CIRC, F_COUNT };
 static const char *const FNAME[F_COUNT] = {"ring", "rd", "twotree", "circulant"};
@@ -285,6 +285,41 @@ static void test_loggp_models(void **state)
            worst[F_RING], worst[F_RD], worst[F_TWOTREE], worst[F_CIRC], worst[F_COUNT]);
 }
 
+/* Shared flows (mcast_loggp_t.shared_flows): the two-tree's first arrivals each get
+ * b = min(W - 1, B w / (o_send + o_recv)) * B w more.  n = 3: T0 is 2 -> 1, T1 is 1 -> 2,
+ * so both trees' depths, and the prediction, grow by 2 b; rendezvous blocks and a FIFO
+ * network get nothing. */
+static void test_twotree_shared_flows(void **state)
+{
+    (void) state;
+    const mcast_level_t l = level_of(F_TWOTREE);
+    mcast_loggp_t shared = FLAT;
+    shared.shared_flows = 1;
+    static const size_t Bs[] = {8192, 32768};
+    for (size_t i = 0; i < 2; ++i) {
+        const size_t B = Bs[i];
+        const double bw = (double) B * FLAT.wire_ns_per_byte * 1e-3;
+        const double over = bw / (FLAT.o_send_us + FLAT.o_recv_us);
+        const double b = (over < 3.0 ? over : 3.0) * bw; /* W = 4: at most 3 blocks more */
+        const double fifo = mcast_level_predict_us(&l, 3, 4 * B, 4, &FLAT, 4, 1);
+        const double sh = mcast_level_predict_us(&l, 3, 4 * B, 4, &shared, 4, 1);
+        assert_true(fifo > 0.0);
+        assert_true(fabs(sh - fifo - 2.0 * b) < 1e-9);
+    }
+    /* rendezvous blocks leave one at a time whatever the network */
+    const size_t R = 131072;
+    assert_true(fabs(mcast_level_predict_us(&l, 3, 4 * R, 4, &shared, 4, 1) -
+                     mcast_level_predict_us(&l, 3, 4 * R, 4, &FLAT, 4, 1)) < 1e-9);
+    /* larger n: never less, and more for eager blocks; a bad flag is refused */
+    for (int n = 4; n <= 257; n += 17) {
+        const double fifo = mcast_level_predict_us(&l, n, 1 << 20, 40, &FLAT, 4, 1);
+        const double sh = mcast_level_predict_us(&l, n, 1 << 20, 40, &shared, 4, 1);
+        assert_true(sh > fifo);
+    }
+    shared.shared_flows = 2;
+    assert_true(mcast_level_predict_us(&l, 64, 1 << 20, 40, &shared, 4, 1) < 0.0);
+}
+
 /* Out-of-order completions, several windows and send bounds, eager and rendezvous. */
 static void test_shuffled(void **state)
 {
@@ -302,7 +337,7 @@ static void test_shuffled(void **state)
             for (int w = 1; w <= 3; w += 2) {
                 for (int ms = 1; ms <= 2; ++ms) {
                     for (uint64_t seed = 1; seed <= 2; ++seed) {
-                        mcast_loggp_t net = {0.5, 0.5, 1.0, 0.1, 0.1, seed == 1 ? 1024 : (size_t) -1};
+                        mcast_loggp_t net = {0.5, 0.5, 1.0, 0.1, 0.1, seed == 1 ? 1024 : (size_t) -1, 0.0, 0};
                         assert_true(sim(n, n / 2, s, M, B, w, ms, &net, seed) > 0.0);
                         runs++;
                     }
@@ -622,7 +657,7 @@ static void test_two_level_model(void **state)
 {
     (void) state;
     const mcast_level_t chain = tree_level(KB_SHAPE_CHAIN, 0), bin = tree_level(KB_SHAPE_BINOMIAL, 0);
-    const mcast_loggp_t shm = {0.2, 0.2, 0.3, 0.1, 0.1, (size_t) -1};
+    const mcast_loggp_t shm = {0.2, 0.2, 0.3, 0.1, 0.1, (size_t) -1, 0.0, 0};
     for (int f = 0; f < F_COUNT; ++f) {
         const mcast_level_t inter = level_of(f);
         const size_t M = 1 << 20;
@@ -644,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_generators_checked),
         cmocka_unit_test(test_scatter_every_m),
         cmocka_unit_test(test_loggp_models),
+        cmocka_unit_test(test_twotree_shared_flows),
         cmocka_unit_test(test_shuffled),
         cmocka_unit_test(test_injected_errors),
         cmocka_unit_test(test_two_level),

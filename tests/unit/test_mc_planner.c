@@ -103,7 +103,7 @@ static mcast_machine_t unit_machine(void)
 {
     mcast_machine_t m;
     mcast_machine_default(&m);
-    const mcast_loggp_t u = {1.0, 0.0, 0.0, 0.0, 0.0, (size_t) -1, 0.0};
+    const mcast_loggp_t u = {1.0, 0.0, 0.0, 0.0, 0.0, (size_t) -1, 0.0, 0};
     m.net = u;
     m.shm = u;
     return m;
@@ -1015,7 +1015,7 @@ static void test_route_latency(void **state)
     const char *hosts[4] = {"a0", "a1", "b0", "b1"};
     mcast_machine_t mach;
     mcast_machine_default(&mach);
-    const mcast_loggp_t g = {0.5, 0.5, 1.0, 0.0, 0.0, (size_t) -1, 0.0};
+    const mcast_loggp_t g = {0.5, 0.5, 1.0, 0.0, 0.0, (size_t) -1, 0.0, 0};
     mach.net = g;
     mach.hop_latency_us = 0.25;
     mach.latency_links = 2;
@@ -1185,7 +1185,7 @@ static void test_postal_lambda_search(void **state)
     (void) state;
     mcast_machine_t mach;
     mcast_machine_default(&mach);
-    const mcast_loggp_t g = {0.5, 0.5, 0.8, 0.08, 0.08, 65536, 0.0};
+    const mcast_loggp_t g = {0.5, 0.5, 0.8, 0.08, 0.08, 65536, 0.0, 0};
     mach.net = g;
     mach.hop_latency_us = 0.1;
     mach.latency_links = 6;
@@ -1244,7 +1244,7 @@ static void test_timed_link_sharing(void **state)
     (void) state;
     mcast_machine_t mach;
     mcast_machine_default(&mach);
-    const mcast_loggp_t g = {0.5, 0.5, 1.0, 0.08, 0.08, 1 << 20, 0.0};
+    const mcast_loggp_t g = {0.5, 0.5, 1.0, 0.08, 0.08, 1 << 20, 0.0, 0};
     mach.net = g;
     mach.hop_latency_us = 0.0;
     const char *two = "switch sA 4\nswitch sB 4\nhost a0\nhost a1\nhost b0\nhost b1\n"
@@ -1611,6 +1611,23 @@ static void test_machine_file(void **state)
     assert_int_equal(mcast_machine_parse("version 1\nshm.sync_wait_us 0.2\n", "w", &m, err, sizeof(err)),
                      KB_ERR_ARG);
     assert_int_equal(mcast_machine_parse("version 1\nnet.sync_wait_us -1\n", "w", &m, err, sizeof(err)),
+                     KB_ERR_ARG);
+    /* shared flows: 0 by default, 0 or 1, written back, part of the digest; net only */
+    mcast_machine_default(&d);
+    assert_int_equal(d.net.shared_flows, 0);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.shared_flows 1\n", "f", &m, err, sizeof(err)), KB_OK);
+    assert_int_equal(m.net.shared_flows, 1);
+    assert_int_equal(m.shm.shared_flows, 0);
+    assert_int_not_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    assert_int_equal(mcast_machine_write(path, &m, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
+    assert_int_equal(d.net.shared_flows, 1);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.shared_flows 0.5\n", "f", &m, err, sizeof(err)),
+                     KB_ERR_ARG);
+    assert_non_null(strstr(err, "0 or 1"));
+    assert_int_equal(mcast_machine_parse("version 1\nnet.shared_flows 2\n", "f", &m, err, sizeof(err)),
+                     KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 1\nshm.shared_flows 1\n", "f", &m, err, sizeof(err)),
                      KB_ERR_ARG);
     /* the shared segment's keys: parsed, written back, part of the digest; shm only */
     mcast_machine_default(&d);
