@@ -36,7 +36,9 @@
  *                  to s blocks, and the engine needs window >= 2 + ceil(s) receives posted
  *                  or the early stream waits for the late one (mcast_level_window; the
  *                  model assumes that window: with window 4 instead of 16 at n = 64 and
- *                  512-byte blocks the simulated time is 1.5x the model)
+ *                  512-byte blocks the simulated time is 1.5x the model); the planner
+ *                  posts at least the depth in rounds + 2 (mcast_planner.h, "Two-tree
+ *                  window")
  *   shared flows   where the network shares a sender's link among its messages in flight
  *                  (mcast_loggp_t.shared_flows = 1, a flow-level network: SimGrid) and
  *                  blocks are eager, every receive posted ahead lets one more block of a

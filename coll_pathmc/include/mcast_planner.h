@@ -102,6 +102,24 @@
  * the routes are up*-down* spread over parallel paths by destination (pathmc.h), as a
  * subnet manager balances them: a fat-tree given as a graph is not charged one spine.
  *
+ * Blocks under the links' bound.  Where the two-tree's time is its links' bound (the
+ * bound, taken at up to 32 blocks, exceeds the family model), every block size whose
+ * family model stays under the bound is predicted the same, yet the pipeline's fill and
+ * drain shrink with the block: the planner takes the finest such block (the most blocks,
+ * down to the floor between nodes, segment_min_bytes), not the family model's own best.
+ * perf/sim torus-16x16, 4 MiB: 24245-byte blocks 1033.9 us, 8 KiB 990.3 (window 5);
+ * torus-8x8 1 MiB 16132-byte blocks 210.7, 8 KiB 193.8 (window 8).
+ *
+ * Two-tree window.  Under window = 0 the two-tree posts as many receives ahead as a
+ * block takes rounds to reach its deepest rank (mcast_level_rounds(level, n, 1)), plus
+ * two, at least 4 and at least what its streams' skew needs (mcast_level_window): on a
+ * flow-level network a block whose receive is not yet posted does not move, and the
+ * pipeline stalls once fewer receives are posted than blocks are on their way down the
+ * trees.  perf/sim torus-16x16, 4 MiB, 8 KiB blocks: window 5 990.3 us, 8 951.7, 12
+ * 877.7, 16 844.5, 24 816.4, 32 816.0 (n = 256: 18); torus-8x8 1 MiB 8 / 16 / 32:
+ * 193.8 / 190.2 / 202.9 (n = 64: 14).  On a FIFO network a receive posted ahead costs a
+ * slot (and its staging for a non-contiguous datatype), nothing else.
+ *
  * Timed link sharing.  A message sent whole (one block) on a topology with more than one
  * switch meets the other messages of the same tree on the links: every directed link keeps
  * the intervals its messages occupy, S * wire each; a message entering the network at
@@ -309,7 +327,9 @@ typedef struct mcast_forced {
     int window;               /* receives posted ahead, >= 1; 0 = auto (the default): 1 for
                                  the circulant (a block a round, each round from another
                                  rank: one receive at a time keeps drifting ranks from
-                                 taking two rounds' blocks at once), 4 for the others */
+                                 taking two rounds' blocks at once), the two-tree's depth
+                                 in rounds + 2 (header, "Two-tree window"), 4 for the
+                                 others */
     int max_sends;            /* >= 1; 0 = window * children; -1 = auto (1 across nodes,
                                  0 inside one node) */
     int discipline;           /* kb_discipline_t */

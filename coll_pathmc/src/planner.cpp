@@ -1275,7 +1275,12 @@ struct Evaluator {
                                         : std::vector<int>{MCAST_SAG_RING, MCAST_SAG_RD};
         }
         const std::vector<int> sends = family_sends(f, alg);
-        const int fw = window_of(f, alg);
+        int fw = window_of(f, alg);
+        if (fam == MCAST_FAM_TWOTREE && f.window == 0 && M != 0) {
+            /* header, "Two-tree window": a block's rounds to the deepest rank, and two */
+            const mcast_level_t l0 = level_of(alg, 0);
+            fw = std::max<long>(fw, mcast_level_rounds(&l0, in.n, 1) + 2);
+        }
         /* synchronous rounds wait for their slowest transfer: the latency of each round's
          * longest route (header, "Route latency"), not the routes' mean */
         const bool slowest = fam == MCAST_FAM_CIRCULANT && family_sync(in, fam);
@@ -1347,7 +1352,35 @@ struct Evaluator {
                     t = std::max(t, double(mcast_level_rounds(&l, in.n, nb)) * (round_alpha + b));
                 }
                 if (links.usable()) {
-                    t = std::max(t, family_link_bound_us(links, l, in, chain, M, nb, round_alpha));
+                    double bound = family_link_bound_us(links, l, in, chain, M, nb, round_alpha);
+                    if (fam == MCAST_FAM_TWOTREE && f.segment_bytes == 0 && M != 0 && bound > t) {
+                        /* header, "Blocks under the links' bound": the finest blocks whose
+                         * own time stays under the bound (fill and drain shrink with the
+                         * block; the bound, taken at <= 32 blocks, does not see them) */
+                        for (uint64_t nb2 = cap; nb2 > nb; nb2 = nb + (nb2 - nb) / 2) {
+                            size_t B2 = 1;
+                            uint32_t m2 = 0;
+                            family_geometry(fam, in.n, M, size_t((M + nb2 - 1) / nb2), &B2, &m2);
+                            if (m2 <= nb) {
+                                break;
+                            }
+                            const int w2 = std::max(fw, mcast_level_window(&l, in.n, M, m2, &g, ms));
+                            const double t2 = mcast_level_predict_us(&l, in.n, M, m2, &g, w2, ms);
+                            const double b2 = m2 >= 32 && nb >= 32
+                                                  ? bound
+                                                  : family_link_bound_us(links, l, in, chain, M, m2,
+                                                                         round_alpha);
+                            if (t2 >= 0.0 && std::max(t2, b2) <= std::max(t, bound) * (1.0 + 1e-9)) {
+                                nb = m2;
+                                B = B2;
+                                w = w2;
+                                t = t2;
+                                bound = b2;
+                                break;
+                            }
+                        }
+                    }
+                    t = std::max(t, bound);
                 }
                 offer_family(best, alg, v, -1, 0, B, ms, w, t);
             }

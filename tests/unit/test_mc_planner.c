@@ -905,6 +905,67 @@ static mcast_loggp_t family_edge_sync(const mcast_loggp_t *net)
     return g;
 }
 
+/* An nx x ny torus of hosts t0 .. t(nx ny - 1), x fastest; names holds the host names. */
+static pm_topology_t *grid_torus(int nx, int ny, char (*names)[8], const char **hosts)
+{
+    const int n = nx * ny;
+    int *coords = calloc((size_t) (2 * n), sizeof(int));
+    assert_non_null(coords);
+    for (int r = 0; r < n; ++r) {
+        snprintf(names[r], 8, "t%d", r);
+        hosts[r] = names[r];
+        coords[2 * r] = r % nx;
+        coords[2 * r + 1] = r / nx;
+    }
+    const int shape[2] = {nx, ny};
+    pm_topology_t *torus = NULL;
+    char err[256] = "";
+    assert_int_equal(pm_topology_from_coords(n, hosts, 2, coords, shape, &torus, err, sizeof(err)), PM_OK);
+    free(coords);
+    return torus;
+}
+
+/* The two-tree where the links bind (mcast_planner.h, "Blocks under the links' bound"): on
+ * an 8x8 torus its prediction is the links' bound, the same for every block size the
+ * family model puts under it; the planner then takes the finest of them, here the floor
+ * between nodes (8 KiB), where one switch takes the family model's own best (coarser). */
+static void test_twotree_blocks_under_bound(void **state)
+{
+    (void) state;
+    const char *hosts[64];
+    char names[64][8];
+    pm_topology_t *torus = grid_torus(8, 8, names, hosts);
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const size_t M = 1u << 20;
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    f.algorithm = MCAST_ALG_TWOTREE;
+    mcast_plan_input_t in = input(64, 0, M, &mach, &f);
+    in.exact_bytes = 1;
+    const mcast_plan_info_t free_info = info_of(&in); /* no topology: no links' bound */
+    const double t_free = predicted_of(&in);
+    in.hosts = hosts;
+    in.topology = torus;
+    const mcast_plan_info_t torus_info = info_of(&in);
+    const double t_torus = predicted_of(&in);
+    assert_true(t_torus > t_free); /* the bound binds */
+    assert_int_equal(torus_info.segment_bytes, 8192);
+    assert_true(free_info.segment_bytes > torus_info.segment_bytes);
+    /* the family model's own block, forced on the torus: the same bound */
+    f.segment_bytes = free_info.segment_bytes;
+    assert_true(fabs(predicted_of(&in) - t_torus) <= 1e-9 * t_torus);
+    /* a forced block is planned as given */
+    f.segment_bytes = 16384;
+    assert_int_equal(info_of(&in).segment_bytes, 16384);
+    f.segment_bytes = 0;
+    mcast_plan_t *p = select_ok(&in);
+    check_and_run(p, 64, 0, M, &mach);
+    mcast_plan_free(p);
+    pm_topology_free(torus);
+}
+
 /* The circulant pipeline on a 4x4 torus, chain in dimension order (x fastest): its skips
  * 1, 2 load the x rings with 1 and 2 blocks per link in their rounds, skips 4, 8 the y
  * rings.  Over the whole broadcast no link carries more than about 0.75 M, but the rounds
@@ -916,17 +977,8 @@ static void test_round_link_sharing(void **state)
     (void) state;
     const char *hosts[16];
     char names[16][8];
-    int coords[32];
-    for (int r = 0; r < 16; ++r) {
-        snprintf(names[r], sizeof(names[r]), "t%d", r);
-        hosts[r] = names[r];
-        coords[2 * r] = r % 4;
-        coords[2 * r + 1] = r / 4;
-    }
-    const int shape[2] = {4, 4};
-    pm_topology_t *torus = NULL, *star = NULL;
+    pm_topology_t *torus = grid_torus(4, 4, names, hosts), *star = NULL;
     char err[256] = "";
-    assert_int_equal(pm_topology_from_coords(16, hosts, 2, coords, shape, &torus, err, sizeof(err)), PM_OK);
     char net[2048];
     size_t o = (size_t) snprintf(net, sizeof(net), "switch s 32\n");
     for (int r = 0; r < 16; ++r) {
@@ -1838,7 +1890,17 @@ static void test_window_auto(void **state)
             mcast_plan_t *p = select_ok(&in);
             mcast_plan_info_t info;
             assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
-            const int want = forced_window != 0 ? forced_window : algs[a] == MCAST_ALG_CIRCULANT ? 1 : 4;
+            /* auto: the circulant 1; the two-tree a block's rounds to its deepest rank and
+             * two (n = 16: 8 + 2); the others 4 */
+            mcast_level_t tt;
+            memset(&tt, 0, sizeof(tt));
+            tt.family = MCAST_FAM_TWOTREE;
+            const long depth = mcast_level_rounds(&tt, 16, 1);
+            assert_true(depth >= 4 && depth <= 2 * 4 + 2);
+            const int want = forced_window != 0                   ? forced_window
+                             : algs[a] == MCAST_ALG_CIRCULANT     ? 1
+                             : algs[a] == MCAST_ALG_TWOTREE       ? (int) depth + 2
+                                                                  : 4;
             assert_int_equal(info.window, want);
             mcast_engine_params_t ep;
             assert_int_equal(mcast_plan_engine_params(p, 5, M, &ep), KB_OK);
@@ -1864,7 +1926,10 @@ static void test_window_auto(void **state)
         mcast_plan_info_t info;
         assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
         if (info.algorithm == MCAST_ALG_TWOTREE) {
-            assert_true(info.window >= 4); /* and its streams' skew */
+            mcast_level_t tt;
+            memset(&tt, 0, sizeof(tt));
+            tt.family = MCAST_FAM_TWOTREE;
+            assert_true(info.window >= mcast_level_rounds(&tt, 64, 1) + 2); /* and its skew's */
         } else {
             assert_int_equal(info.window, info.algorithm == MCAST_ALG_CIRCULANT ? 1 : 4);
         }
@@ -1901,6 +1966,7 @@ int main(void)
         cmocka_unit_test(test_postal_lambda_search),
         cmocka_unit_test(test_timed_link_sharing),
         cmocka_unit_test(test_window_auto),
+        cmocka_unit_test(test_twotree_blocks_under_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

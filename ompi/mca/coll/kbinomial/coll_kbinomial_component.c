@@ -74,7 +74,7 @@ static int kbinomial_register(void)
          "default 1 MiB)",
          MCA_BASE_VAR_TYPE_SIZE_T, &f->segment_max_bytes, OPAL_INFO_LVL_6,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"window", "Segments a rank keeps receives posted for ahead, 0..1024; 0 (default) = auto: 1 for the circulant, 4 for the others",
+        {"window", "Segments a rank keeps receives posted for ahead, 0..1024; 0 (default) = auto: 1 for the circulant, the two-tree's depth in rounds + 2, 4 for the others",
          MCA_BASE_VAR_TYPE_INT, &f->window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"max_sends", "Sends a rank keeps in flight, -1..1024: 1 sends the copies of a segment one "
          "after the other (the FPFS model; a network link serialises them anyway), 0 posts "

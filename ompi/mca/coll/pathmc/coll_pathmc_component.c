@@ -60,7 +60,7 @@ static int pathmc_register(void)
          "schedules; 0 = chosen by the planner",
          MCA_BASE_VAR_TYPE_SIZE_T, &c->forced.segment_bytes, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"window", "Segments received ahead, 0..1024; 0 (default) = auto: 1 for the circulant, 4 for the others",
+        {"window", "Segments received ahead, 0..1024; 0 (default) = auto: 1 for the circulant, the two-tree's depth in rounds + 2, 4 for the others",
          MCA_BASE_VAR_TYPE_INT, &c->forced.window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"mcast_group_range", "Administratively scoped IPv4 range the communicators' multicast "
          "groups are taken from (one group per communicator, from the job and context id); "
