@@ -818,12 +818,18 @@ static int shm_segment(int me, int peer, int reps, double *copy_ns, double *hand
 
 static void describe(FILE *out, const char *what, const fit_t *f, const char *prefix)
 {
+    char flows[64];
+    if (isnan(f->flow_ratio)) { /* eager messages under 1 KiB: no probe, FIFO assumed */
+        snprintf(flows, sizeof(flows), "not probed: eager below 1 KiB");
+    } else {
+        snprintf(flows, sizeof(flows), "first of four at %.2f of their time", f->flow_ratio);
+    }
     fprintf(out, "%s%s: %d peer(s); o_send %.4g us, o_recv %.4g us, latency %.4g us, gap %.4g ns/B, "
                  "wire %.4g ns/B, recv %.4g ns/B, eager %zu B, synchronous wait %.4g us, "
-                 "shared flows %d (first of four at %.2f of their time)%s\n",
+                 "shared flows %d (%s)%s\n",
             prefix, what, f->npeers, f->g.o_send_us, f->g.o_recv_us, f->g.latency_us,
             f->g.gap_ns_per_byte, f->g.wire_ns_per_byte, f->g.recv_ns_per_byte, f->g.eager_bytes,
-            f->sync_wait_us, f->shared_flows, f->flow_ratio,
+            f->sync_wait_us, f->shared_flows, flows,
             f->eager_found ? "" : " (every probed size was eager: a lower bound)");
     if (f->orecv_fallback) {
         fprintf(out, "%s%s: o_recv probe measured %.4g us, more than the half round trip: the "
