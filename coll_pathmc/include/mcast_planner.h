@@ -116,8 +116,8 @@
  * flow-level network a block whose receive is not yet posted does not move, and the
  * pipeline stalls once fewer receives are posted than blocks are on their way down the
  * trees.  perf/sim torus-16x16, 4 MiB, 8 KiB blocks: window 5 990.3 us, 8 951.7, 12
- * 877.7, 16 844.5, 24 816.4, 32 816.0 (n = 256: 18); torus-8x8 1 MiB 8 / 16 / 32:
- * 193.8 / 190.2 / 202.9 (n = 64: 14).  On a FIFO network a receive posted ahead costs a
+ * 877.7, 16 844.5, 24 816.4, 32 816.0 (n = 256: 17); torus-8x8 1 MiB 8 / 16 / 32:
+ * 193.8 / 190.2 / 202.9 (n = 64: 13).  On a FIFO network a receive posted ahead costs a
  * slot (and its staging for a non-contiguous datatype), nothing else.
  *
  * Timed link sharing.  A message sent whole (one block) on a topology with more than one
