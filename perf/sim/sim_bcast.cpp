@@ -631,7 +631,7 @@ static int run_engine(mcast_engine_t *eng, const mcast_sched_t *sched, const mca
     }
     /* MPI_Waitany returns the lowest completed index: with a backlog of arrived eager
      * messages two slots that keep completing would starve the others (a chain in 4 KiB
-     * blocks: 28533 us for 1143).  The glue's poll_slots() takes every completed slot in
+     * blocks: 28533 us, 1122 after).  The glue's poll_slots() takes every completed slot in
      * one sweep; the same here by waiting on the slots rotated to start after the last
      * one taken (no MPI_Test: SMPI charges smpi/test to each). */
     std::vector<MPI_Request> rot(static_cast<size_t>(nslots));
