@@ -49,9 +49,22 @@
  *                  block's wire time, o_send + o_recv what spaces a connection's blocks
  *                  apart.  The form is fitted: perf/sim flat-64, 1 MiB, 8 - 48 KiB blocks,
  *                  2 - 4 % from the simulation against 2 - 41 % without it
- *                  (perf/results/2026-11-27-twotree-shared-flows).  With a connection's
- *                  FIFO (shared_flows = 0, TCP, InfiniBand) b = 0.
- * with g = send_gap(B), h = hop(B), B = ceil(M / m) (fam_core.hpp).  In unit steps
+ *                  (perf/results/2026-11-27-twotree-shared-flows).  With sends held until
+ *                  delivery (synchronous, max_sends >= 2) W is at most max_sends and the
+ *                  spacing o_send (a rank's sends in flight are one overhead apart):
+ *                  perf/sim, 8 KiB blocks, fattree-128 64 KiB 25.7 us simulated, 20.6
+ *                  predicted without the term, 26.7 with it; flat-64 1 MiB 110.9, 99.4 /
+ *                  104.6 (perf/results/2026-11-27-twotree-sync-sends).  With a
+ *                  connection's FIFO (shared_flows = 0, TCP, InfiniBand) b = 0.
+ *   sends in flight  where a send holds its slot until delivery (synchronous or rendezvous:
+ *                  B > eager_bytes) and max_sends >= 2, the next send's overhead overlaps
+ *                  the wire of the ones in flight: g = max(o_send, B gap, slot(B) /
+ *                  max_sends) instead of send_gap(B) = max(o_send + B gap, ...).  perf/sim
+ *                  flat-64, 1 MiB, synchronous sends, 8 KiB blocks: a rank with two
+ *                  children posts a send every 0.65 - 0.75 us (the wire's 0.66) with 6 in
+ *                  flight; 208.1 / 155.1 / 132.7 / 124.8 us at 16 KiB blocks with 1 / 2 /
+ *                  3 / 4 in flight (perf/results/2026-11-27-twotree-sync-sends)
+ * with g = that gap, h = hop(B), B = ceil(M / m) (fam_core.hpp).  In unit steps
  * (g = h = 1): T = max_t D_t + 2 (k_t - 1), D_t <= 2 ceil(log2 n) (n <= 3000 checked);
  * e.g. n = 1024, m = 64: 82 rounds, against m - 1 + log2 n = 73 for the circulant schedule
  * and L1 + 2 (m - 1) = 140 for one pipelined binary (2-binomial) tree.
@@ -425,13 +438,23 @@ long twotree_rounds(int n, uint32_t m)
     return T;
 }
 
+/* The gap between a rank's sends (header, "sends in flight"). */
+static double twotree_gap(double B, const Model &md)
+{
+    if (B > double(md.net.eager_bytes) && md.max_sends >= 2) {
+        return std::max({md.net.o_send_us, B * md.net.gap_ns_per_byte * 1e-3,
+                         md.slot(B) / double(md.max_sends)});
+    }
+    return md.send_gap(B);
+}
+
 int twotree_window(int n, size_t M, uint32_t m, const Model &md)
 {
     if (n <= 2 || m < 2) {
         return 1;
     }
     const double B = block_len(M, m, 0);
-    const double g = md.send_gap(B), h = md.hop(B);
+    const double g = twotree_gap(B, md), h = md.hop(B);
     const Plan &U = unit_plan(n);
     std::vector<double> LA[2];
     double LD[2];
@@ -450,12 +473,18 @@ int twotree_window(int n, size_t M, uint32_t m, const Model &md)
 double twotree_burst(int n, size_t M, uint32_t m, const Model &md)
 {
     const double B = block_len(M, m, 0);
-    if (md.net.shared_flows == 0 || B > double(md.net.eager_bytes) || n <= 2 || m < 2) {
+    const bool eager = B <= double(md.net.eager_bytes);
+    if (md.net.shared_flows == 0 || (!eager && md.max_sends < 2) || n <= 2 || m < 2) {
         return 0.0;
     }
-    const int W = std::max(md.window, twotree_window(n, M, m, md));
+    /* eager: every receive posted ahead lets a block start; sends held until delivery:
+     * at most max_sends of them, one send overhead apart */
+    int W = std::max(md.window, twotree_window(n, M, m, md));
+    if (!eager) {
+        W = std::min(W, md.max_sends);
+    }
     const double bw = B * md.net.wire_ns_per_byte * 1e-3;
-    const double spacing = md.net.o_send_us + md.net.o_recv_us;
+    const double spacing = eager ? md.net.o_send_us + md.net.o_recv_us : md.net.o_send_us;
     const double overlap = spacing > 0.0 ? bw / spacing : double(W - 1);
     return std::min(double(W - 1), overlap) * bw;
 }
@@ -466,7 +495,7 @@ double twotree_predict(int n, size_t M, uint32_t m, const Model &md)
         return 0.0;
     }
     const double B = block_len(M, m, 0);
-    const double g = md.send_gap(B), h = md.hop(B);
+    const double g = twotree_gap(B, md), h = md.hop(B);
     std::vector<double> A[2];
     double D[2];
     arrivals(unit_plan(n), g, h, A, D, twotree_burst(n, M, m, md));

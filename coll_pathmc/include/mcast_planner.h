@@ -180,9 +180,21 @@
  * mcast-calibrate.  SimGrid's SMPI waits for nothing (its MPI_Issend completes when the
  * bytes have arrived; W = 0 in perf/sim's machine files): flat-64 at 8 B / 1 MiB / 4 MiB
  * 9.02 / 141.60 / 443.45 us simulated, 9.00 / 141.56 / 443.39 predicted
- * (perf/results/2026-11-27-issend-overhead).  The other families and the trees keep
- * standard sends: in perf/sim synchronous sends made them slower (two-tree, 1 MiB on
- * torus-8x8: 233 -> 320 us).
+ * (perf/results/2026-11-27-issend-overhead).  Where the network's flows share a link
+ * (net.shared_flows 1) the two-tree's eager blocks, all posted at once, share the sender's
+ * link and arrive together, late; there (sync_sends = -1) the planner also evaluates the
+ * two-tree with synchronous sends and takes them where that model is faster (a tie, as
+ * where the links' bound decides, keeps standard sends).  Under max_sends = -1 it keeps
+ * K = ceil(slot / pace) + 2 sends in flight (at most 16), slot = o_send + L + B w + W (a
+ * send's time until delivery), pace = max(o_send, B gap); its model paces a rank's sends
+ * at max(o_send, B gap, slot / K), the overhead of one send overlapping the wire of the
+ * others, and K flows still share the link (fam_twotree.cpp, "sends in flight", "shared
+ * flows").  perf/sim flat-64, 1 MiB, 8 KiB blocks: 146.8 us with standard sends, 110.9
+ * with 6 synchronous in flight (predicted 104.6); one or two in flight are slower (208.1 /
+ * 155.1 at 16 KiB blocks; torus-8x8 1 MiB with one or two: 233 -> 320 us in 2026-11-26's
+ * run); torus-16x16 1 MiB, where the links' bound decides, 235.7 standard, 262.1 with 5
+ * synchronous.  On FIFO connections (shared_flows 0: TCP, InfiniBand) only standard sends
+ * are evaluated.  The other families and the trees keep standard sends.
  *
  * Shared flows.  On a network where a sender's messages in flight share its link as
  * separate flows (net.shared_flows 1: SimGrid, and so perf/sim), a receive posted ahead

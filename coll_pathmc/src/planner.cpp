@@ -503,6 +503,7 @@ struct Candidate {
     int max_sends = 0; /* families: resolved sends in flight */
     int window = 0;    /* families: resolved receive window */
     int inter = -1;    /* twolevel: a family between the leaders (registry id), -1 = k-binomial */
+    int sync = -1;     /* families: synchronous sends 0 / 1, -1 = family_sync's default */
     double t = std::numeric_limits<double>::infinity();
 };
 
@@ -903,10 +904,42 @@ bool family_sync(const mcast_plan_input_t &in, int family)
     return in.forced->sync_sends == 1 || family == MCAST_FAM_CIRCULANT;
 }
 
+/* The send modes the planner evaluates for a family: its default, and for the two-tree
+ * across nodes of a network whose flows share a link (net.shared_flows 1) under
+ * sync_sends = -1 also synchronous sends, taken only where its model is faster (ties keep
+ * standard sends: where the links' bound decides, both are the bound). */
+std::vector<bool> family_sync_options(const mcast_plan_input_t &in, int family)
+{
+    const bool dflt = family_sync(in, family);
+    if (!dflt && family == MCAST_FAM_TWOTREE && !in.all_local && in.forced->sync_sends == -1 &&
+        in.machine->net.shared_flows == 1) {
+        return {false, true};
+    }
+    return {dflt};
+}
+
+/* The two-tree's synchronous sends in flight under max_sends = -1 (header, "Synchronous
+ * sends"): enough that a send's slot (until delivery) is covered by the sends after it
+ * at the pace of the wire or of the send overhead, and two more; at most
+ * TWOTREE_SYNC_SENDS_MAX. */
+constexpr int TWOTREE_SYNC_SENDS_MAX = 16;
+int twotree_sync_sends(const mcast_loggp_t &g, size_t B)
+{
+    const double b = double(B) * 1e-3;
+    const double slot = g.o_send_us + g.latency_us +
+                        b * std::max(g.gap_ns_per_byte, g.wire_ns_per_byte) + g.o_recv_us;
+    const double pace = std::max(g.o_send_us, b * g.gap_ns_per_byte);
+    if (!(pace > 0.0)) {
+        return TWOTREE_SYNC_SENDS_MAX;
+    }
+    const double k = std::ceil(slot / pace) + 2.0;
+    return int(std::min<double>(TWOTREE_SYNC_SENDS_MAX, std::max(2.0, k)));
+}
+
 /* The edge model a family plan of ours runs on (family_net, the two-tree's with its
  * overheads apart); synchronous sends are, to the family models, sends without an eager
  * limit (a send holds its slot until delivery). */
-mcast_loggp_t family_net_ours(const mcast_plan_input_t &in, int family)
+mcast_loggp_t family_net_ours(const mcast_plan_input_t &in, int family, bool sync)
 {
     mcast_loggp_t g = family_net(in);
     if (family == MCAST_FAM_TWOTREE && !in.all_local) {
@@ -918,7 +951,7 @@ mcast_loggp_t family_net_ours(const mcast_plan_input_t &in, int family)
         g.o_send_us = in.machine->net.o_send_us;
         g.o_recv_us = in.machine->net.o_recv_us;
     }
-    if (family_sync(in, family)) {
+    if (sync) {
         /* its receiver's overhead is what the synchronous send waits for (header,
          * "Synchronous sends") */
         g.eager_bytes = 0;
@@ -963,9 +996,10 @@ void family_geometry(int family, int n, size_t M, size_t S, size_t *B, uint32_t 
 /* A family candidate (or twolevel with a family between the leaders) replaces best when
  * it is predicted faster. */
 void offer_family(Candidate &best, int alg, int variant, int inter, int intra, size_t B, int ms,
-                  int window, double t)
+                  int window, double t, int sync = -1)
 {
     Candidate c;
+    c.sync = sync;
     c.algorithm = alg;
     c.variant = variant;
     c.inter = inter;
@@ -1259,9 +1293,15 @@ struct Evaluator {
      * 2 (max_sends = -1), the best block count (or the forced segment). */
     void evaluate_family(int alg, Candidate &best) const
     {
+        for (bool sy : family_sync_options(in, family_of(alg))) {
+            evaluate_family(alg, sy, best);
+        }
+    }
+    void evaluate_family(int alg, bool sy, Candidate &best) const
+    {
         const mcast_forced_t &f = *in.forced;
         const int fam = family_of(alg);
-        const mcast_loggp_t g0 = family_net_ours(in, fam);
+        const mcast_loggp_t g0 = family_net_ours(in, fam, sy);
         std::map<uint64_t, double> mean_latency; /* (variant, blocks) -> mean route latency */
         if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
             /* n blocks of at most PLAN_MAX_BLOCK_BYTES, with room for the largest size of
@@ -1274,7 +1314,11 @@ struct Evaluator {
             variants = f.allgather != 0 ? std::vector<int>{f.allgather - 1}
                                         : std::vector<int>{MCAST_SAG_RING, MCAST_SAG_RD};
         }
-        const std::vector<int> sends = family_sends(f, alg);
+        /* the two-tree's synchronous sends: evaluated at the most in flight, then as
+         * many as its blocks need (twotree_sync_sends; the same model time) */
+        const bool sync_sends_auto = fam == MCAST_FAM_TWOTREE && f.max_sends == -1 && sy;
+        const std::vector<int> sends =
+            sync_sends_auto ? std::vector<int>{TWOTREE_SYNC_SENDS_MAX} : family_sends(f, alg);
         int fw = window_of(f, alg);
         if (fam == MCAST_FAM_TWOTREE && f.window == 0 && M != 0) {
             /* header, "Two-tree window": a block's rounds to the deepest rank, and two */
@@ -1283,7 +1327,7 @@ struct Evaluator {
         }
         /* synchronous rounds wait for their slowest transfer: the latency of each round's
          * longest route (header, "Route latency"), not the routes' mean */
-        const bool slowest = fam == MCAST_FAM_CIRCULANT && family_sync(in, fam);
+        const bool slowest = fam == MCAST_FAM_CIRCULANT && sy;
         for (int v : variants) {
             const mcast_level_t l = level_of(alg, v);
             /* recursive doubling's messages carry many blocks (its blocks are the ranks'
@@ -1341,7 +1385,7 @@ struct Evaluator {
                 }
                 require(t >= 0.0, "family: the model does not apply");
                 double round_alpha = g.o_send_us + g.latency_us + g.o_recv_us;
-                if (fam == MCAST_FAM_CIRCULANT && family_sync(in, fam) && M != 0) {
+                if (fam == MCAST_FAM_CIRCULANT && sy && M != 0) {
                     /* synchronous sends: its rounds follow one another, each at least a
                      * send's overhead, latency, one block and the synchronous wait (header,
                      * "Synchronous sends"; on any network; the link term below adds
@@ -1382,7 +1426,8 @@ struct Evaluator {
                     }
                     t = std::max(t, bound);
                 }
-                offer_family(best, alg, v, -1, 0, B, ms, w, t);
+                offer_family(best, alg, v, -1, 0, B,
+                             sync_sends_auto && M != 0 ? twotree_sync_sends(g, B) : ms, w, t, sy);
             }
         }
     }
@@ -1670,8 +1715,8 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
     p.family = family_of(c.algorithm);
     if (p.family >= 0) {
         p.level = level_of(c.algorithm, c.variant);
-        p.family_net = family_net_ours(in, p.family);
-        p.sync = family_sync(in, p.family);
+        p.sync = c.sync >= 0 ? c.sync == 1 : family_sync(in, p.family);
+        p.family_net = family_net_ours(in, p.family, p.sync);
         p.window = c.window;
         p.max_sends = c.max_sends;
     }

@@ -199,6 +199,7 @@ def main():
         "torus-16x16": lambda: torus(a.out, [16, 16]),
         "fattree-128": lambda: fat_tree(a.out),
         "flat-1024": lambda: flat(a.out),
+        "flat-64": lambda: flat(a.out, 64),
         "irregular-64": lambda: irregular(a.out, a.topo_routes),
     }
     for k, g in gens.items():

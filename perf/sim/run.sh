@@ -107,6 +107,9 @@ ours_for() {  # platform
 
 # jobs: platform|sizes|ours|peers   (several jobs per platform keep 1024 ranks bounded)
 PLATFORMS="torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16"
+# flat-64 (one switch, 64 hosts: the flat-1024 network at a size that simulates in seconds)
+# runs only when named: --only flat-64 --sizes ...
+[[ ",$ONLY," == *",flat-64,"* ]] && [ -n "$SIZES" ] && PLATFORMS="$PLATFORMS flat-64"
 jobs=()
 if [ -n "$SIZES" ]; then
     for p in $PLATFORMS; do

@@ -235,10 +235,13 @@ static mcast_plan_input_t input(int n, int root, size_t bytes, const mcast_machi
     return in;
 }
 
-/* Simulated time of a plan (all ranks' schedules from mcast_plan_schedule). */
-static double plan_sim(const mcast_plan_t *p, int n, size_t M, const mcast_machine_t *mach)
+/* Simulated time of a plan (all ranks' schedules from mcast_plan_schedule) with its engine
+ * parameters, max_sends / sync >= 0 overriding them; *status (if given) the run's. */
+static double plan_sim_with(const mcast_plan_t *p, int n, size_t M, const mcast_machine_t *mach,
+                            int max_sends, int sync, int *status)
 {
     mcast_sched_t **s = calloc((size_t) n, sizeof(*s));
+    assert_non_null(s);
     mcast_plan_info_t info;
     assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
     for (int r = 0; r < n; ++r) {
@@ -246,7 +249,12 @@ static double plan_sim(const mcast_plan_t *p, int n, size_t M, const mcast_machi
     }
     mcast_engine_params_t ep;
     assert_int_equal(mcast_plan_engine_params(p, 0, M, &ep), KB_OK);
-    ep.max_sends = 1; /* across nodes: one copy at a time (what auto resolves to) */
+    if (max_sends >= 0) {
+        ep.max_sends = max_sends;
+    }
+    if (sync >= 0) {
+        ep.sync_sends = sync;
+    }
     mcast_simnet_params_t sp;
     memset(&sp, 0, sizeof(sp));
     sp.net = mach->net;
@@ -260,7 +268,26 @@ static double plan_sim(const mcast_plan_t *p, int n, size_t M, const mcast_machi
         mcast_sched_free(s[r]);
     }
     free(s);
+    if (status != NULL) {
+        *status = res.status;
+    }
     return res.finish_us;
+}
+
+/* ... with one copy at a time across nodes (what auto resolves to). */
+static double plan_sim(const mcast_plan_t *p, int n, size_t M, const mcast_machine_t *mach)
+{
+    return plan_sim_with(p, n, M, mach, 1, -1, NULL);
+}
+
+/* ... with the plan's own sends in flight, every rank ending without error. */
+static double simnet_own_params(const mcast_plan_t *p, int n, size_t M, const mcast_machine_t *mach,
+                                int sync)
+{
+    int status = -1;
+    const double t = plan_sim_with(p, n, M, mach, -1, sync, &status);
+    assert_int_equal(status, 0);
+    return t;
 }
 
 /* auto against the best forced (algorithm, k, segment) found by exhaustive search, both
@@ -963,6 +990,14 @@ static void test_twotree_blocks_under_bound(void **state)
     mcast_plan_t *p = select_ok(&in);
     check_and_run(p, 64, 0, M, &mach);
     mcast_plan_free(p);
+    /* where flows share a link the synchronous two-tree is evaluated too; here both are
+     * the links' bound and the tie keeps standard sends, without the torus it is faster */
+    mach.net.shared_flows = 1;
+    assert_int_equal(ranks_sync(&in, M), 0);
+    assert_true(fabs(predicted_of(&in) - t_torus) <= 1e-9 * t_torus);
+    in.hosts = NULL;
+    in.topology = NULL;
+    assert_int_equal(ranks_sync(&in, M), 64);
     pm_topology_free(torus);
 }
 
@@ -1414,25 +1449,78 @@ static void test_sync_sends(void **state)
     f.algorithm = MCAST_ALG_CIRCULANT;
     in.machine = &mach;
     p = select_ok(&in);
-    mcast_sched_t *s[9];
-    for (int r = 0; r < n; ++r) {
-        assert_int_equal(mcast_plan_schedule(p, r, M, &s[r]), KB_OK);
-    }
-    assert_int_equal(mcast_plan_engine_params(p, 0, M, &ep), KB_OK);
-    ep.sync_sends = 0;
-    mcast_simnet_params_t sp;
-    memset(&sp, 0, sizeof(sp));
-    sp.net = mach.net;
-    sp.fail_rank = -1;
-    mcast_simnet_result_t res;
-    char err[256] = "";
-    assert_int_equal(mcast_simnet_run(n, 0, s, &ep, &sp, NULL, NULL, &res, err, sizeof(err)), KB_OK);
-    assert_int_equal(res.status, 0);
-    assert_true(res.finish_us < sync_us - 1.0);
-    for (int r = 0; r < n; ++r) {
-        mcast_sched_free(s[r]);
-    }
+    assert_true(simnet_own_params(p, n, M, &mach, 0) < sync_us - 1.0);
     mcast_plan_free(p);
+}
+
+/* The two-tree on a network whose flows share a link (net.shared_flows 1) sends
+ * synchronously with enough sends in flight to cover a send's slot (header, "Synchronous
+ * sends"); its model then paces a rank's sends by max(o_send, B gap), not their sum. */
+static void test_twotree_sync_sends(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mach.net.shared_flows = 1;
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_TWOTREE;
+    f.segment_bytes = 8192;
+    f.compare_previous = 0;
+    const int n = 9;
+    const size_t M = 1 << 20;
+    const uint32_t nb = (uint32_t) (M / 8192);
+    mcast_plan_input_t in = input(n, 0, M, &mach, &f);
+    in.exact_bytes = 1;
+    assert_int_equal(ranks_sync(&in, M), n);
+    mcast_plan_t *p = select_ok(&in);
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p, &info);
+    /* in flight: ceil(slot / pace) + 2, the slot a send's until delivery (the receiver's
+     * overhead replaced by what the synchronous send waits for, here o_recv) */
+    const double b = 8192.0 * 1e-3;
+    const double slot = mach.net.o_send_us + mach.net.latency_us +
+                        b * fmax(mach.net.gap_ns_per_byte, mach.net.wire_ns_per_byte) +
+                        mach.net.o_recv_us;
+    const double pace = fmax(mach.net.o_send_us, b * mach.net.gap_ns_per_byte);
+    const int k = (int) ceil(slot / pace) + 2;
+    assert_true(k >= 3 && k <= 16);
+    assert_int_equal(info.max_sends, k);
+    mcast_engine_params_t ep;
+    assert_int_equal(mcast_plan_engine_params(p, 1, M, &ep), KB_OK);
+    assert_int_equal(ep.max_sends, k);
+    assert_int_equal(ep.sync_sends, 1);
+    mcast_level_t l;
+    memset(&l, 0, sizeof(l));
+    l.family = MCAST_FAM_TWOTREE;
+    mcast_loggp_t g = mach.net;
+    g.eager_bytes = 0;
+    const double tk = mcast_level_predict_us(&l, n, M, nb, &g, ep.window, k);
+    assert_true(fabs(info.predicted_us - tk) < 1e-9);
+    /* the same time as with the most in flight; one in flight pays the whole slot */
+    assert_true(fabs(mcast_level_predict_us(&l, n, M, nb, &g, ep.window, 16) - tk) < 1e-9);
+    const double t1 = mcast_level_predict_us(&l, n, M, nb, &g, ep.window, 1);
+    assert_true(t1 > tk + (double) (nb / 2 - 2) * (slot - pace));
+    /* the steady state: a tree's blocks two sends apart, each at the pace */
+    const double t2m = mcast_level_predict_us(&l, n, 2 * M, 2 * nb, &g, ep.window, k);
+    assert_true(fabs((t2m - tk) - (double) nb * pace) < 2.0 * slot);
+    /* run on the simulated network with the plan's own parameters: every block delivered */
+    assert_true(simnet_own_params(p, n, M, &mach, -1) > tk - 1.0);
+    mcast_plan_free(p);
+    /* forced sends in flight are kept */
+    f.max_sends = 3;
+    assert_int_equal(info_of(&in).max_sends, 3);
+    f.max_sends = -1;
+    /* FIFO connections (shared_flows 0): standard sends; one node: standard sends */
+    mach.net.shared_flows = 0;
+    assert_int_equal(ranks_sync(&in, M), 0);
+    mach.net.shared_flows = 1;
+    in.all_local = 1;
+    assert_int_equal(ranks_sync(&in, M), 0);
+    in.all_local = 0;
+    /* the parameter: none */
+    f.sync_sends = 0;
+    assert_int_equal(ranks_sync(&in, M), 0);
 }
 
 static void test_selection_order(void **state)
@@ -1967,6 +2055,7 @@ int main(void)
         cmocka_unit_test(test_timed_link_sharing),
         cmocka_unit_test(test_window_auto),
         cmocka_unit_test(test_twotree_blocks_under_bound),
+        cmocka_unit_test(test_twotree_sync_sends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,12 +79,16 @@ static int kbinomial_register(void)
         {"max_sends", "Sends a rank keeps in flight, -1..1024: 1 sends the copies of a segment one "
          "after the other (the FPFS model; a network link serialises them anyway), 0 posts "
          "window*children at once (receivers that pull the data in shared memory copy in "
-         "parallel), -1 = auto: 1 for a rank with children on other nodes, else 0 (default -1)",
+         "parallel), -1 = auto: 1 for a rank with children on other nodes, else 0; the families "
+         "1 or 2 by the model, the two-tree's synchronous sends (sync_sends) as many as cover a "
+         "send's delivery (default -1)",
          MCA_BASE_VAR_TYPE_INT, &f->max_sends, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"sync_sends", "Synchronous sends between nodes (the PML's synchronous mode: a send "
          "completes when its receiver has matched it, so max_sends bounds what a rank has on the "
          "wire for eager sizes too): -1 = the circulant pipeline's (its rounds otherwise overlap "
-         "and share links, docs/families.md), 0 = none, 1 = every schedule family's "
+         "and share links, docs/families.md), and the two-tree's where the machine model's "
+         "flows share a link (net.shared_flows 1) and its model says they are faster (under "
+         "max_sends -1 with ceil(slot / pace) + 2 in flight, at most 16), 0 = none, 1 = every schedule family's "
          "(circulant, twotree, scatter_allgather); the planner's model follows (default -1)",
          MCA_BASE_VAR_TYPE_INT, &f->sync_sends, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"lambda", "Postal model lambda >= 1 (latency / per-copy send time); 0 = the planner's "
