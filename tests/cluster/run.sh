@@ -218,6 +218,26 @@ if [ -n "$COMP" ]; then
     else
         bad "cannot build tests/mpi/bcast_check"
     fi
+    # the two-tree where the machine model's flows share a link: the planner takes
+    # synchronous sends with several in flight where its model says so (mcast_planner.h,
+    # "Synchronous sends"); every datatype, root and communicator of bcast_check,
+    # MPI_Bcast and MPI_Ibcast, with the PML's synchronous mode between the hosts
+    if [ -n "$BCHECK" ]; then
+        printf 'version 1\nnet.shared_flows 1\n' >"$WORK/flows.machine"
+        for mode in "" -n; do
+            # shellcheck disable=SC2046,SC2086
+            if "$CLUSTER" run -- -np "$N" $(ours twotree) --mca coll_kbinomial_verbose 1 \
+                --mca coll_kbinomial_machine_file "$WORK/flows.machine" \
+                "$BCHECK" -l 300000 $mode >"$WORK/bc.out" 2>&1 &&
+                grep -q "bcast_check: .* 0 failures" "$WORK/bc.out" &&
+                grep -Eq "algorithm=twotree .*max_sends=([3-9]|1[0-6]) sends=sync" "$WORK/bc.out"; then
+                ok "ours twotree, synchronous sends in flight (net.shared_flows 1), $N hosts: $(grep -o 'MPI_I*[Bb]cast [0-9]* cases, 0 failures' "$WORK/bc.out")"
+            else
+                bad "ours twotree synchronous (net.shared_flows 1) bcast_check $mode"; grep -v '^coll:' "$WORK/bc.out" | tail -10
+                grep -m3 "^coll:" "$WORK/bc.out"
+            fi
+        done
+    fi
     # shellcheck disable=SC2046
     check_bytes "ours linear" "$nm1" $(ours linear)
     # shellcheck disable=SC2046
