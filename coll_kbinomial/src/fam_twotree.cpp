@@ -56,12 +56,13 @@
  *                  predicted without the term, 26.7 with it; flat-64 1 MiB 110.9, 99.4 /
  *                  104.6 (perf/results/2026-11-27-twotree-sync-sends).  With a
  *                  connection's FIFO (shared_flows = 0, TCP, InfiniBand) b = 0.
- *   sends in flight  where a send holds its slot until delivery (synchronous or rendezvous:
- *                  B > eager_bytes) and max_sends >= 2, the next send's overhead overlaps
- *                  the wire of the ones in flight: g = max(o_send, B gap, slot(B) /
+ *   sends in flight  where every send holds its slot until delivery (synchronous sends:
+ *                  the planner's edge model has eager_bytes = 0) and max_sends >= 2, the
+ *                  next send's overhead overlaps the wire of the ones in flight (rendezvous
+ *                  blocks above a real eager limit keep send_gap: not measured): g = max(o_send, B gap, slot(B) /
  *                  max_sends) instead of send_gap(B) = max(o_send + B gap, ...).  perf/sim
  *                  flat-64, 1 MiB, synchronous sends, 8 KiB blocks: a rank with two
- *                  children posts a send every 0.65 - 0.75 us (the wire's 0.66) with 6 in
+ *                  children posts a send every 0.71 us (the wire's 0.66) with 6 in
  *                  flight; 208.1 / 155.1 / 132.7 / 124.8 us at 16 KiB blocks with 1 / 2 /
  *                  3 / 4 in flight (perf/results/2026-11-27-twotree-sync-sends)
  * with g = that gap, h = hop(B), B = ceil(M / m) (fam_core.hpp).  In unit steps
@@ -441,7 +442,7 @@ long twotree_rounds(int n, uint32_t m)
 /* The gap between a rank's sends (header, "sends in flight"). */
 static double twotree_gap(double B, const Model &md)
 {
-    if (B > double(md.net.eager_bytes) && md.max_sends >= 2) {
+    if (md.net.eager_bytes == 0 && md.max_sends >= 2) {
         return std::max({md.net.o_send_us, B * md.net.gap_ns_per_byte * 1e-3,
                          md.slot(B) / double(md.max_sends)});
     }
