@@ -484,3 +484,47 @@ MC_API double mcast_two_level_predict_us(const mcast_level_t *inter, const mcast
     }
     return t;
 }
+
+MC_API int mcast_sched_multitree(const kb_tree_t *const *trees, int ntrees, int rank,
+                                 uint32_t nblocks, mcast_sched_t **out)
+{
+    if (out == nullptr) {
+        return KB_ERR_ARG;
+    }
+    *out = nullptr;
+    return guarded([&] { *out = multitree(trees, ntrees, rank, nblocks).release(); });
+}
+
+MC_API long mcast_multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t nblocks)
+{
+    long r = -1;
+    if (guarded([&] { r = multitree_rounds(trees, ntrees, nblocks); }) != KB_OK) {
+        return -1;
+    }
+    return r;
+}
+
+MC_API double mcast_multitree_predict_us(const kb_tree_t *const *trees, int ntrees, size_t bytes,
+                                         uint32_t nblocks, const mcast_loggp_t *net, int window,
+                                         int max_sends)
+{
+    double t = -1.0;
+    if (guarded([&] {
+            t = multitree_predict(trees, ntrees, bytes, nblocks, model_of(net, window, max_sends));
+        }) != KB_OK) {
+        return -1.0;
+    }
+    return t;
+}
+
+MC_API int mcast_multitree_window(const kb_tree_t *const *trees, int ntrees, size_t bytes,
+                                  uint32_t nblocks, const mcast_loggp_t *net, int max_sends)
+{
+    int w = -1;
+    if (guarded([&] {
+            w = multitree_window(trees, ntrees, bytes, nblocks, model_of(net, 1, max_sends));
+        }) != KB_OK) {
+        return -1;
+    }
+    return w;
+}

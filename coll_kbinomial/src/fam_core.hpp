@@ -71,6 +71,14 @@ std::unique_ptr<mcast_sched> circulant(const Chain &c, int n, uint32_t m);
 long circulant_rounds(int n, uint32_t m);
 double circulant_predict(int n, size_t M, uint32_t m, const Model &md);
 
+/* Several trees at once (fam_multitree.cpp). */
+std::unique_ptr<mcast_sched> multitree(const kb_tree_t *const *trees, int ntrees, int rank,
+                                       uint32_t m);
+long multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t m);
+double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
+                         const Model &md);
+int multitree_window(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
+                     const Model &md);
 /* TREE levels (kb shapes, FPFS). */
 std::unique_ptr<mcast_sched> tree_level(const mcast_level_t &lvl, int n, int root, int rank,
                                         const int *ordering, uint32_t m);

@@ -260,6 +260,8 @@ typedef enum {
     MCAST_ALG_SHM,
     /* coll/kbinomial (appended: the ids above stay) */
     MCAST_ALG_KNOMIAL,
+    /* coll/pathmc (appended: the ids above stay) */
+    MCAST_ALG_EDST,
     MCAST_ALG_COUNT
 } mcast_alg_t;
 
@@ -432,7 +434,11 @@ typedef struct mcast_plan_info {
     double predicted_us;      /* at the class's representative size */
     const char *selected_by;  /* "forced", "rules:LINE", "model" */
     const kb_tree_t *tree;    /* over group ranks (tree plans); NULL for a schedule family
-                                 (scatter_allgather, twotree, circulant: see family) */
+                                 (scatter_allgather, twotree, circulant: see family) and
+                                 for edst (ntrees, trees) */
+    int ntrees;               /* edst: its arc-disjoint trees (block j down tree j mod
+                                 ntrees), else 0 */
+    const kb_tree_t *const *trees;
     int family;               /* mcast_family_t of a family plan, else -1 */
     double previous_us;       /* auto: the module below's predicted time, -1 if not compared */
     const char *transport;    /* "pml" (point-to-point schedules), "ip" or "ib" (mcast),

@@ -283,6 +283,18 @@ int pm_torus_build(pm_torus_alg_t alg, const pm_torus_shape_t *shape, int n,
                    const int *coords, int root, int r_part, kb_tree_t **tree,
                    pm_torus_stats_t *stats);
 
+/*
+ * Four arc-disjoint spanning trees of a 2D torus rooted at `root` (pm_torus_edst.cpp):
+ * bidirectional links with wrap-around, both dimensions >= 3, exactly one member on
+ * every router (n = dims[0] * dims[1]).  No arc (one direction of a link) is in two
+ * trees; every member has at most four children in all.  trees[i] over group ranks,
+ * children in send order; free each with pm_tree_free.  PM_ERR_UNSUPPORTED (reason in
+ * errbuf) when the torus does not qualify.
+ */
+#define PM_EDST_TREES 4
+int pm_torus_edst(const pm_torus_shape_t *shape, int n, const int *coords, int root,
+                  kb_tree_t *trees[PM_EDST_TREES], char *errbuf, size_t errlen);
+
 /* Stats of an arbitrary tree (phases reported as 0: unknown for foreign trees). */
 int pm_tree_stats(const kb_tree_t *tree, pm_torus_stats_t *stats);
 

@@ -16,6 +16,10 @@
  *   twolevel    across nodes: k-binomial over node leaders; inside: a chain, a binomial
  *               or a flat tree per node; leaders send to other nodes first
  *   torus       (pathmc, with a torus) separate, U-, S-, Md-, Mu-torus trees
+ *   edst        (pathmc, a 2D torus with a rank on every router, across nodes) its four
+ *               arc-disjoint trees (pm_torus_edst) under mcast_multitree_predict_us,
+ *               S from the grid, sends in flight as forced (auto 1), the links' bound
+ *               of the trees' routes with a quarter of the message on each edge
  *   families    scatter_allgather (ring or recursive doubling), twotree, circulant:
  *               their own models (mcast_families.h) for every block count, sends in
  *               flight 1 or 2
@@ -102,6 +106,9 @@ const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
     {MCAST_ALG_KNOMIAL, "knomial", MCAST_COMP_KBINOMIAL,
      "k-nomial tree of radix k (k = 2: binomial), every copy of a small message at once, "
      "optionally pipelined"},
+    {MCAST_ALG_EDST, "edst", MCAST_COMP_PATHMC,
+     "torus: four arc-disjoint spanning trees (2D torus, a rank on every router), a quarter "
+     "of the blocks down each, pipelined"},
 };
 
 /* The family of a registry algorithm, or -1 (a tree). */
@@ -176,6 +183,8 @@ struct mcast_plan {
     int n = 0, root = 0;
     int algorithm = MCAST_ALG_AUTO;
     TreePtr tree;
+    std::vector<TreePtr> trees;           /* edst: block j down trees[j mod size] */
+    std::vector<const kb_tree_t *> tree_ptrs;
     std::vector<int> chain;
     std::vector<int> node_of_rank; /* empty: each rank its own node (unless all_local) */
     bool all_local = false;
@@ -827,6 +836,8 @@ int node_fit_ring(const mcast_plan_input_t &in)
     return in.node_cores > 0 && in.node_cores < ranks_per_node(in) ? 1 : 0;
 }
 
+bool edst_applies(const mcast_plan_input_t &in);
+
 bool eligible(int alg, const mcast_plan_input_t &in)
 {
     const mcast_alg_info_t &r = REGISTRY[alg];
@@ -835,6 +846,9 @@ bool eligible(int alg, const mcast_plan_input_t &in)
     }
     if (torus_alg_of(alg) >= 0) {
         return in.torus != nullptr;
+    }
+    if (alg == MCAST_ALG_EDST) {
+        return edst_applies(in);
     }
     if (alg == MCAST_ALG_TWOLEVEL) {
         return in.node_of_rank != nullptr && !in.all_local && in.nnodes > 1 && in.nnodes < in.n;
@@ -881,6 +895,76 @@ int ranks_per_node(const mcast_plan_input_t &in)
         most = std::max(most, ++count[in.node_of_rank[r]]);
     }
     return most;
+}
+
+/* edst's four trees (pathmc.h, pm_torus_edst); require() with the reason when the
+ * communicator does not qualify (a forced edst then fails; auto skips it). */
+std::vector<TreePtr> edst_trees(const mcast_plan_input_t &in)
+{
+    require(in.torus != nullptr && in.torus_coords != nullptr,
+            "edst needs a torus (Cartesian topology, topology or coordinates file)");
+    kb_tree_t *t[PM_EDST_TREES] = {};
+    char why[160] = "";
+    const int rc = pm_torus_edst(in.torus, in.n, in.torus_coords, in.root, t, why, sizeof(why));
+    if (rc == PM_ERR_NOMEM) {
+        throw std::bad_alloc();
+    }
+    require(rc == PM_OK, why[0] != '\0' ? why : "edst does not apply");
+    std::vector<TreePtr> v;
+    for (kb_tree_t *x : t) {
+        v.emplace_back(x);
+    }
+    return v;
+}
+
+/* Whether edst_trees succeeds (O(n); a rules line or auto then weighs edst), across
+ * nodes (one node: forced only). */
+bool edst_applies(const mcast_plan_input_t &in)
+{
+    if (in.torus == nullptr || in.torus_coords == nullptr || in.torus->ndims != 2 || in.all_local ||
+        in.n != in.torus->dims[0] * in.torus->dims[1]) {
+        return false;
+    }
+    try {
+        edst_trees(in);
+        return true;
+    } catch (const PlanError &) {
+        return false;
+    }
+}
+
+std::vector<const kb_tree_t *> tree_ptrs(const std::vector<TreePtr> &v)
+{
+    std::vector<const kb_tree_t *> p;
+    for (const TreePtr &x : v) {
+        p.push_back(x.t);
+    }
+    return p;
+}
+
+/* The edge model of edst: the families' (o_recv folded into the sends) with the mean
+ * latency of its trees' routes (neighbours on the torus: one link each) where the input
+ * names the routes (header, "Route latency"). */
+template <class RL>
+mcast_loggp_t edst_net(const mcast_plan_input_t &in, const std::vector<TreePtr> &trees, RL &rl)
+{
+    mcast_loggp_t g = family_net_of(in.machine->net);
+    if (rl.on()) {
+        double sum = 0.0;
+        long cnt = 0;
+        for (const TreePtr &t : trees) {
+            for (int v = 0; v < t.t->n; ++v) {
+                if (t.t->parent[v] >= 0) {
+                    sum += rl.net_us(t.t->parent[v], v);
+                    ++cnt;
+                }
+            }
+        }
+        if (cnt > 0) {
+            g.latency_us = sum / double(cnt);
+        }
+    }
+    return g;
 }
 
 /* What a synchronous send waits for after its bytes arrived (mcast_machine_t). */
@@ -1519,6 +1603,55 @@ struct Evaluator {
             best = cand;
         }
     }
+    /* edst: the four trees' pipeline (mcast_families.h, "Several trees at once"), every
+     * block size of the grid (or the forced one), sends in flight as forced (auto: 1),
+     * the links' bound of the trees' routes (a quarter of the message on each edge). */
+    void evaluate_edst(Candidate &best) const
+    {
+        const mcast_forced_t &f = *in.forced;
+        const std::vector<TreePtr> trees = edst_trees(in);
+        const std::vector<const kb_tree_t *> tp = tree_ptrs(trees);
+        const int T = int(tp.size());
+        const mcast_loggp_t g = edst_net(in, trees, rlat);
+        double bound = 0.0;
+        if (links.usable() && M != 0) {
+            for (const kb_tree_t *t : tp) {
+                for (int v = 0; v < t->n; ++v) {
+                    if (t->parent[v] >= 0) {
+                        links.add(t->parent[v], v, double(M) / T);
+                    }
+                }
+            }
+            bound = links.take_bound_us();
+        }
+        std::vector<size_t> grid = segment_grid(M, f);
+        for (size_t S : grid) {
+            const size_t B = S == 0 || S > M ? std::max<size_t>(M, 1) : S;
+            const uint64_t m64 = M == 0 ? 0 : (M + B - 1) / B;
+            if (m64 > PLAN_MAX_BLOCKS) {
+                continue;
+            }
+            const uint32_t m = uint32_t(m64);
+            const int w0 = f.window >= 1 ? f.window : T + 2;
+            const int ms = f.max_sends >= 1 ? f.max_sends : (f.max_sends == 0 ? w0 * T : 1);
+            const int w = f.window >= 1 ? f.window
+                                        : std::max(w0, mcast_multitree_window(tp.data(), T, M, m, &g, ms));
+            double t = M == 0 ? 0.0 : mcast_multitree_predict_us(tp.data(), T, M, m, &g, w, ms);
+            if (t < 0.0) {
+                continue;
+            }
+            t = std::max(t, bound);
+            Candidate c;
+            c.algorithm = MCAST_ALG_EDST;
+            c.S = S == 0 ? 0 : B;
+            c.max_sends = ms;
+            c.window = w;
+            c.t = t;
+            if (better(c.t, best.t)) {
+                best = c;
+            }
+        }
+    }
     /* The shared segment of a one-node communicator (mcast_shm.h). */
     void evaluate_shm(Candidate &best) const
     {
@@ -1544,6 +1677,10 @@ struct Evaluator {
         }
         if (alg == MCAST_ALG_SHM) {
             evaluate_shm(best);
+            return;
+        }
+        if (alg == MCAST_ALG_EDST) {
+            evaluate_edst(best);
             return;
         }
         if (family_of(alg) >= 0) {
@@ -1720,6 +1857,16 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
         p.window = c.window;
         p.max_sends = c.max_sends;
     }
+    if (c.algorithm == MCAST_ALG_EDST) {
+        p.trees = edst_trees(in);
+        p.tree_ptrs = tree_ptrs(p.trees);
+        Routes routes(in);
+        RouteLatency rl(in, routes);
+        p.family_net = edst_net(in, p.trees, rl);
+        p.window = c.window;
+        p.max_sends = c.max_sends;
+        p.extra = "trees=" + std::to_string(p.trees.size());
+    }
     if (c.algorithm == MCAST_ALG_TWOLEVEL && c.inter >= 0) {
         static const kb_shape_t shapes[3] = {KB_SHAPE_CHAIN, KB_SHAPE_BINOMIAL, KB_SHAPE_LINEAR};
         p.two_level = true;
@@ -1874,7 +2021,8 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     }
     require(best.algorithm != MCAST_ALG_AUTO, "planner: no candidate applies");
     TreePtr tree = family_of(best.algorithm) >= 0 || best.inter >= 0 ||
-                           best.algorithm == MCAST_ALG_MCAST || best.algorithm == MCAST_ALG_SHM
+                           best.algorithm == MCAST_ALG_MCAST || best.algorithm == MCAST_ALG_SHM ||
+                           best.algorithm == MCAST_ALG_EDST
                        ? TreePtr()
                        : build_tree(in2, ev.chain, best);
     fill_plan(out, in2, best, std::move(tree), by, M);
@@ -2292,6 +2440,9 @@ MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mc
     if (p->family >= 0) {
         return mcast_sched_level(&p->level, p->n, p->root, rank, p->chain.data(), m, out);
     }
+    if (!p->trees.empty()) {
+        return mcast_sched_multitree(p->tree_ptrs.data(), int(p->tree_ptrs.size()), rank, m, out);
+    }
     return mcast_sched_tree(p->tree.t, rank, m, kb_discipline_t(p->discipline), out);
 }
 
@@ -2317,6 +2468,16 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
         /* a node leader also feeds its node's tree: those copies need slots of their own */
         ep->max_sends = p->two_level ? p->max_sends + 2 : p->max_sends;
         ep->sync_sends = p->sync && !p->two_level ? 1 : 0;
+        return KB_OK;
+    }
+    if (!p->trees.empty()) {
+        /* the streams' drift for this message (mcast_multitree_window), at least the plan's */
+        const int w = bytes == 0 ? -1
+                                 : mcast_multitree_window(p->tree_ptrs.data(), int(p->tree_ptrs.size()),
+                                                          bytes, m, &p->family_net, p->max_sends);
+        ep->window = std::max(p->window, w);
+        ep->max_sends = p->max_sends;
+        ep->sync_sends = 0;
         return KB_OK;
     }
     const kb_tree_t *t = p->tree.t;
@@ -2353,6 +2514,8 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->predicted_us = p->predicted_us;
     info->selected_by = p->selected_by.c_str();
     info->tree = p->tree.t;
+    info->ntrees = int(p->tree_ptrs.size());
+    info->trees = p->tree_ptrs.empty() ? nullptr : p->tree_ptrs.data();
     info->chain = p->chain.data();
     info->n = p->n;
     info->root = p->root;

@@ -327,6 +327,29 @@ int pm_torus_build(pm_torus_alg_t alg, const pm_torus_shape_t *shape, int n, con
     })
 }
 
+int pm_torus_edst(const pm_torus_shape_t *shape, int n, const int *coords, int root,
+                  kb_tree_t *trees[PM_EDST_TREES], char *errbuf, size_t errlen)
+{
+    if (!trees) return PM_ERR_ARG;
+    for (int i = 0; i < PM_EDST_TREES; ++i) trees[i] = nullptr;
+    PM_GUARD(errbuf, errlen, {
+        pm::TorusGroup g = pm::make_group(shape, n, coords, root);
+        pm::Tree t[PM_EDST_TREES];
+        pm::torus_edst(g, t);
+        for (int i = 0; i < PM_EDST_TREES; ++i) {
+            trees[i] = pm::to_kb(t[i]);
+            if (!trees[i]) {
+                for (int j = 0; j < i; ++j) {
+                    pm_tree_free(trees[j]);
+                    trees[j] = nullptr;
+                }
+                throw std::bad_alloc();
+            }
+        }
+        return PM_OK;
+    })
+}
+
 int pm_tree_stats(const kb_tree_t *tree, pm_torus_stats_t *stats)
 {
     if (!tree_ok(tree) || !stats) return PM_ERR_ARG;

@@ -144,6 +144,9 @@ void torus_storus(const TorusGroup &g, Tree &t);
 void torus_mdtorus(const TorusGroup &g, Tree &t);
 void torus_mutorus(const TorusGroup &g, int r, Tree &t);
 std::vector<int> snake_rank_key(const std::vector<int> &c, const std::vector<int> &dims);
+/* The group of a torus build (ArgError on bad input). */
+TorusGroup make_group(const pm_torus_shape_t *shape, int n, const int *coords, int root);
+void torus_edst(const TorusGroup &g, Tree t[PM_EDST_TREES]);
 
 }  // namespace pm
 

@@ -152,7 +152,7 @@ int registry_lookup(const char *name)
 }
 
 /* ---------------------------------------------------------------- build */
-static TorusGroup make_group(const pm_torus_shape_t *shape, int n, const int *coords, int root)
+TorusGroup make_group(const pm_torus_shape_t *shape, int n, const int *coords, int root)
 {
     if (!shape || !coords || n < 1 || n > (1 << 22) || root < 0 || root >= n)
         throw ArgError(PM_ERR_ARG, "bad group");

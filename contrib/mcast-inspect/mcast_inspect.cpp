@@ -625,7 +625,16 @@ void build_plan(Inspection &in)
         memset(&lvl, 0, sizeof(lvl));
         lvl.family = (mcast_family_t) info.family;
         lvl.variant = info.variant;
-        if (MCAST_ALG_TWOLEVEL != info.algorithm) {
+        if (info.ntrees > 0) {
+            L.push_back(fmt("trees: %d arc-disjoint, block j down tree j mod %d (depths", info.ntrees,
+                            info.ntrees));
+            for (int i = 0; i < info.ntrees; ++i) {
+                L.back() += fmt(" %d", info.trees[i]->depth);
+            }
+            L.back() += ")";
+            L.push_back(fmt("rounds: %ld (the trees' greedy unit-step execution)",
+                            mcast_multitree_rounds(info.trees, info.ntrees, m)));
+        } else if (MCAST_ALG_TWOLEVEL != info.algorithm) {
             L.push_back(fmt("rounds: %ld (the family's formula, unit steps)",
                             mcast_level_rounds(&lvl, n, m)));
         } else {
@@ -633,7 +642,8 @@ void build_plan(Inspection &in)
                             "steps), the node trees overlapping per block",
                             mcast_level_rounds(&lvl, pi.nnodes, m)));
         }
-        L.push_back("formula: the family's cost model (mcast_families.h)");
+        L.push_back(info.ntrees > 0 ? "formula: the trees' cost model (mcast_families.h, fam_multitree.cpp)"
+                                    : "formula: the family's cost model (mcast_families.h)");
         L.push_back(fmt("predicted_us: %.1f (at the size class's %zu bytes)", info.predicted_us,
                         info.class_bytes));
         L.push_back(fmt("selected_by: %s", info.selected_by));

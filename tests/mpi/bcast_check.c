@@ -7,10 +7,12 @@
  * lower bound, zero-size, and different datatypes with the same signature on root
  * and leaves), the root's buffer is filled from a packed reference stream and every
  * rank's buffer, gaps included, is compared with that stream unpacked into its own
- * layout.  Usage: bcast_check [-l large_bytes] [-c] [-n]
+ * layout.  Usage: bcast_check [-l large_bytes] [-c [-t]] [-n]
  *   -n  MPI_Ibcast instead, completed by MPI_Wait or an MPI_Test loop (alternating)
  *   -c  run on periodic Cartesian communicators instead (MPI_Dims_create(np, 2), and
  *       a 1-D ring), where coll/pathmc's torus algorithms apply.
+ *   -t  with -c: a second 2-D torus instead of the ring (algorithms for 2-D tori only:
+ *       coll/pathmc's edst).
  * Prints "bcast_check: <cases> cases, <failures> failures" and exits non-zero on failure.
  */
 #include <mpi.h>
@@ -125,13 +127,15 @@ static void run_case(MPI_Comm comm, const char *comm_name, int root, const type_
 
 int main(int argc, char **argv)
 {
-    int large_bytes = 1 << 18, opt, cart = 0;
+    int large_bytes = 1 << 18, opt, cart = 0, only2d = 0;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "l:cn")) != -1) {
+    while ((opt = getopt(argc, argv, "l:cnt")) != -1) {
         if (opt == 'l') {
             large_bytes = atoi(optarg);
         } else if (opt == 'c') {
             cart = 1;
+        } else if (opt == 't') {
+            only2d = 1;
         } else if (opt == 'n') {
             nonblocking = 1;
         }
@@ -189,11 +193,15 @@ int main(int argc, char **argv)
         int dims2[2] = {0, 0}, periods2[2] = {1, 1}, dims1[1] = {wsize}, periods1[1] = {1};
         MPI_Dims_create(wsize, 2, dims2);
         MPI_Cart_create(MPI_COMM_WORLD, 2, dims2, periods2, 0, &comms[0]);
-        MPI_Cart_create(MPI_COMM_WORLD, 1, dims1, periods1, 0, &comms[1]);
+        if (only2d) {
+            MPI_Cart_create(MPI_COMM_WORLD, 2, dims2, periods2, 1, &comms[1]);
+        } else {
+            MPI_Cart_create(MPI_COMM_WORLD, 1, dims1, periods1, 0, &comms[1]);
+        }
         MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &comms[2]);
         MPI_Comm_dup(comms[0], &comms[3]);
         names[0] = "cart2d";
-        names[1] = "ring";
+        names[1] = only2d ? "cart2d_reordered" : "ring";
         names[3] = "cart2d_dup";
     } else {
         comms[0] = MPI_COMM_WORLD;

@@ -88,9 +88,10 @@ INSPECT=${INSPECT:-$BUILD_DIR/../../contrib/mcast-inspect/mcast-inspect}
 # The algorithm names come from the one registry (mcast-inspect --list-algorithms):
 # coll/kbinomial's, except twolevel, which needs several nodes (rows below and the
 # cluster test); coll/pathmc's torus family (mcast, which needs a multicast group: section
-# 10 and tests/cluster/mcast.sh).
+# 10 and tests/cluster/mcast.sh; edst, which needs every torus dimension >= 3: its own
+# rows in section 5).
 ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/kbinomial/ && $1 != "twolevel" {print $1}' | tr '\n' ' ')
-PM_ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/(kbinomial,)?pathmc\]/ && $1 != "mcast" && $1 != "pathlg" {print $1}' | tr '\n' ' ')
+PM_ALGS=$("$INSPECT" --list-algorithms | awk '/\[coll\/(kbinomial,)?pathmc\]/ && $1 != "mcast" && $1 != "pathlg" && $1 != "edst" {print $1}' | tr '\n' ' ')
 if [ -z "$ALGS" ] || [ -z "$PM_ALGS" ]; then
     echo "cannot list the algorithms with $INSPECT --list-algorithms"
     echo "0 passed, 1 failed"
@@ -313,6 +314,16 @@ for r in 1 2 3 9; do
         --mca coll_pathmc_algorithm mutorus --mca coll_pathmc_mu_r "$r" \
         --mca coll_pathmc_segment_bytes 4096 "$CHECK" -c -l 20000
 done
+# edst (four arc-disjoint spanning trees): a 3x3 and a 4x3 torus (every dimension >= 3,
+# one rank per coordinate), whole and in 2 KiB blocks (many blocks down every tree)
+for np in 9 12; do
+    row "pathmc np=$np alg=edst" "pathmc:edst" "$np" PML_OB1 \
+        --mca coll_pathmc_algorithm edst "$CHECK" -c -t -l 20000
+done
+row "pathmc np=9 edst segmented" "pathmc:edst" 9 PML_OB1 \
+    --mca coll_pathmc_algorithm edst --mca coll_pathmc_segment_bytes 2048 "$CHECK" -c -t -l 20000
+row "pathmc ibcast np=9 alg=edst" "ibcast pathmc:edst" 9 PML_OB1 \
+    --mca coll_pathmc_algorithm edst --mca coll_pathmc_segment_bytes 2048 "$CHECK" -c -t -n -l 20000
 row "pathmc ucx np=6 alg=mdtorus" "pathmc:mdtorus" 6 PML_UCX \
     --mca coll_pathmc_algorithm mdtorus "$CHECK" -c -l 20000
 for alg in utorus mutorus; do

@@ -1001,6 +1001,95 @@ static void test_twotree_blocks_under_bound(void **state)
     pm_topology_free(torus);
 }
 
+/* edst (pathmc.h, pm_torus_edst): forced on a 2D torus of one rank per router it plans
+ * its four trees, every rank's schedule passes the checker and runs on the simulated
+ * network (roots 0, 7, 14; 1 KiB to 4 MiB) and the prediction is the trees' model; where the
+ * torus does not qualify (a router with two ranks, no torus, three dimensions) a forced
+ * edst fails with the reason and auto goes on without it. */
+static void test_edst_plans(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    f.algorithm = MCAST_ALG_EDST;
+    const char *hosts[20];
+    char names[20][8];
+    pm_topology_t *topo = grid_torus(5, 4, names, hosts);
+    pm_torus_shape_t shape = {2, {5, 4}, 1, 1};
+    int coords[40];
+    for (int r = 0; r < 20; ++r) {
+        coords[2 * r] = r % 5;
+        coords[2 * r + 1] = r / 5;
+    }
+    mcast_plan_input_t in = input(20, 0, 1 << 20, &mach, &f);
+    in.component = MCAST_COMP_PATHMC;
+    in.exact_bytes = 1;
+    in.torus = &shape;
+    in.torus_coords = coords;
+    in.topology = topo;
+    in.hosts = hosts;
+    const size_t sizes[] = {1024, 100000, 1 << 20, 4 << 20};
+    for (size_t mi = 0; mi < sizeof(sizes) / sizeof(sizes[0]); ++mi) {
+        for (int root = 0; root < 20; root += 7) {
+            in.root = root;
+            in.bytes = sizes[mi];
+            mcast_plan_t *p = select_ok(&in);
+            mcast_plan_info_t info;
+            assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+            assert_int_equal(info.algorithm, MCAST_ALG_EDST);
+            assert_int_equal(info.ntrees, 4);
+            assert_null(info.tree);
+            size_t B;
+            uint32_t m;
+            assert_int_equal(mcast_plan_blocks(p, sizes[mi], &B, &m), KB_OK);
+            mcast_loggp_t g = mach.net;
+            g.o_send_us += g.o_recv_us;
+            g.o_recv_us = 0;
+            const double model = mcast_multitree_predict_us(info.trees, 4, sizes[mi], m, &g,
+                                                            info.window, info.max_sends);
+            assert_true(model > 0.0 && info.predicted_us >= model * (1 - 1e-9));
+            check_and_run(p, 20, root, sizes[mi], &mach);
+            mcast_plan_free(p);
+        }
+    }
+    /* under auto the pathmc component weighs it with the others */
+    f.algorithm = MCAST_ALG_AUTO;
+    mcast_plan_free(select_ok(&in));
+    /* does not qualify */
+    f.algorithm = MCAST_ALG_EDST;
+    mcast_plan_t *p = NULL;
+    char err[256] = "";
+    coords[2] = 0; /* rank 1 on rank 0's router */
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+    assert_null(p);
+    assert_non_null(strstr(err, "edst"));
+    f.algorithm = MCAST_ALG_AUTO;
+    mcast_plan_free(select_ok(&in));
+    coords[2] = 1;
+    f.algorithm = MCAST_ALG_EDST;
+    in.torus = NULL;
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+    pm_torus_shape_t three = {3, {5, 2, 2}, 1, 1};
+    int c3[60];
+    for (int r = 0; r < 20; ++r) {
+        c3[3 * r] = r % 5;
+        c3[3 * r + 1] = (r / 5) % 2;
+        c3[3 * r + 2] = r / 10;
+    }
+    in.torus = &three;
+    in.torus_coords = c3;
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+    /* the kbinomial component does not run it */
+    in.torus = &shape;
+    in.torus_coords = coords;
+    in.component = MCAST_COMP_KBINOMIAL;
+    assert_int_equal(mcast_plan_select(&in, &p, err, sizeof(err)), KB_ERR_ARG);
+    pm_topology_free(topo);
+}
+
 /* The circulant pipeline on a 4x4 torus, chain in dimension order (x fastest): its skips
  * 1, 2 load the x rings with 1 and 2 blocks per link in their rounds, skips 4, 8 the y
  * rings.  Over the whole broadcast no link carries more than about 0.75 M, but the rounds
@@ -2055,6 +2144,7 @@ int main(void)
         cmocka_unit_test(test_timed_link_sharing),
         cmocka_unit_test(test_window_auto),
         cmocka_unit_test(test_twotree_blocks_under_bound),
+        cmocka_unit_test(test_edst_plans),
         cmocka_unit_test(test_twotree_sync_sends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

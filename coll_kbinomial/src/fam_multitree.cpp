@@ -1,0 +1,278 @@
+/*
+ * Several trees at once (mcast_sched_multitree): T spanning trees with one root, block j
+ * down tree j mod T, every rank forwarding each block of tree t to its children in t
+ * (FPFS).  The planner feeds it coll_pathmc's four arc-disjoint trees of a 2D torus
+ * (pathmc.h, pm_torus_edst: `edst`), where the trees share no link and a rank sends
+ * at most as many blocks as it receives: the pipeline then runs at up to T links' rate
+ * into every rank (a chain or a single tree: one link's).
+ *
+ * Order.  The lists are a greedy unit-step execution of all ranks (every rank computes
+ * the same one from the same trees): in every round each rank sends one block it held
+ * before the round, the one it received first (the root: blocks in order), to its next
+ * child in that block's tree; a rank's receives in the order they came.
+ *
+ * Cost model (g = send_gap(B), h = hop(B), B = ceil(M / m); S(v) = children of v over
+ * all trees, the blocks v sends per T blocks; c_t(v) its children in tree t):
+ *   first arrival  A_t(root) = g * sum_{u < t} c_u(root)   (the root serves the trees in
+ *                  turn), A_t(c) = A_t(v) + i g + h for the i-th child c of v (i from 0)
+ *   period         P = g * max_v S(v) per T blocks (a rank's sends for one block of
+ *                  every tree)
+ *   T              = max over trees t with k_t > 0 blocks of D_t + (k_t - 1) P,
+ *                  D_t = max_v A_t(v), k_t = |{j < m : j mod T = t}|
+ *   queueing       + Q g: where a rank's sends of different trees meet, blocks wait; Q is
+ *                  the greedy unit-step execution's rounds (the schedule's, below) over
+ *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
+ *                  dozen: 8 x 8 torus 6, 16 x 16 16)
+ * In unit steps (g = h = 1) on edst's trees of an X x Y torus P = 4 and T = m + X + Y - 2
+ * before queueing; with it m + X + Y + 4 on 8 x 8 and m + X + Y + 14 on 16 x 16 from 64
+ * blocks on, against m + XY - 2 for a chain and about 2 m for one pipelined binary tree.
+ * mcast_multitree_rounds is that greedy execution; the unit tests check it against every
+ * rank's schedule executed together (tests/unit/test_pm_edst.c).
+ * Window.  The streams' real arrivals drift from the unit-step order by up to the spread
+ * of a rank's first arrivals over the trees: the engine keeps that many blocks' receives
+ * posted (spread / (P / T)) plus T + 2, at most 64 (mcast_multitree_window).
+ *
+ *   E, N, W, S: the four trees of a 3 x 3 torus, root R at (0, 0); block j in tree j mod 4
+ *   rank (1, 1): receives E's blocks from (1, 0), N's from (2, 1), W's from (1, 2),
+ *   S's from (0, 1), and sends each tree's on to its child there (at most four in all)
+ */
+#include "fam_core.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mc {
+namespace fam {
+
+namespace {
+
+constexpr uint32_t MULTITREE_QUEUE_BLOCKS = 256;
+
+struct Multi {
+    int n = 0, root = 0, T = 0;
+    std::vector<const kb_tree_t *> t;
+};
+
+Multi multi_of(const kb_tree_t *const *trees, int ntrees)
+{
+    kb::require(trees != nullptr && ntrees >= 1 && ntrees <= MCAST_MULTITREE_MAX,
+                "multitree: 1 to 16 trees");
+    Multi m;
+    m.T = ntrees;
+    for (int i = 0; i < ntrees; ++i) {
+        kb::require(kb_tree_check(trees[i]) == KB_OK, "multitree: invalid tree");
+        if (i == 0) {
+            m.n = trees[0]->n;
+            m.root = trees[0]->root;
+        }
+        kb::require(trees[i]->n == m.n && trees[i]->root == m.root,
+                    "multitree: trees of different sizes or roots");
+        m.t.push_back(trees[i]);
+    }
+    return m;
+}
+
+int nchildren(const kb_tree_t *t, int v)
+{
+    return t->child_off[v + 1] - t->child_off[v];
+}
+
+/* First arrival of tree t's first block at every rank (start at the root). */
+std::vector<double> arrivals(const kb_tree_t *t, double start, double g, double h)
+{
+    std::vector<double> A(size_t(t->n), 0.0);
+    std::vector<int> stack{t->root};
+    A[size_t(t->root)] = start;
+    while (!stack.empty()) {
+        const int v = stack.back();
+        stack.pop_back();
+        for (int i = t->child_off[v]; i < t->child_off[v + 1]; ++i) {
+            const int c = t->children[i];
+            A[size_t(c)] = A[size_t(v)] + double(i - t->child_off[v]) * g + h;
+            stack.push_back(c);
+        }
+    }
+    return A;
+}
+
+struct Timing {
+    std::vector<std::vector<double>> A; /* [tree][rank] */
+    double P = 0.0;
+};
+
+Timing timing(const Multi &mt, double g, double h)
+{
+    Timing tm;
+    double start = 0.0;
+    int most = 0;
+    std::vector<int> S(size_t(mt.n), 0);
+    for (const kb_tree_t *t : mt.t) {
+        tm.A.push_back(arrivals(t, start, g, h));
+        start += double(nchildren(t, mt.root)) * g;
+        for (int v = 0; v < mt.n; ++v) {
+            S[size_t(v)] += nchildren(t, v);
+        }
+    }
+    for (int s : S) {
+        most = std::max(most, s);
+    }
+    tm.P = double(std::max(1, most)) * g;
+    return tm;
+}
+
+double total(const Multi &mt, const Timing &tm, uint32_t m)
+{
+    double T = 0.0;
+    for (int t = 0; t < mt.T; ++t) {
+        const uint32_t k = m / uint32_t(mt.T) + (uint32_t(t) < m % uint32_t(mt.T) ? 1u : 0u);
+        if (k == 0) {
+            continue;
+        }
+        const double D = *std::max_element(tm.A[size_t(t)].begin(), tm.A[size_t(t)].end());
+        T = std::max(T, D + double(k - 1) * tm.P);
+    }
+    return T;
+}
+
+/* Unit-step greedy execution of all ranks: in every round each rank sends one block it
+ * held before the round (the one it received first; the root: blocks in order), to its
+ * next child in that block's tree; a rank receives any number.  Records every rank's
+ * receive and send order (the schedule's lists) and returns the rounds. */
+long greedy(const Multi &mt, uint32_t m, int want, Ops *recvs, Ops *sends)
+{
+    struct Pending {
+        uint32_t block;
+        int next; /* index of the next child in the block's tree */
+    };
+    const int n = mt.n;
+    std::vector<std::vector<Pending>> queue(static_cast<size_t>(n)); /* held blocks to forward, FIFO */
+    std::vector<size_t> head(size_t(n), 0);
+    auto children = [&](uint32_t j, int v) {
+        const kb_tree_t *t = mt.t[j % uint32_t(mt.T)];
+        return t->child_off[v + 1] - t->child_off[v];
+    };
+    for (uint32_t j = 0; j < m; ++j) {
+        if (children(j, mt.root) > 0) {
+            queue[size_t(mt.root)].push_back(Pending{j, 0});
+        }
+    }
+    uint64_t pending = 0;
+    for (int v = 0; v < n; ++v) {
+        for (uint32_t j = 0; j < m; ++j) {
+            pending += uint64_t(children(j, v));
+        }
+    }
+    long round = 0;
+    struct Arrival {
+        int to;
+        uint32_t block;
+    };
+    std::vector<Arrival> arrived;
+    while (pending > 0) {
+        ++round;
+        arrived.clear();
+        for (int v = 0; v < n; ++v) {
+            std::vector<Pending> &q = queue[size_t(v)];
+            size_t &h = head[size_t(v)];
+            if (h == q.size()) {
+                continue;
+            }
+            Pending &p = q[h];
+            const kb_tree_t *t = mt.t[p.block % uint32_t(mt.T)];
+            const int c = t->children[t->child_off[v] + p.next];
+            if (v == want && sends != nullptr) {
+                sends->push_back(mcast_op_t{c, p.block, 1, uint32_t(round), 0});
+            }
+            arrived.push_back(Arrival{c, p.block});
+            --pending;
+            if (++p.next == t->child_off[v + 1] - t->child_off[v]) {
+                ++h;
+            }
+        }
+        for (const Arrival &a : arrived) {
+            const kb_tree_t *t = mt.t[a.block % uint32_t(mt.T)];
+            if (a.to == want && recvs != nullptr) {
+                recvs->push_back(mcast_op_t{t->parent[a.to], a.block, 1, uint32_t(round), 0});
+            }
+            if (children(a.block, a.to) > 0) {
+                queue[size_t(a.to)].push_back(Pending{a.block, 0});
+            }
+        }
+    }
+    return round;
+}
+
+} // namespace
+
+std::unique_ptr<mcast_sched> multitree(const kb_tree_t *const *trees, int ntrees, int rank,
+                                       uint32_t m)
+{
+    const Multi mt = multi_of(trees, ntrees);
+    kb::require(rank >= 0 && rank < mt.n, "multitree: rank out of range");
+    kb::require(m <= MCAST_MAX_BLOCKS, "too many blocks");
+    Ops recvs, sends;
+    greedy(mt, m, rank, &recvs, &sends);
+    auto s = std::make_unique<ListSched>();
+    s->n = mt.n;
+    s->rank = rank;
+    s->nblocks = m;
+    s->lists[MCAST_OP_RECV] = std::move(recvs);
+    s->lists[MCAST_OP_SEND] = std::move(sends);
+    for (Ops &ops : s->lists) {
+        check_ops(mt.n, rank, m, ops);
+        mark_last(ops);
+    }
+    return s;
+}
+
+long multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t m)
+{
+    const Multi mt = multi_of(trees, ntrees);
+    return m == 0 ? 0 : greedy(mt, m, -1, nullptr, nullptr);
+}
+
+double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
+                         const Model &md)
+{
+    const Multi mt = multi_of(trees, ntrees);
+    if (M == 0 || m == 0) {
+        return 0.0;
+    }
+    const double B = double((M + m - 1) / m);
+    const double g = md.send_gap(B);
+    const double h = md.hop(B);
+    /* the queueing the closed form misses: a rank's sends of different trees meet
+     * (greedy unit-step rounds over the closed form's; it stops growing after a few
+     * dozen blocks: taken at <= MULTITREE_QUEUE_BLOCKS) */
+    const uint32_t mq = std::min<uint32_t>(m, MULTITREE_QUEUE_BLOCKS);
+    const double extra =
+        std::max(0.0, double(greedy(mt, mq, -1, nullptr, nullptr)) - total(mt, timing(mt, 1.0, 1.0), mq));
+    return total(mt, timing(mt, g, h), m) + extra * g;
+}
+
+int multitree_window(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
+                     const Model &md)
+{
+    const Multi mt = multi_of(trees, ntrees);
+    if (M == 0 || m == 0) {
+        return mt.T + 2;
+    }
+    const double B = double((M + m - 1) / m);
+    const Timing tm = timing(mt, md.send_gap(B), md.hop(B));
+    double spread = 0.0;
+    for (int v = 0; v < mt.n; ++v) {
+        double lo = tm.A[0][size_t(v)], hi = lo;
+        for (int t = 1; t < mt.T; ++t) {
+            lo = std::min(lo, tm.A[size_t(t)][size_t(v)]);
+            hi = std::max(hi, tm.A[size_t(t)][size_t(v)]);
+        }
+        spread = std::max(spread, hi - lo);
+    }
+    const double per_block = tm.P / double(mt.T);
+    const double w = double(mt.T + 2) + (per_block > 0.0 ? std::ceil(spread / per_block) : 0.0);
+    return int(std::min(double(MCAST_MULTITREE_WINDOW_MAX), w));
+}
+
+} // namespace fam
+} // namespace mc

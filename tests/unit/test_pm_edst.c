@@ -1,0 +1,255 @@
+/*
+ * edst: four arc-disjoint spanning trees of a 2D torus (pm_torus_edst) and the schedule
+ * that runs several trees at once (mcast_sched_multitree).
+ *  - Every X x Y torus with 3 <= X, Y <= 9, every root, ranks on routers in a random
+ *    order: four spanning trees, every edge between neighbours, no arc (one direction of
+ *    a link) in two trees, at most four children per rank in all, one per tree at the
+ *    root, depth X + Y - 1.
+ *  - Tori that do not qualify are declined with a reason (3D, mesh, a dimension of 2, a
+ *    router without a rank or with two).
+ *  - The schedules of every rank, executed together (mcast_sched_check): every block
+ *    exactly once, rounds equal to mcast_multitree_rounds, m + X + Y - 2 plus the
+ *    queueing (<= (X + Y) / 2 + 1 on the shapes here), below a chain's m + XY - 2.
+ *  - The LogGP model in unit steps (o_send = 1, nothing else) is the closed form plus the
+ *    queueing: exactly the greedy rounds at <= 256 blocks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kbinomial.h"
+#include "mcast_engine.h"
+#include "mcast_families.h"
+#include "pathmc.h"
+
+static uint64_t rs = 7;
+static int rnd(int n)
+{
+    rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (int)((rs >> 33) % (uint64_t)n);
+}
+
+/* coords of n = X*Y ranks on the routers of an X x Y torus in a random order */
+static int *shuffled_coords(int X, int Y)
+{
+    const int n = X * Y;
+    int *perm = malloc(sizeof(int) * n), *co = malloc(sizeof(int) * 2 * n);
+    for (int i = 0; i < n; ++i) perm[i] = i;
+    for (int i = n - 1; i > 0; --i) {
+        int j = rnd(i + 1), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int r = 0; r < n; ++r) {
+        co[2 * r] = perm[r] % X;
+        co[2 * r + 1] = perm[r] / X;
+    }
+    free(perm);
+    return co;
+}
+
+static int ring_dist(int a, int b, int k)
+{
+    int d = ((b - a) % k + k) % k;
+    return d;
+}
+
+static void check_trees(kb_tree_t *t[PM_EDST_TREES], int X, int Y, const int *co, int root)
+{
+    const int n = X * Y;
+    /* arc id: from rank u to the neighbour in direction d (0 +x, 1 -x, 2 +y, 3 -y) */
+    char *used = calloc((size_t)n * 4, 1);
+    int *sends = calloc(n, sizeof(int));
+    for (int i = 0; i < PM_EDST_TREES; ++i) {
+        assert_int_equal(kb_tree_check(t[i]), KB_OK);
+        assert_int_equal(t[i]->n, n);
+        assert_int_equal(t[i]->root, root);
+        assert_int_equal(t[i]->depth, X + Y - 1);
+        assert_int_equal(kb_tree_nchildren(t[i], root), 1);
+        for (int v = 0; v < n; ++v) {
+            const int u = t[i]->parent[v];
+            if (v == root) {
+                assert_int_equal(u, KB_NO_PEER);
+                continue;
+            }
+            const int dx = ring_dist(co[2 * u], co[2 * v], X), dy = ring_dist(co[2 * u + 1], co[2 * v + 1], Y);
+            int dir = -1;
+            if (dy == 0 && dx == 1) dir = 0;
+            if (dy == 0 && dx == X - 1) dir = 1;
+            if (dx == 0 && dy == 1) dir = 2;
+            if (dx == 0 && dy == Y - 1) dir = 3;
+            assert_true(dir >= 0); /* neighbours */
+            assert_false(used[(size_t)u * 4 + dir]); /* no arc in two trees */
+            used[(size_t)u * 4 + dir] = 1;
+            ++sends[u];
+        }
+    }
+    for (int v = 0; v < n; ++v) assert_true(sends[v] <= 4);
+    assert_int_equal(sends[root], 4);
+    free(used);
+    free(sends);
+}
+
+static void test_trees(void **state)
+{
+    (void)state;
+    for (int X = 3; X <= 9; ++X) {
+        for (int Y = 3; Y <= 9; ++Y) {
+            const int n = X * Y;
+            pm_torus_shape_t sh = {2, {X, Y}, 1, 1};
+            int *co = shuffled_coords(X, Y);
+            for (int root = 0; root < n; ++root) {
+                kb_tree_t *t[PM_EDST_TREES];
+                char err[128] = "";
+                assert_int_equal(pm_torus_edst(&sh, n, co, root, t, err, sizeof(err)), PM_OK);
+                check_trees(t, X, Y, co, root);
+                for (int i = 0; i < PM_EDST_TREES; ++i) pm_tree_free(t[i]);
+            }
+            free(co);
+        }
+    }
+}
+
+static void expect_declined(const pm_torus_shape_t *sh, int n, const int *co)
+{
+    kb_tree_t *t[PM_EDST_TREES];
+    char err[128] = "";
+    assert_int_equal(pm_torus_edst(sh, n, co, 0, t, err, sizeof(err)), PM_ERR_UNSUPPORTED);
+    assert_true(strstr(err, "edst") != NULL);
+    for (int i = 0; i < PM_EDST_TREES; ++i) assert_null(t[i]);
+}
+
+static void test_declines(void **state)
+{
+    (void)state;
+    int co[2 * 27];
+    for (int r = 0; r < 9; ++r) {
+        co[2 * r] = r % 3;
+        co[2 * r + 1] = r / 3;
+    }
+    pm_torus_shape_t mesh = {2, {3, 3}, 0, 1}, two = {2, {3, 2}, 1, 1}, ok = {2, {3, 3}, 1, 1},
+                     uni = {2, {3, 3}, 1, 0};
+    expect_declined(&mesh, 9, co);
+    expect_declined(&uni, 9, co);
+    expect_declined(&two, 6, co);
+    expect_declined(&ok, 8, co); /* a router without a rank */
+    int twice[18];
+    memcpy(twice, co, sizeof(twice));
+    twice[2] = 0; /* rank 1 on rank 0's router */
+    expect_declined(&ok, 9, twice);
+    pm_torus_shape_t three = {3, {3, 3, 3}, 1, 1};
+    int co3[3 * 27];
+    for (int r = 0; r < 27; ++r) {
+        co3[3 * r] = r % 3;
+        co3[3 * r + 1] = (r / 3) % 3;
+        co3[3 * r + 2] = r / 9;
+    }
+    expect_declined(&three, 27, co3);
+    kb_tree_t *t[PM_EDST_TREES];
+    assert_int_equal(pm_torus_edst(NULL, 9, co, 0, t, NULL, 0), PM_ERR_ARG);
+    assert_int_equal(pm_torus_edst(&ok, 9, co, 9, t, NULL, 0), PM_ERR_ARG);
+    assert_int_equal(pm_torus_edst(&ok, 9, co, 0, NULL, NULL, 0), PM_ERR_ARG);
+}
+
+static void check_schedules(kb_tree_t *t[PM_EDST_TREES], int X, int Y, int root, uint32_t m)
+{
+    const int n = X * Y;
+    const kb_tree_t *const *tp = (const kb_tree_t *const *)t;
+    mcast_sched_t **s = calloc(n, sizeof(*s));
+    for (int r = 0; r < n; ++r) {
+        assert_int_equal(mcast_sched_multitree(tp, PM_EDST_TREES, r, m, &s[r]), KB_OK);
+        assert_int_equal(mcast_sched_count(s[r], MCAST_OP_RECV), r == root ? 0 : m);
+    }
+    long rounds = -1;
+    char err[256] = "";
+    const int rc = mcast_sched_check(n, root, s, 1 << 20, 1, &rounds, err, sizeof(err));
+    if (rc != KB_OK) fail_msg("%dx%d root %d m %u: %s", X, Y, root, m, err);
+    const long model = mcast_multitree_rounds(tp, PM_EDST_TREES, m);
+    assert_int_equal(rounds, m == 0 ? 0 : model);
+    if (m > 0) {
+        assert_true(rounds >= (long)m + X + Y - 2);
+        assert_true(rounds <= (long)m + X + Y - 2 + (X + Y) / 2 + 1);
+        assert_true(n < 16 || rounds < (long)m + n - 2); /* a chain */
+        /* the LogGP model in unit steps at <= 256 blocks: the greedy rounds */
+        mcast_loggp_t g;
+        memset(&g, 0, sizeof(g));
+        g.o_send_us = 1.0;
+        const double p = mcast_multitree_predict_us(tp, PM_EDST_TREES, m, m, &g, 8, 1);
+        assert_true(fabs(p - (double)rounds) < 1e-9);
+    }
+    for (int r = 0; r < n; ++r) mcast_sched_free(s[r]);
+    free(s);
+}
+
+static void test_schedules(void **state)
+{
+    (void)state;
+    static const int shapes[][2] = {{3, 3}, {3, 4}, {4, 4}, {5, 3}, {5, 7}, {8, 8}, {16, 16}};
+    static const uint32_t ms[] = {0, 1, 2, 3, 4, 5, 7, 17, 64, 130};
+    for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
+        const int X = shapes[si][0], Y = shapes[si][1], n = X * Y;
+        pm_torus_shape_t sh = {2, {X, Y}, 1, 1};
+        int *co = shuffled_coords(X, Y);
+        const int roots[] = {0, n / 2, n - 1};
+        for (int ri = 0; ri < 3; ++ri) {
+            kb_tree_t *t[PM_EDST_TREES];
+            assert_int_equal(pm_torus_edst(&sh, n, co, roots[ri], t, NULL, 0), PM_OK);
+            for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi) {
+                if (n > 100 && ms[mi] > 64) continue;
+                check_schedules(t, X, Y, roots[ri], ms[mi]);
+            }
+            for (int i = 0; i < PM_EDST_TREES; ++i) pm_tree_free(t[i]);
+        }
+        free(co);
+    }
+}
+
+/* Bad input to the schedule: trees of different sizes or roots, too many trees. */
+static void test_multitree_args(void **state)
+{
+    (void)state;
+    pm_torus_shape_t a = {2, {3, 3}, 1, 1}, b = {2, {3, 4}, 1, 1};
+    int co[24];
+    for (int r = 0; r < 12; ++r) {
+        co[2 * r] = r % 3;
+        co[2 * r + 1] = r / 3;
+    }
+    kb_tree_t *ta[PM_EDST_TREES], *tb[PM_EDST_TREES], *tr[PM_EDST_TREES];
+    assert_int_equal(pm_torus_edst(&a, 9, co, 0, ta, NULL, 0), PM_OK);
+    assert_int_equal(pm_torus_edst(&b, 12, co, 0, tb, NULL, 0), PM_OK);
+    assert_int_equal(pm_torus_edst(&a, 9, co, 4, tr, NULL, 0), PM_OK);
+    const kb_tree_t *mixed[2] = {ta[0], tb[1]}, *roots[2] = {ta[0], tr[1]};
+    mcast_sched_t *s = NULL;
+    assert_int_equal(mcast_sched_multitree(mixed, 2, 0, 4, &s), KB_ERR_ARG);
+    assert_null(s);
+    assert_int_equal(mcast_sched_multitree(roots, 2, 0, 4, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 0, 0, 4, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 4, 9, 4, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_sched_multitree(NULL, 4, 0, 4, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_multitree_rounds(mixed, 2, 4), -1);
+    /* one tree alone is a pipelined tree: depth + m - 1 rounds for a chain-free shape */
+    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 1, 0, 4, &s), KB_OK);
+    mcast_sched_free(s);
+    for (int i = 0; i < PM_EDST_TREES; ++i) {
+        pm_tree_free(ta[i]);
+        pm_tree_free(tb[i]);
+        pm_tree_free(tr[i]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trees),
+        cmocka_unit_test(test_declines),
+        cmocka_unit_test(test_schedules),
+        cmocka_unit_test(test_multitree_args),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
