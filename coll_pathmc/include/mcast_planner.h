@@ -307,6 +307,12 @@ typedef struct mcast_machine {
      * its acknowledgement; header, "Synchronous sends"): net.sync_wait_us in the file;
      * negative (the default) = net.o_recv_us. */
     double sync_wait_us;
+    /* The smallest block the planner's search may choose where a communicator spans nodes
+     * (net.segment_min_bytes in the file; 0, the default = 8 KiB: real stacks' per-message
+     * costs the model does not see, mcast_forced_t.segment_min_bytes).  A network whose
+     * per-message costs the model charges exactly (a simulator) may lower it; a forced
+     * segment_min_bytes overrides it. */
+    size_t net_segment_min_bytes;
 } mcast_machine_t;
 
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
@@ -315,7 +321,8 @@ void mcast_machine_default(mcast_machine_t *m);
  *   # comments; "version 1" first; then "net.KEY VALUE" / "shm.KEY VALUE" lines with KEY
  *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
  *   eager_bytes, and net.hop_latency_us / net.latency_links (route length),
- *   net.sync_wait_us (synchronous sends), net.shared_flows 0 | 1; "provenance
+ *   net.sync_wait_us (synchronous sends), net.shared_flows 0 | 1, net.segment_min_bytes
+ *   (the smallest block across nodes); "provenance
  *   TEXT" (kept in m->source).  Missing keys keep their
  *   defaults.  Errors as "file:line: message". */
 int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m, char *errbuf,

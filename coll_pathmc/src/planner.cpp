@@ -1935,8 +1935,11 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     if (eff.segment_min_bytes == 0) {
         /* auto (mcast_planner.h, mcast_forced_t.segment_min_bytes) */
         const bool spans_nodes = in.all_local == 0 && in.nnodes > 1;
+        const size_t net_min = in.machine->net_segment_min_bytes != 0
+                                   ? in.machine->net_segment_min_bytes
+                                   : PLAN_NET_SEGMENT_MIN;
         eff.segment_min_bytes = std::min(eff.segment_max_bytes,
-                                         spans_nodes ? PLAN_NET_SEGMENT_MIN : PLAN_SEGMENT_MIN);
+                                         spans_nodes ? net_min : PLAN_SEGMENT_MIN);
     }
     mcast_plan_input_t in2 = in;
     in2.forced = &eff;
@@ -2068,6 +2071,7 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
     std::string line;
     int ln = 0;
     bool version = false;
+    double seg_min = 0.0; /* net.segment_min_bytes' slot while parsing */
     auto err = [&](const std::string &what) {
         throw PlanError(name + ":" + std::to_string(ln) + ": " + what);
     };
@@ -2126,6 +2130,8 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
             route_field = &m.latency_links;
         } else if (k == nullptr && part == "net" && field == "sync_wait_us") {
             route_field = &m.sync_wait_us;
+        } else if (k == nullptr && part == "net" && field == "segment_min_bytes") {
+            route_field = &seg_min;
         } else if (k == nullptr && part == "shm" && field == "copy_ns_per_byte") {
             route_field = &m.shm_copy_ns_per_byte;
         } else if (k == nullptr && part == "shm" && field == "handover_us") {
@@ -2149,6 +2155,13 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
                 err("bad value '" + val + "' (0 or 1)");
             }
             *flag_field = int(v);
+            continue;
+        }
+        if (route_field == &seg_min) {
+            if (v != std::floor(v) || v > double(PLAN_MAX_BLOCK_BYTES)) {
+                err("bad value '" + val + "' (whole bytes, at most 16 MiB; 0 = 8 KiB)");
+            }
+            m.net_segment_min_bytes = size_t(v);
             continue;
         }
         if (route_field != nullptr) {
@@ -2248,6 +2261,7 @@ MC_API void mcast_machine_default(mcast_machine_t *m)
     m->shm_copy_ns_per_byte = 0.03;
     m->shm_handover_us = 0.1;
     m->sync_wait_us = -1.0; /* = net.o_recv_us */
+    m->net_segment_min_bytes = 0; /* = PLAN_NET_SEGMENT_MIN */
     std::snprintf(m->source, sizeof(m->source), "defaults");
 }
 
@@ -2316,6 +2330,9 @@ MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const
         std::fprintf(f, "net.sync_wait_us %.6g\n", m->sync_wait_us);
     }
     std::fprintf(f, "net.shared_flows %d\n", m->net.shared_flows);
+    if (m->net_segment_min_bytes != 0) {
+        std::fprintf(f, "net.segment_min_bytes %zu\n", m->net_segment_min_bytes);
+    }
     std::fprintf(f, "shm.copy_ns_per_byte %.6g\nshm.handover_us %.6g\n", m->shm_copy_ns_per_byte,
                  m->shm_handover_us);
     return std::fclose(f) == 0 ? int(KB_OK) : int(PM_ERR_IO);
@@ -2622,6 +2639,8 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
         const double route[] = {m->hop_latency_us, m->latency_links, m->shm_copy_ns_per_byte,
                                 m->shm_handover_us, m->sync_wait_us};
         h = fnv(h, route, sizeof(route));
+        const uint64_t seg = m->net_segment_min_bytes;
+        h = fnv(h, &seg, sizeof(seg));
     }
     return h;
 }

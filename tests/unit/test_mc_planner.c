@@ -1841,6 +1841,40 @@ static void test_machine_file(void **state)
                      KB_ERR_ARG);
     assert_int_equal(mcast_machine_parse("version 1\nnet.sync_wait_us -1\n", "w", &m, err, sizeof(err)),
                      KB_ERR_ARG);
+    /* the smallest block across nodes: 0 (8 KiB) by default, whole bytes up to 16 MiB,
+     * written back, part of the digest, net only; it sets the auto floor across nodes
+     * (a forced segment_min_bytes still wins), not the one on one node */
+    mcast_machine_default(&d);
+    assert_int_equal(d.net_segment_min_bytes, 0);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.segment_min_bytes 2048\n", "s", &m, err, sizeof(err)),
+                     KB_OK);
+    assert_int_equal(m.net_segment_min_bytes, 2048);
+    assert_int_not_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    assert_int_equal(mcast_machine_write(path, &m, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
+    assert_int_equal(d.net_segment_min_bytes, 2048);
+    assert_int_equal(mcast_machine_parse("version 1\nshm.segment_min_bytes 2048\n", "s", &d, err, sizeof(err)),
+                     KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.segment_min_bytes 1.5\n", "s", &d, err, sizeof(err)),
+                     KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.segment_min_bytes 16777217\n", "s", &d, err,
+                                         sizeof(err)),
+                     KB_ERR_ARG);
+    {
+        mcast_forced_t f;
+        mcast_forced_default(&f);
+        f.compare_previous = 0;
+        f.algorithm = MCAST_ALG_CHAIN;
+        mcast_machine_default(&d);
+        mcast_plan_input_t in = input(16, 0, 64 << 10, &d, &f);
+        in.exact_bytes = 1;
+        assert_int_equal(info_of(&in).segment_bytes, 8192); /* the built-in floor binds */
+        d.net_segment_min_bytes = 1024;
+        assert_true(info_of(&in).segment_bytes < 8192);
+        assert_true(info_of(&in).segment_bytes >= 1024);
+        f.segment_min_bytes = 16384; /* forced: wins */
+        assert_true(info_of(&in).segment_bytes >= 16384);
+    }
     /* shared flows: 0 by default, 0 or 1, written back, part of the digest; net only */
     mcast_machine_default(&d);
     assert_int_equal(d.net.shared_flows, 0);
