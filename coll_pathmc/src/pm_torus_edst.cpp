@@ -3,8 +3,24 @@
  * family's trees each use one tree's links; these four use all of them at once).
  *
  * Every link of a bidirectional torus is two arcs (one each way).  Rooted at R = (0, 0)
- * (coordinates relative to the root, X x Y routers, both >= 3, one rank per router):
+ * (coordinates relative to the root, X x Y routers, both >= 3, one rank per router),
+ * tree t in {E, N, W, S} starts with the root's arc to its neighbour s_t in direction t.
+ * A rank other than the root has four in-arcs and needs one parent in each tree, so the
+ * trees are a choice, at every rank, of which in-arc serves which tree; a tree is then
+ * acyclic when every rank joins it from a rank already in it.
  *
+ * Shallow trees (greedy_trees): the four trees grow breadth-first in lock-step.  At step
+ * tau every rank v still missing some trees looks at its unused in-arcs from ranks that
+ * joined a tree at depth tau and gives them to those trees, as many as it can (a
+ * matching of at most 4 x 4); among equal matchings it keeps the in-arcs that serve the
+ * still-missing trees soonest (their depth, or 1 + the distance from s_t while unknown).
+ * Everything is integer and in a fixed order, so every rank builds the same trees.  An
+ * outward in-arc (from a rank nearer the root) exists twice at most at every rank, so two
+ * trees at every rank arrive from farther away: a tree is about 1.5 x the diameter deep
+ * (8 x 8: 11 links, 16 x 16: 23) against the lower bound 1 + diameter (9, 17).
+ *
+ * Spine trees (spine_trees, the fallback should the greedy stall: it has not on any shape
+ * 3..32 x 3..32, tests/unit/test_pm_edst.c), 1 + (X - 1) + (Y - 1) links deep:
  *   E  R -> +x along row 0 to (X-1, 0); every (x, 0), x >= 1, -> +y up its column to
  *      (x, Y-1); every (X-1, y), y >= 1, -> +x across the wrap to (0, y)
  *   N  R -> +y along column 0; every (0, y) -> -x along its row to (1, y); every
@@ -12,28 +28,192 @@
  *   W  E turned by 180 degrees: -x along row 0, -y down the columns, -x into column 0
  *   S  N turned by 180 degrees: -y along column 0, +x along the rows, -y into row 0
  *
- * E uses +x arcs of row 0 and the +x arcs into column 0, S the other +x arcs; N uses the
- * -x arcs of rows >= 1 that do not end in column 0, W the rest; E the +y arcs of columns
- * >= 1 that do not end in row 0, N the others; W and S share the -y arcs the same way.
- * So no arc carries two trees (tests/unit/test_pm_edst.c checks every shape 3..9 and
- * root).  A rank has at most one parent per tree and four children in all (its four
- * out-arcs): with a quarter of the blocks down each tree, every rank receives the
- * message once and sends it at most once, the root too, and each tree is 1 + (X - 1) +
- * (Y - 1) links deep.  A pipeline over them moves the message at up to four links' rate
- * into every rank (the node's injection then bounds it), against one link's for a chain.
+ * Either way no arc carries two trees, a rank has at most one parent per tree and four
+ * children in all (its four out-arcs): with a quarter of the blocks down each tree, every
+ * rank receives the message once and sends it at most once, the root too.  A pipeline
+ * over them moves the message at up to four links' rate into every rank (the node's
+ * injection then bounds it), against one link's for a chain.
  *
- * 4 x 4, tree E (R = root; arrows are arcs):
+ * 8 x 8, greedy tree E (depth of every rank; R = root, arrows = the arc into the rank):
  *
- *      y=3   .  ^  ^  ^->.        column 0 (x = 0) is reached across the wrap
- *      y=2   .  ^  ^  ^->.        from x = 3 in every row y >= 1
- *      y=1   .  ^  ^  ^->.
- *      y=0   R->o->o->o
+ *      y=7   < 3  v 2  v 3  v 4  v 5  > 6  > 7  > 8
+ *      y=6   < 4  v 3  v 4  v 5  v 6  > 7  > 8  > 9
+ *      y=5   < 5  v 4  v 5  v 6  v 7  > 8  > 9  >10
+ *      y=4   < 6  v 5  v 6  v 7  v 8  > 9  >10  >11
+ *      y=3   < 5  ^ 4  > 5  > 6  > 7  > 8  > 9  >10
+ *      y=2   < 4  ^ 3  > 4  > 5  > 6  > 7  > 8  > 9
+ *      y=1   < 3  ^ 2  ^ 3  ^ 4  > 5  > 6  > 7  > 8
+ *      y=0     R  > 1  > 2  > 3  > 4  > 5  > 6  > 7
  */
 #include "pm_internal.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 
 namespace pm {
+
+namespace {
+
+using Parents = std::array<std::vector<int>, PM_EDST_TREES>;  /* relative ids y * X + x */
+const int kDx[PM_EDST_TREES] = {1, 0, -1, 0}, kDy[PM_EDST_TREES] = {0, 1, 0, -1};  /* E N W S */
+const int kUnset = -1;
+
+struct Grid {
+    int X, Y;
+    int id(int x, int y) const { return (((y % Y) + Y) % Y) * X + ((x % X) + X) % X; }
+    int nb(int v, int d) const { return id(v % X + kDx[d], v / X + kDy[d]); }
+    int dist(int a, int b) const
+    {
+        const int dx = std::abs(a % X - b % X), dy = std::abs(a / X - b / X);
+        return std::min(dx, X - dx) + std::min(dy, Y - dy);
+    }
+};
+
+/* The lock-step greedy of the file comment; false when it stalls (then par is partial). */
+bool greedy_trees(const Grid &G, Parents &par)
+{
+    const int n = G.X * G.Y, T = PM_EDST_TREES;
+    const int inf = 1 << 29;
+    std::array<std::vector<int>, PM_EDST_TREES> depth;
+    std::vector<unsigned char> used((size_t)n, 0);   /* bit d: the in-arc from nb(v, d) */
+    int start[PM_EDST_TREES];
+    for (int t = 0; t < T; ++t) {
+        depth[t].assign(n, inf);
+        par[t].assign(n, kUnset);
+        depth[t][0] = 0;
+        start[t] = G.nb(0, t);
+        depth[t][start[t]] = 1;
+        par[t][start[t]] = 0;
+        used[start[t]] |= (unsigned char)(1u << ((t + 2) % 4));  /* from the root */
+    }
+    long missing = (long)T * (n - 1) - T;
+    struct Claim { int t, v, u, d; };
+    std::vector<Claim> claims;
+    for (int tau = 1; missing > 0; ++tau) {
+        claims.clear();
+        bool frontier = false;
+        for (int t = 0; t < T && !frontier; ++t)
+            for (int v = 0; v < n && !frontier; ++v) frontier = depth[t][v] == tau;
+        if (!frontier) return false;
+        for (int v = 1; v < n; ++v) {
+            int miss[PM_EDST_TREES], nm = 0;
+            for (int t = 0; t < T; ++t)
+                if (depth[t][v] == inf) miss[nm++] = t;
+            if (nm == 0) continue;
+            /* cand[i]: bit d when tree miss[i] may take the in-arc from nb(v, d) now */
+            unsigned cand[PM_EDST_TREES] = {0, 0, 0, 0};
+            bool any = false;
+            for (int i = 0; i < nm; ++i)
+                for (int d = 0; d < 4; ++d)
+                    if (!(used[v] >> d & 1) && depth[miss[i]][G.nb(v, d)] == tau) {
+                        cand[i] |= 1u << d;
+                        any = true;
+                    }
+            if (!any) continue;
+            /* every choice: tree miss[i] takes direction pick[i] (4 = none), distinct */
+            int pick[PM_EDST_TREES], best[PM_EDST_TREES];
+            long best_key[3] = {0, 0, 0};
+            bool have = false;
+            int total = 1;
+            for (int i = 0; i < nm; ++i) total *= 5;
+            for (int code = 0; code < total; ++code) {
+                int c = code;
+                unsigned taken = 0;
+                bool ok = true;
+                int cnt = 0;
+                for (int i = 0; i < nm; ++i, c /= 5) {
+                    pick[i] = c % 5;
+                    if (pick[i] == 4) continue;
+                    if (!(cand[i] >> pick[i] & 1) || (taken >> pick[i] & 1)) { ok = false; break; }
+                    taken |= 1u << pick[i];
+                    ++cnt;
+                }
+                if (!ok) continue;
+                /* how soon the trees left without v could still take it */
+                long worst = 0, sum = 0;
+                for (int i = 0; i < nm; ++i) {
+                    if (pick[i] != 4) continue;
+                    long e = inf;
+                    for (int d = 0; d < 4; ++d) {
+                        if ((used[v] >> d & 1) || (taken >> d & 1)) continue;
+                        const int w = G.nb(v, d), dw = depth[miss[i]][w];
+                        e = std::min(e, (long)(dw != inf ? dw : 1 + G.dist(start[miss[i]], w)) + 1);
+                    }
+                    worst = std::max(worst, e);
+                    sum += e;
+                }
+                const long key[3] = {-cnt, worst, sum};
+                if (!have || std::lexicographical_compare(key, key + 3, best_key, best_key + 3)) {
+                    have = true;
+                    std::copy(key, key + 3, best_key);
+                    std::copy(pick, pick + nm, best);
+                }
+            }
+            for (int i = 0; i < nm; ++i)
+                if (best[i] != 4) claims.push_back({miss[i], v, G.nb(v, best[i]), best[i]});
+        }
+        for (const Claim &c : claims) {
+            depth[c.t][c.v] = tau + 1;
+            par[c.t][c.v] = c.u;
+            used[c.v] |= (unsigned char)(1u << c.d);
+            --missing;
+        }
+    }
+    return true;
+}
+
+/* The spine trees of the file comment. */
+void spine_trees(const Grid &G, Parents &par)
+{
+    const int X = G.X, Y = G.Y, n = X * Y;
+    for (int t = 0; t < PM_EDST_TREES; ++t) par[t].assign(n, kUnset);
+    auto add = [&](int t, int px, int py, int cx, int cy) { par[t][G.id(cx, cy)] = G.id(px, py); };
+    for (int i = 1; i < X; ++i) add(0, i - 1, 0, i, 0);       /* E: +x spine */
+    for (int i = 1; i < Y; ++i) add(1, 0, i - 1, 0, i);       /* N: +y spine */
+    for (int i = 1; i < X; ++i) add(2, 1 - i, 0, -i, 0);      /* W: -x spine */
+    for (int i = 1; i < Y; ++i) add(3, 0, 1 - i, 0, -i);      /* S: -y spine */
+    for (int x = 1; x < X; ++x)
+        for (int y = 1; y < Y; ++y) {
+            add(0, x, y - 1, x, y);       /* E: +y branches */
+            add(2, -x, 1 - y, -x, -y);    /* W: -y branches */
+        }
+    for (int y = 1; y < Y; ++y)
+        for (int x = 1; x < X; ++x) {
+            add(1, 1 - x, y, -x, y);      /* N: -x branches */
+            add(3, x - 1, -y, x, -y);     /* S: +x branches */
+        }
+    for (int y = 1; y < Y; ++y) {
+        add(0, X - 1, y, 0, y);           /* E: +x wraps into column 0 */
+        add(2, 1, -y, 0, -y);             /* W: -x wraps into column 0 */
+    }
+    for (int x = 1; x < X; ++x) {
+        add(1, x, Y - 1, x, 0);           /* N: +y wraps into row 0 */
+        add(3, x, 1, x, 0);               /* S: -y wraps into row 0 */
+    }
+}
+
+/* Links below each relative id in one tree (0 for a leaf). */
+std::vector<int> heights(const std::vector<int> &par)
+{
+    const int n = (int)par.size();
+    std::vector<int> depth(n, -1), h(n, 0), order;
+    depth[0] = 0;
+    for (int v = 0; v < n; ++v) {
+        std::vector<int> path;
+        int w = v;
+        while (depth[w] < 0) { path.push_back(w); w = par[w]; }
+        for (auto it = path.rbegin(); it != path.rend(); ++it) depth[*it] = depth[par[*it]] + 1;
+    }
+    order.resize(n);
+    for (int v = 0; v < n; ++v) order[v] = v;
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] > depth[b] || (depth[a] == depth[b] && a < b); });
+    for (int v : order)
+        if (v != 0) h[par[v]] = std::max(h[par[v]], h[v] + 1);
+    return h;
+}
+
+}  // namespace
 
 void torus_edst(const TorusGroup &g, Tree t[PM_EDST_TREES])
 {
@@ -43,40 +223,32 @@ void torus_edst(const TorusGroup &g, Tree t[PM_EDST_TREES])
     if (X < 3 || Y < 3) throw ArgError(PM_ERR_UNSUPPORTED, "edst: needs every dimension >= 3");
     if ((long)X * Y != g.n)
         throw ArgError(PM_ERR_UNSUPPORTED, "edst: needs one rank on every router of the torus");
+    const Grid G{X, Y};
     /* member at relative coordinates (x, y) */
     std::vector<int> at((size_t)X * Y, -1);
     const int x0 = g.c[g.root][0], y0 = g.c[g.root][1];
     for (int m = 0; m < g.n; ++m) {
-        const int x = ((g.c[m][0] - x0) % X + X) % X, y = ((g.c[m][1] - y0) % Y + Y) % Y;
-        int &slot = at[(size_t)y * X + x];
+        int &slot = at[(size_t)G.id(g.c[m][0] - x0, g.c[m][1] - y0)];
         if (slot != -1) throw ArgError(PM_ERR_UNSUPPORTED, "edst: needs one rank on every router of the torus");
         slot = m;
     }
-    auto r = [&](int x, int y) { return at[(size_t)(((y % Y) + Y) % Y) * X + ((x % X) + X) % X]; };
-    for (int i = 0; i < PM_EDST_TREES; ++i) t[i].init(g.n, g.root);
-    /* children in send order: the spine's next rank (the longer way on) first, then the
-     * branch, then the arc across the wrap (a leaf) */
-    for (int i = 1; i < X; ++i) t[0].add(r(i - 1, 0), r(i, 0), 0);       /* E: +x spine */
-    for (int i = 1; i < Y; ++i) t[1].add(r(0, i - 1), r(0, i), 0);       /* N: +y spine */
-    for (int i = 1; i < X; ++i) t[2].add(r(1 - i, 0), r(-i, 0), 0);      /* W: -x spine */
-    for (int i = 1; i < Y; ++i) t[3].add(r(0, 1 - i), r(0, -i), 0);      /* S: -y spine */
-    for (int x = 1; x < X; ++x)
-        for (int y = 1; y < Y; ++y) {
-            t[0].add(r(x, y - 1), r(x, y), 0);     /* E: +y branches */
-            t[2].add(r(-x, 1 - y), r(-x, -y), 0);  /* W: -y branches */
+    Parents par;
+    if (!greedy_trees(G, par)) spine_trees(G, par);
+    /* children in send order: the deepest subtree first (its blocks have farthest to go),
+     * then by direction E N W S of the arc */
+    for (int i = 0; i < PM_EDST_TREES; ++i) {
+        t[i].init(g.n, g.root);
+        const std::vector<int> h = heights(par[i]);
+        std::vector<int> kids;
+        for (int u = 0; u < X * Y; ++u) {
+            kids.clear();
+            for (int d = 0; d < 4; ++d) {
+                const int v = G.nb(u, d);
+                if (v != 0 && par[i][v] == u) kids.push_back(v);
+            }
+            std::stable_sort(kids.begin(), kids.end(), [&](int a, int b) { return h[a] > h[b]; });
+            for (int v : kids) t[i].add(at[u], at[v], 0);
         }
-    for (int y = 1; y < Y; ++y)
-        for (int x = 1; x < X; ++x) {
-            t[1].add(r(1 - x, y), r(-x, y), 0);    /* N: -x branches */
-            t[3].add(r(x - 1, -y), r(x, -y), 0);   /* S: +x branches */
-        }
-    for (int y = 1; y < Y; ++y) {
-        t[0].add(r(X - 1, y), r(0, y), 0);         /* E: +x wraps into column 0 */
-        t[2].add(r(1, -y), r(0, -y), 0);           /* W: -x wraps into column 0 */
-    }
-    for (int x = 1; x < X; ++x) {
-        t[1].add(r(x, Y - 1), r(x, 0), 0);         /* N: +y wraps into row 0 */
-        t[3].add(r(x, 1), r(x, 0), 0);             /* S: -y wraps into row 0 */
     }
 }
 
