@@ -19,13 +19,21 @@
  *                  every tree)
  *   T              = max over trees t with k_t > 0 blocks of D_t + (k_t - 1) P,
  *                  D_t = max_v A_t(v), k_t = |{j < m : j mod T = t}|
+ *   shared flows   where the network shares a sender's link among its messages in flight
+ *                  (mcast_loggp_t.shared_flows = 1: SimGrid) and blocks are eager, a rank
+ *                  streams the trees' blocks at once and each one's hop is slower: h =
+ *                  hop(B) + B w (fitted: perf/sim torus-8x8 with the greedy trees, 11
+ *                  links deep, 8 - 24 KiB blocks: 2.4 / 3.4 / 4.8 us a hop simulated,
+ *                  2.41 / 3.72 / 5.03 with the term, 1.76 / 2.41 / 3.07 without;
+ *                  perf/results/2026-11-27-edst-greedy).  A connection's FIFO: none.
  *   queueing       + Q g: where a rank's sends of different trees meet, blocks wait; Q is
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
- *                  dozen: 8 x 8 torus 6, 16 x 16 16)
- * In unit steps (g = h = 1) on edst's trees of an X x Y torus P = 4 and T = m + X + Y - 2
- * before queueing; with it m + X + Y + 4 on 8 x 8 and m + X + Y + 14 on 16 x 16 from 64
- * blocks on, against m + XY - 2 for a chain and about 2 m for one pipelined binary tree.
+ *                  dozen blocks)
+ * In unit steps (g = h = 1) on edst's trees P = 4: 64 blocks take 78 rounds on an 8 x 8
+ * torus (trees 11 links deep; the spine trees, 15 deep, took m + X + Y + 4 = 84) and 94
+ * on 16 x 16 (23 deep; spine trees 110), against m + XY - 2 for a chain and about 2 m for
+ * one pipelined binary tree.
  * mcast_multitree_rounds is that greedy execution; the unit tests check it against every
  * rank's schedule executed together (tests/unit/test_pm_edst.c).
  * Window.  The streams' real arrivals drift from the unit-step order by up to the spread
@@ -135,6 +143,13 @@ double total(const Multi &mt, const Timing &tm, uint32_t m)
     return T;
 }
 
+/* A block's hop (header, "shared flows"). */
+double multitree_hop(double B, const Model &md)
+{
+    const bool eager = B <= double(md.net.eager_bytes);
+    return md.hop(B) + (md.net.shared_flows == 1 && eager ? B * md.net.wire_ns_per_byte * 1e-3 : 0.0);
+}
+
 /* Unit-step greedy execution of all ranks: in every round each rank sends one block it
  * held before the round (the one it received first; the root: blocks in order), to its
  * next child in that block's tree; a rank receives any number.  Records every rank's
@@ -241,7 +256,7 @@ double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, ui
     }
     const double B = double((M + m - 1) / m);
     const double g = md.send_gap(B);
-    const double h = md.hop(B);
+    const double h = multitree_hop(B, md);
     /* the queueing the closed form misses: a rank's sends of different trees meet
      * (greedy unit-step rounds over the closed form's; it stops growing after a few
      * dozen blocks: taken at <= MULTITREE_QUEUE_BLOCKS) */

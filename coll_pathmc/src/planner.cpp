@@ -944,11 +944,18 @@ std::vector<const kb_tree_t *> tree_ptrs(const std::vector<TreePtr> &v)
 
 /* The edge model of edst: the families' (o_recv folded into the sends) with the mean
  * latency of its trees' routes (neighbours on the torus: one link each) where the input
- * names the routes (header, "Route latency"). */
+ * names the routes (header, "Route latency").  On a flow-level network (net.shared_flows
+ * 1) a rank's receive overheads do not come between its sends: its receives of the four
+ * trees are posted ahead, from four parents, and finish while its own sends are on the
+ * wire; the per-block send costs o_send + B gap (fitted: perf/sim torus-8x8, 1 and 4 MiB,
+ * 8 - 24 KiB blocks: the period per four blocks 4.70 / 7.04 / 9.87 us simulated against
+ * 4.62 / 7.24 / 9.86 with o_recv overlapped and 6.62 / 9.24 / 11.9 folded in;
+ * perf/results/2026-11-27-edst-greedy).  Elsewhere (a connection's FIFO) unmeasured:
+ * folded as for the other families. */
 template <class RL>
 mcast_loggp_t edst_net(const mcast_plan_input_t &in, const std::vector<TreePtr> &trees, RL &rl)
 {
-    mcast_loggp_t g = family_net_of(in.machine->net);
+    mcast_loggp_t g = in.machine->net.shared_flows == 1 ? in.machine->net : family_net_of(in.machine->net);
     if (rl.on()) {
         double sum = 0.0;
         long cnt = 0;

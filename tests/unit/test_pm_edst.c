@@ -206,7 +206,6 @@ static void check_schedules(kb_tree_t *t[PM_EDST_TREES], int X, int Y, int root,
             if (t[i]->depth < dmin) dmin = t[i]->depth;
             if (t[i]->depth > dmax) dmax = t[i]->depth;
         }
-        if (getenv("EDST_PRINT")) printf("%dx%d m %u rounds %ld dmin %d dmax %d extra %ld\n", X, Y, m, rounds, dmin, dmax, rounds - (m + dmax - 1));
         assert_true(rounds >= (long)m + dmin - 1);
         assert_true(rounds <= (long)m + dmax - 1 + (X + Y) / 2 + 1);
         assert_true(n < 16 || rounds < (long)m + n - 2); /* a chain */
