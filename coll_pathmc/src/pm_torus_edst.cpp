@@ -9,18 +9,33 @@
  * trees are a choice, at every rank, of which in-arc serves which tree; a tree is then
  * acyclic when every rank joins it from a rank already in it.
  *
- * Shallow trees (greedy_trees): the four trees grow breadth-first in lock-step.  At step
- * tau every rank v still missing some trees looks at its unused in-arcs from ranks that
- * joined a tree at depth tau and gives them to those trees, as many as it can (a
- * matching of at most 4 x 4); among equal matchings it keeps the in-arcs that serve the
- * still-missing trees soonest (their depth, or 1 + the distance from s_t while unknown).
- * Everything is integer and in a fixed order, so every rank builds the same trees.  An
- * outward in-arc (from a rank nearer the root) exists twice at most at every rank, so two
- * trees at every rank arrive from farther away: a tree is about 1.5 x the diameter deep
- * (8 x 8: 11 links, 16 x 16: 23) against the lower bound 1 + diameter (9, 17).
+ * Two constructions, each improved by exchanges; the shallower wins (shallow_trees):
+ *  - interleaved trees (skeleton_trees): in the quadrant x > 0, y > 0 tree E climbs the odd
+ *    columns from its spine on row 0 and feeds each even column from its east neighbour;
+ *    N runs east along the odd rows from its spine on column 0 and feeds each even row
+ *    from the north; W runs east along the even rows and feeds the odd rows from the
+ *    north; S climbs the even columns and feeds the odd ones from the east.  The four
+ *    in-arcs of every rank go to four different trees, and each tree is a shortest-path
+ *    tree up to a leaf's extra link.  The other quadrants are the same turned by quarter
+ *    turns (tree t + k in quadrant k plays tree t's part); on the +x axis E runs its
+ *    spine, N and S come from the side and W runs back from the far end.  The seams
+ *    across the wrap break the pattern on odd sides (then cycles: not used).
+ *  - lock-step greedy (greedy_trees): the four trees grow breadth-first together; at step
+ *    tau every rank still missing some trees gives its unused in-arcs from ranks that
+ *    joined a tree at depth tau to those trees, as many as it can, keeping the in-arcs
+ *    that serve the missing trees soonest.  About 1.5 x the diameter deep.
+ *  - exchanges (local_search): at a rank on the way to the deepest ranks two trees swap
+ *    their in-arcs when both stay acyclic and the trees get shallower (the deepest, then
+ *    how many ranks there, one link above, the total).  A swap keeps every arc in one
+ *    tree.  The budget counts rank visits, so every rank stops at the same trees.
+ * Depth (links; the bound is 1 + the diameter, as the first rank of each tree is one link
+ * from the root): 8 x 8 9, 16 x 16 17, 32 x 32 33 (the bound); every even shape in 4..32
+ * within one link of it; odd sides more (9 x 9 10, 15 x 15 20, 31 x 31 44).  Built once
+ * per shape in a process: 16 x 16 in 0.02 s, 32 x 32 in 0.15 s, 31 x 31 in 0.4 s (one
+ * core of the 2-core machine that runs CI).
  *
- * Spine trees (spine_trees, the fallback should the greedy stall: it has not on any shape
- * 3..32 x 3..32, tests/unit/test_pm_edst.c), 1 + (X - 1) + (Y - 1) links deep:
+ * Spine trees (spine_trees, the fallback should none of them be valid: never on 3..32),
+ * 1 + (X - 1) + (Y - 1) links deep:
  *   E  R -> +x along row 0 to (X-1, 0); every (x, 0), x >= 1, -> +y up its column to
  *      (x, Y-1); every (X-1, y), y >= 1, -> +x across the wrap to (0, y)
  *   N  R -> +y along column 0; every (0, y) -> -x along its row to (1, y); every
@@ -34,22 +49,25 @@
  * over them moves the message at up to four links' rate into every rank (the node's
  * injection then bounds it), against one link's for a chain.
  *
- * 8 x 8, greedy tree E (depth of every rank; R = root, arrows = the arc into the rank):
+ * 8 x 8, tree E (depth of every rank; R = root, arrows = the arc into the rank):
  *
- *      y=7   < 3  v 2  v 3  v 4  v 5  > 6  > 7  > 8
- *      y=6   < 4  v 3  v 4  v 5  v 6  > 7  > 8  > 9
- *      y=5   < 5  v 4  v 5  v 6  v 7  > 8  > 9  >10
- *      y=4   < 6  v 5  v 6  v 7  v 8  > 9  >10  >11
- *      y=3   < 5  ^ 4  > 5  > 6  > 7  > 8  > 9  >10
- *      y=2   < 4  ^ 3  > 4  > 5  > 6  > 7  > 8  > 9
- *      y=1   < 3  ^ 2  ^ 3  ^ 4  > 5  > 6  > 7  > 8
- *      y=0     R  > 1  > 2  > 3  > 4  > 5  > 6  > 7
+ *      y=7   < 3 v 2 < 5 v 4 ^ 7 ^ 8 ^ 7 ^ 6
+ *      y=6   < 4 v 3 < 6 v 5 > 6 > 7 < 6 < 5
+ *      y=5   < 5 v 4 < 7 v 6 v 7 > 8 v 7 > 8
+ *      y=4   < 6 v 5 < 8 v 7 > 8 > 9 < 8 < 7
+ *      y=3   < 7 v 6 < 9 v 8 ^ 7 > 8 ^ 7 ^ 6
+ *      y=2   < 4 ^ 3 < 6 ^ 5 > 6 > 7 < 6 < 5
+ *      y=1   < 3 ^ 2 < 5 ^ 4 > 5 > 6 v 7 v 6
+ *      y=0     R > 1 > 2 > 3 > 4 > 5 > 6 > 7
  */
 #include "pm_internal.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <utility>
 
 namespace pm {
 
@@ -193,6 +211,144 @@ void spine_trees(const Grid &G, Parents &par)
     }
 }
 
+/* The interleaved trees of the file comment: tree t's parent direction at (x, y) from the
+ * rule for the first quadrant, turned by k quarter turns (k: the quadrant). */
+int skeleton_dir(int t, int x, int y)
+{
+    const int k = x > 0 && y >= 0 ? 0 : x <= 0 && y > 0 ? 1 : x < 0 && y <= 0 ? 2 : 3;
+    for (int i = 0; i < k; ++i) {  /* (x, y) -> (y, -x): a quarter turn back */
+        const int x1 = y, y1 = -x;
+        x = x1;
+        y = y1;
+    }
+    const int tt = ((t - k) % 4 + 4) % 4;
+    int d;
+    if (y == 0) {                  /* the +x axis: E's spine, N and S from the side, W back */
+        static const int axis[4] = {2, 1, 0, 3};
+        d = axis[tt];
+    } else {
+        const bool xo = (x & 1) != 0, yo = (y & 1) != 0;
+        switch (tt) {
+        case 0: d = xo ? 3 : 0; break;   /* E: odd columns up, even ones from the east */
+        case 1: d = yo ? 2 : 1; break;   /* N: odd rows east, even ones from the north */
+        case 2: d = yo ? 1 : 2; break;   /* W: even rows east, odd ones from the north */
+        default: d = xo ? 0 : 3; break;  /* S: even columns up, odd ones from the east */
+        }
+    }
+    return (d + k) % 4;
+}
+
+bool skeleton_trees(const Grid &G, Parents &par)
+{
+    const int n = G.X * G.Y;
+    for (int t = 0; t < PM_EDST_TREES; ++t) par[t].assign(n, kUnset);
+    auto rep = [](int a, int K) { return a <= K / 2 ? a : a - K; };
+    for (int v = 1; v < n; ++v) {
+        const int x = rep(v % G.X, G.X), y = rep(v / G.X, G.Y);
+        unsigned seen = 0;
+        for (int t = 0; t < PM_EDST_TREES; ++t) {
+            const int d = skeleton_dir(t, x, y);
+            if (seen >> d & 1) return false;   /* two trees on one in-arc */
+            seen |= 1u << d;
+            par[t][v] = G.nb(v, d);
+        }
+    }
+    /* the root's four arcs go to the four trees' first ranks */
+    for (int t = 0; t < PM_EDST_TREES; ++t)
+        if (par[t][G.nb(0, t)] != 0) return false;
+    return true;
+}
+
+/* Depth of every relative id in one tree; false on a cycle. */
+bool tree_depths(const std::vector<int> &par, std::vector<int> &d, std::vector<int> &path)
+{
+    const int n = (int)par.size();
+    d.assign(n, -1);
+    d[0] = 0;
+    for (int v = 0; v < n; ++v) {
+        path.clear();
+        int w = v;
+        while (d[w] < 0) {
+            if (d[w] == -2) return false;  /* on this walk already: a cycle */
+            d[w] = -2;
+            path.push_back(w);
+            w = par[w];
+        }
+        for (auto it = path.rbegin(); it != path.rend(); ++it) d[*it] = d[par[*it]] + 1;
+    }
+    return true;
+}
+
+struct Score {
+    int deepest = 0;
+    long at_deepest = 0, next_deepest = 0, sum = 0;
+    bool operator<(const Score &o) const
+    {
+        if (deepest != o.deepest) return deepest < o.deepest;
+        if (at_deepest != o.at_deepest) return at_deepest < o.at_deepest;
+        if (next_deepest != o.next_deepest) return next_deepest < o.next_deepest;
+        return sum < o.sum;
+    }
+};
+
+Score score_of(const std::array<std::vector<int>, PM_EDST_TREES> &d)
+{
+    Score s;
+    for (const auto &dt : d)
+        for (int x : dt) s.deepest = std::max(s.deepest, x);
+    for (const auto &dt : d)
+        for (int x : dt) {
+            s.at_deepest += x == s.deepest;
+            s.next_deepest += x == s.deepest - 1;
+            s.sum += x;
+        }
+    return s;
+}
+
+/* Shallower trees by exchanges (file comment): at a rank on the way to the deepest ranks,
+ * two trees swap their in-arcs when that keeps both trees acyclic and improves the score
+ * (deepest, how many ranks there, how many one link above, total depth).  Budget: rank
+ * visits, the same on every rank, so every rank stops at the same trees. */
+Score local_search(Parents &par, long &budget)
+{
+    const int n = (int)par[0].size(), T = PM_EDST_TREES;
+    std::array<std::vector<int>, PM_EDST_TREES> d, nd;
+    std::vector<int> path;
+    for (int t = 0; t < T; ++t) tree_depths(par[t], d[t], path);
+    Score s = score_of(d);
+    std::vector<char> cand((size_t)n);
+    for (;;) {
+        std::fill(cand.begin(), cand.end(), 0);
+        for (int t = 0; t < T; ++t)
+            for (int w = 0; w < n; ++w)
+                if (d[t][w] >= s.deepest - 1)
+                    for (int u = w; u != 0 && !cand[u]; u = par[t][u]) cand[u] = 1;
+        bool moved = false;
+        for (int v = 1; v < n && !moved; ++v) {
+            if (!cand[v]) continue;
+            for (int a = 0; a < T && !moved; ++a)
+                for (int b = a + 1; b < T && !moved; ++b) {
+                    if (par[a][v] == 0 || par[b][v] == 0) continue;
+                    if (budget <= 0) return s;
+                    budget -= 2L * n;
+                    std::swap(par[a][v], par[b][v]);
+                    nd = d;
+                    if (tree_depths(par[a], nd[a], path) && tree_depths(par[b], nd[b], path)) {
+                        const Score s2 = score_of(nd);
+                        if (s2 < s) {
+                            s = s2;
+                            d.swap(nd);
+                            moved = true;
+                            continue;
+                        }
+                    }
+                    std::swap(par[a][v], par[b][v]);
+                }
+        }
+        if (!moved) return s;
+    }
+}
+
 /* Links below each relative id in one tree (0 for a leaf). */
 std::vector<int> heights(const std::vector<int> &par)
 {
@@ -211,6 +367,49 @@ std::vector<int> heights(const std::vector<int> &par)
     for (int v : order)
         if (v != 0) h[par[v]] = std::max(h[par[v]], h[v] + 1);
     return h;
+}
+
+/* The shallower of the interleaved and the greedy trees after the exchanges (budget 4e8
+ * rank visits in all; the greedy is skipped when the interleaved trees reach the bound),
+ * else the spine trees; built once per shape in a process (they are relative to the
+ * root). */
+Parents shallow_trees(const Grid &G)
+{
+    static std::mutex lock;
+    static std::map<std::pair<int, int>, Parents> cache;
+    {
+        std::lock_guard<std::mutex> g(lock);
+        auto it = cache.find({G.X, G.Y});
+        if (it != cache.end()) return it->second;
+    }
+    long budget = 400000000L;
+    Parents best, cur;
+    Score best_s;
+    bool have = false;
+    if (skeleton_trees(G, cur)) {
+        std::array<std::vector<int>, PM_EDST_TREES> d;
+        std::vector<int> path;
+        bool ok = true;
+        for (int t = 0; t < PM_EDST_TREES; ++t) ok = ok && tree_depths(cur[t], d[t], path);
+        if (ok) {
+            best_s = local_search(cur, budget);
+            best = cur;
+            have = true;
+        }
+    }
+    const int bound = 1 + G.X / 2 + G.Y / 2;
+    if ((!have || best_s.deepest > bound) && greedy_trees(G, cur)) {
+        const Score s = local_search(cur, budget);
+        if (!have || s < best_s) {
+            best = cur;
+            best_s = s;
+            have = true;
+        }
+    }
+    if (!have) spine_trees(G, best);
+    std::lock_guard<std::mutex> g(lock);
+    cache.emplace(std::make_pair(G.X, G.Y), best);
+    return best;
 }
 
 }  // namespace
@@ -232,8 +431,7 @@ void torus_edst(const TorusGroup &g, Tree t[PM_EDST_TREES])
         if (slot != -1) throw ArgError(PM_ERR_UNSUPPORTED, "edst: needs one rank on every router of the torus");
         slot = m;
     }
-    Parents par;
-    if (!greedy_trees(G, par)) spine_trees(G, par);
+    const Parents par = shallow_trees(G);
     /* children in send order: the deepest subtree first (its blocks have farthest to go),
      * then by direction E N W S of the arc */
     for (int i = 0; i < PM_EDST_TREES; ++i) {

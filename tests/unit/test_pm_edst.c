@@ -5,7 +5,9 @@
  *    order: four spanning trees, every edge between neighbours, no arc (one direction of
  *    a link) in two trees, at most four children per rank in all, one per tree at the
  *    root, depth at least 1 + the diameter and below the spine trees' X + Y - 1 (the
- *    greedy construction did not stall); every X, Y in 3..32 with one random root too.
+ *    greedy construction did not stall), with even sides within one link of the bound
+ *    (at it on 8 x 8, 16 x 16, 32 x 32); every X, Y in 3..16 and some to 32 x 32 with
+ *    one random root too.
  *  - Tori that do not qualify are declined with a reason (3D, mesh, a dimension of 2, a
  *    router without a rank or with two).
  *  - The schedules of every rank, executed together (mcast_sched_check): every block
@@ -99,6 +101,10 @@ static void check_trees(kb_tree_t *t[PM_EDST_TREES], int X, int Y, const int *co
     for (int v = 0; v < n; ++v) assert_true(sends[v] <= 4);
     assert_int_equal(sends[root], 4);
     assert_true(maxdepth < X + Y - 1);
+    /* even sides: within one link of the bound (at it on 8 x 8, 16 x 16, 32 x 32) */
+    if (X % 2 == 0 && Y % 2 == 0) assert_true(maxdepth <= 2 + X / 2 + Y / 2);
+    if ((X == 8 && Y == 8) || (X == 16 && Y == 16) || (X == 32 && Y == 32))
+        assert_int_equal(maxdepth, 1 + X / 2 + Y / 2);
     free(used);
     free(sends);
 }
@@ -123,25 +129,29 @@ static void test_trees(void **state)
     }
 }
 
-/* Larger shapes, one root each (the trees are built relative to the root): the greedy
- * does not stall (depth below the spine trees') on any X, Y in 3..32. */
+/* Larger shapes, one root each (the trees are built relative to the root): every X, Y
+ * in 3..16 and some up to 32 x 32. */
+static void large_shape(int X, int Y)
+{
+    const int n = X * Y;
+    pm_torus_shape_t sh = {2, {X, Y}, 1, 1};
+    int *co = shuffled_coords(X, Y);
+    const int root = rnd(n);
+    kb_tree_t *t[PM_EDST_TREES];
+    assert_int_equal(pm_torus_edst(&sh, n, co, root, t, NULL, 0), PM_OK);
+    check_trees(t, X, Y, co, root);
+    for (int i = 0; i < PM_EDST_TREES; ++i) pm_tree_free(t[i]);
+    free(co);
+}
+
 static void test_trees_large(void **state)
 {
     (void)state;
-    for (int X = 3; X <= 32; ++X) {
-        for (int Y = 3; Y <= 32; ++Y) {
-            if (X <= 9 && Y <= 9) continue;
-            const int n = X * Y;
-            pm_torus_shape_t sh = {2, {X, Y}, 1, 1};
-            int *co = shuffled_coords(X, Y);
-            const int root = rnd(n);
-            kb_tree_t *t[PM_EDST_TREES];
-            assert_int_equal(pm_torus_edst(&sh, n, co, root, t, NULL, 0), PM_OK);
-            check_trees(t, X, Y, co, root);
-            for (int i = 0; i < PM_EDST_TREES; ++i) pm_tree_free(t[i]);
-            free(co);
-        }
-    }
+    for (int X = 3; X <= 16; ++X)
+        for (int Y = 3; Y <= 16; ++Y)
+            if (X > 9 || Y > 9) large_shape(X, Y);
+    static const int big[][2] = {{24, 24}, {31, 31}, {32, 32}, {32, 16}, {16, 32}, {3, 32}, {32, 3}};
+    for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); ++i) large_shape(big[i][0], big[i][1]);
 }
 
 static void expect_declined(const pm_torus_shape_t *sh, int n, const int *co)
