@@ -30,9 +30,9 @@
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
  *                  dozen blocks)
- * In unit steps (g = h = 1) on edst's trees P = 4: 64 blocks take 78 rounds on an 8 x 8
- * torus (trees 11 links deep; the spine trees, 15 deep, took m + X + Y + 4 = 84) and 94
- * on 16 x 16 (23 deep; spine trees 110), against m + XY - 2 for a chain and about 2 m for
+ * In unit steps (g = h = 1) on edst's trees P = 4: 64 blocks take 77 rounds on an 8 x 8
+ * torus (trees 9 links deep; the spine trees, 15 deep, took m + X + Y + 4 = 84) and 94
+ * on 16 x 16 (17 deep; spine trees 110), against m + XY - 2 for a chain and about 2 m for
  * one pipelined binary tree.
  * mcast_multitree_rounds is that greedy execution; the unit tests check it against every
  * rank's schedule executed together (tests/unit/test_pm_edst.c).
