@@ -19,19 +19,22 @@
  *    tree up to a leaf's extra link.  The other quadrants are the same turned by quarter
  *    turns (tree t + k in quadrant k plays tree t's part); on the +x axis E runs its
  *    spine, N and S come from the side and W runs back from the far end.  The seams
- *    across the wrap break the pattern on odd sides (then cycles: not used).
+ *    across the wrap break the pattern on odd sides: cycles there, which the exchanges
+ *    mend (a rank a tree does not reach counts before everything else).
  *  - lock-step greedy (greedy_trees): the four trees grow breadth-first together; at step
  *    tau every rank still missing some trees gives its unused in-arcs from ranks that
  *    joined a tree at depth tau to those trees, as many as it can, keeping the in-arcs
  *    that serve the missing trees soonest.  About 1.5 x the diameter deep.
- *  - exchanges (local_search): at a rank on the way to the deepest ranks two trees swap
- *    their in-arcs when both stay acyclic and the trees get shallower (the deepest, then
- *    how many ranks there, one link above, the total).  A swap keeps every arc in one
- *    tree.  The budget counts rank visits, so every rank stops at the same trees.
+ *  - exchanges (local_search): at a rank on the way to the deepest ranks (or on a cycle)
+ *    two trees swap their in-arcs when the trees get better: fewer ranks cut off by
+ *    cycles, then shallower (the deepest, how many ranks there, one link above, the
+ *    total).  A swap keeps every arc in one tree.  The budget counts rank visits, so
+ *    every rank stops at the same trees.
  * Depth (links; the bound is 1 + the diameter, as the first rank of each tree is one link
  * from the root): 8 x 8 9, 16 x 16 17, 32 x 32 33 (the bound); every even shape in 4..32
- * within one link of it; odd sides more (9 x 9 10, 15 x 15 20, 31 x 31 44).  Built once
- * per shape in a process: 16 x 16 in 0.02 s, 32 x 32 in 0.15 s, 31 x 31 in 0.4 s (one
+ * within one link of it; odd sides one more (7 x 7 8, 15 x 15 16, 31 x 31 32); of the
+ * shapes 3..16, 63 at the bound, 90 one above, 25 two, 18 more (a side of 3 or 5).  Built
+ * once per shape in a process: 16 x 16 in 0.03 s, 32 x 32 in 0.3 s, 31 x 31 in 1.2 s (one
  * core of the 2-core machine that runs CI).
  *
  * Spine trees (spine_trees, the fallback should none of them be valid: never on 3..32),
@@ -259,31 +262,40 @@ bool skeleton_trees(const Grid &G, Parents &par)
     return true;
 }
 
-/* Depth of every relative id in one tree; false on a cycle. */
-bool tree_depths(const std::vector<int> &par, std::vector<int> &d, std::vector<int> &path)
+/* Depth of every relative id in one tree; a rank on a cycle or below one gets kCut.
+ * Returns how many such ranks. */
+const int kCut = 1 << 29;
+long tree_depths(const std::vector<int> &par, std::vector<int> &d, std::vector<int> &path)
 {
     const int n = (int)par.size();
+    long cut = 0;
     d.assign(n, -1);
     d[0] = 0;
     for (int v = 0; v < n; ++v) {
         path.clear();
         int w = v;
-        while (d[w] < 0) {
-            if (d[w] == -2) return false;  /* on this walk already: a cycle */
-            d[w] = -2;
+        while (d[w] == -1) {
+            d[w] = -2;                         /* on this walk */
             path.push_back(w);
             w = par[w];
         }
+        if (d[w] == -2 || d[w] == kCut) {      /* closed a cycle, or hangs below one */
+            for (int u : path) d[u] = kCut;
+            cut += (long)path.size();
+            continue;
+        }
         for (auto it = path.rbegin(); it != path.rend(); ++it) d[*it] = d[par[*it]] + 1;
     }
-    return true;
+    return cut;
 }
 
 struct Score {
+    long cut = 0;   /* ranks a tree does not reach (cycles): must end at 0 */
     int deepest = 0;
     long at_deepest = 0, next_deepest = 0, sum = 0;
     bool operator<(const Score &o) const
     {
+        if (cut != o.cut) return cut < o.cut;
         if (deepest != o.deepest) return deepest < o.deepest;
         if (at_deepest != o.at_deepest) return at_deepest < o.at_deepest;
         if (next_deepest != o.next_deepest) return next_deepest < o.next_deepest;
@@ -295,9 +307,14 @@ Score score_of(const std::array<std::vector<int>, PM_EDST_TREES> &d)
 {
     Score s;
     for (const auto &dt : d)
-        for (int x : dt) s.deepest = std::max(s.deepest, x);
+        for (int x : dt)
+            if (x != kCut) s.deepest = std::max(s.deepest, x);
     for (const auto &dt : d)
         for (int x : dt) {
+            if (x == kCut) {
+                ++s.cut;
+                continue;
+            }
             s.at_deepest += x == s.deepest;
             s.next_deepest += x == s.deepest - 1;
             s.sum += x;
@@ -333,14 +350,14 @@ Score local_search(Parents &par, long &budget)
                     budget -= 2L * n;
                     std::swap(par[a][v], par[b][v]);
                     nd = d;
-                    if (tree_depths(par[a], nd[a], path) && tree_depths(par[b], nd[b], path)) {
-                        const Score s2 = score_of(nd);
-                        if (s2 < s) {
-                            s = s2;
-                            d.swap(nd);
-                            moved = true;
-                            continue;
-                        }
+                    tree_depths(par[a], nd[a], path);
+                    tree_depths(par[b], nd[b], path);
+                    const Score s2 = score_of(nd);
+                    if (s2 < s) {
+                        s = s2;
+                        d.swap(nd);
+                        moved = true;
+                        continue;
                     }
                     std::swap(par[a][v], par[b][v]);
                 }
@@ -369,7 +386,7 @@ std::vector<int> heights(const std::vector<int> &par)
     return h;
 }
 
-/* The shallower of the interleaved and the greedy trees after the exchanges (budget 4e8
+/* The better of the interleaved and the greedy trees after the exchanges (budget 4e8
  * rank visits in all; the greedy is skipped when the interleaved trees reach the bound),
  * else the spine trees; built once per shape in a process (they are relative to the
  * root). */
@@ -386,13 +403,10 @@ Parents shallow_trees(const Grid &G)
     Parents best, cur;
     Score best_s;
     bool have = false;
-    if (skeleton_trees(G, cur)) {
-        std::array<std::vector<int>, PM_EDST_TREES> d;
-        std::vector<int> path;
-        bool ok = true;
-        for (int t = 0; t < PM_EDST_TREES; ++t) ok = ok && tree_depths(cur[t], d[t], path);
-        if (ok) {
-            best_s = local_search(cur, budget);
+    if (skeleton_trees(G, cur)) {   /* odd sides: cycles at the seams, the exchanges mend them */
+        const Score s = local_search(cur, budget);
+        if (s.cut == 0) {
+            best_s = s;
             best = cur;
             have = true;
         }
@@ -400,7 +414,7 @@ Parents shallow_trees(const Grid &G)
     const int bound = 1 + G.X / 2 + G.Y / 2;
     if ((!have || best_s.deepest > bound) && greedy_trees(G, cur)) {
         const Score s = local_search(cur, budget);
-        if (!have || s < best_s) {
+        if (s.cut == 0 && (!have || s < best_s)) {
             best = cur;
             best_s = s;
             have = true;
