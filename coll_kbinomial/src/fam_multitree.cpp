@@ -21,11 +21,17 @@
  *                  D_t = max_v A_t(v), k_t = |{j < m : j mod T = t}|
  *   shared flows   where the network shares a sender's link among its messages in flight
  *                  (mcast_loggp_t.shared_flows = 1: SimGrid) and blocks are eager, a rank
- *                  streams the trees' blocks at once and each one's hop is slower: h =
- *                  hop(B) + B w (fitted: perf/sim torus-8x8 with the greedy trees, 11
- *                  links deep, 8 - 24 KiB blocks: 2.4 / 3.4 / 4.8 us a hop simulated,
- *                  2.41 / 3.72 / 5.03 with the term, 1.76 / 2.41 / 3.07 without;
- *                  perf/results/2026-11-27-edst-greedy).  A connection's FIFO: none.
+ *                  starts a block every o_send + o_recv while the first is still on the
+ *                  wire, the blocks share its port and the first arrives late, at every
+ *                  hop of the fill: h = hop(B) + 1/2 min(W - 1, B w / (o_send + o_recv)) B w,
+ *                  the two-tree's burst (fam_twotree.cpp) at half weight, W the window.
+ *                  Fitted: perf/sim torus-8x8 and 16x16 at 1 and 4 MiB, 8 - 48 KiB blocks,
+ *                  model within 5.1 % (median; 90th percentile 9.2 %) against 5.4 / 12.9 %
+ *                  with h = hop(B) + B w, and auto's block the best at 4 MiB on 8x8 (24
+ *                  KiB: 469.2 us; 48 KiB 512.3 before) (perf/results/2026-11-27-edst-fill).
+ *                  Above the eager limit the planner does not run edst across such a
+ *                  network (simulated 16 MiB: 2085 - 2120 us in 64 - 128 KiB blocks against
+ *                  1671 in 48 KiB ones).  A connection's FIFO: none.
  *   queueing       + Q g: where a rank's sends of different trees meet, blocks wait; Q is
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
@@ -147,7 +153,13 @@ double total(const Multi &mt, const Timing &tm, uint32_t m)
 double multitree_hop(double B, const Model &md)
 {
     const bool eager = B <= double(md.net.eager_bytes);
-    return md.hop(B) + (md.net.shared_flows == 1 && eager ? B * md.net.wire_ns_per_byte * 1e-3 : 0.0);
+    if (md.net.shared_flows != 1 || !eager) {
+        return md.hop(B);
+    }
+    const double bw = B * md.net.wire_ns_per_byte * 1e-3;
+    const double spacing = md.net.o_send_us + md.net.o_recv_us;
+    const double W = double(std::max(1, md.window));
+    return md.hop(B) + 0.5 * std::min(W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0) * bw;
 }
 
 /* Unit-step greedy execution of all ranks: in every round each rank sends one block it

@@ -1638,6 +1638,11 @@ struct Evaluator {
             if (m64 > PLAN_MAX_BLOCKS) {
                 continue;
             }
+            /* a flow-level network and blocks above the eager limit: not modelled
+             * (fam_multitree.cpp, "shared flows"); only where forced */
+            if (g.shared_flows == 1 && f.segment_bytes == 0 && m64 > 1 && B > g.eager_bytes) {
+                continue;
+            }
             const uint32_t m = uint32_t(m64);
             const int w0 = f.window >= 1 ? f.window : T + 2;
             const int ms = f.max_sends >= 1 ? f.max_sends : (f.max_sends == 0 ? w0 * T : 1);

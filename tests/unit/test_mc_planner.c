@@ -1055,6 +1055,33 @@ static void test_edst_plans(void **state)
             mcast_plan_free(p);
         }
     }
+    /* a flow-level network (shared flows): the blocks stay eager unless forced; the
+     * model runs on the machine's own edge model (o_recv not folded into the sends) */
+    mach.net.shared_flows = 1;
+    mach.net.eager_bytes = 12000;
+    in.root = 0;
+    in.bytes = 4 << 20;
+    {
+        mcast_plan_t *q = select_ok(&in);
+        size_t B;
+        uint32_t m;
+        assert_int_equal(mcast_plan_blocks(q, in.bytes, &B, &m), KB_OK);
+        assert_true(B <= 12000 && m > 1);
+        mcast_plan_info_t info;
+        assert_int_equal(mcast_plan_get_info(q, &info), KB_OK);
+        const double model = mcast_multitree_predict_us(info.trees, 4, in.bytes, m, &mach.net,
+                                                        info.window, info.max_sends);
+        assert_true(model > 0.0 && info.predicted_us >= model * (1 - 1e-9));
+        mcast_plan_free(q);
+        f.segment_bytes = 65536; /* forced: taken as it is */
+        q = select_ok(&in);
+        assert_int_equal(mcast_plan_blocks(q, in.bytes, &B, &m), KB_OK);
+        assert_int_equal(B, 65536);
+        mcast_plan_free(q);
+        f.segment_bytes = 0;
+    }
+    mach.net.shared_flows = 0;
+    mcast_machine_default(&mach);
     /* under auto the pathmc component weighs it with the others */
     f.algorithm = MCAST_ALG_AUTO;
     mcast_plan_free(select_ok(&in));
