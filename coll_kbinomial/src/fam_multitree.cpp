@@ -26,9 +26,10 @@
  *                  hop of the fill: h = hop(B) + 1/2 min(W - 1, B w / (o_send + o_recv)) B w,
  *                  the two-tree's burst (fam_twotree.cpp) at half weight, W the window.
  *                  Fitted: perf/sim torus-8x8 and 16x16 at 1 and 4 MiB, 8 - 48 KiB blocks,
- *                  model within 5.1 % (median; 90th percentile 9.2 %) against 5.4 / 12.9 %
- *                  with h = hop(B) + B w, and auto's block the best at 4 MiB on 8x8 (24
- *                  KiB: 469.2 us; 48 KiB 512.3 before) (perf/results/2026-11-27-edst-fill).
+ *                  28 plans: model within 4.5 % (median; 90th percentile 9.2 %) against
+ *                  5.5 / 12.1 % with h = hop(B) + B w, and auto's block the best at 4 MiB
+ *                  on 8x8 (24 KiB: 469.2 us; 48 KiB 512.3 before)
+ *                  (perf/results/2026-11-27-edst-fill).
  *                  Above the eager limit the planner does not run edst across such a
  *                  network (simulated 16 MiB: 2085 - 2120 us in 64 - 128 KiB blocks against
  *                  1671 in 48 KiB ones).  A connection's FIFO: none.
