@@ -370,15 +370,8 @@ Score local_search(Parents &par, long &budget)
 std::vector<int> heights(const std::vector<int> &par)
 {
     const int n = (int)par.size();
-    std::vector<int> depth(n, -1), h(n, 0), order;
-    depth[0] = 0;
-    for (int v = 0; v < n; ++v) {
-        std::vector<int> path;
-        int w = v;
-        while (depth[w] < 0) { path.push_back(w); w = par[w]; }
-        for (auto it = path.rbegin(); it != path.rend(); ++it) depth[*it] = depth[par[*it]] + 1;
-    }
-    order.resize(n);
+    std::vector<int> depth, path, h(n, 0), order(n);
+    tree_depths(par, depth, path);   /* acyclic here: shallow_trees keeps only such trees */
     for (int v = 0; v < n; ++v) order[v] = v;
     std::sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] > depth[b] || (depth[a] == depth[b] && a < b); });
     for (int v : order)
