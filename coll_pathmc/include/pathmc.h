@@ -178,8 +178,17 @@ typedef enum {
     PM_ORDER_DOR = 1,      /* dimension-ordered chain, dimension 0 most significant */
     PM_ORDER_SNAKE = 2,    /* Hamiltonian snake (reflected mixed-radix Gray) ranking */
     PM_ORDER_POC = 3,      /* DFS over up*-down* down links from the root (seed 001 Fig 13) */
-    PM_ORDER_FATTREE = 4   /* fat-tree label order p0 p1 ... pn-1 */
+    PM_ORDER_FATTREE = 4,  /* fat-tree label order p0 p1 ... pn-1 */
+    PM_ORDER_TOUR = 5      /* irregular graphs: a Hamiltonian path of the switch graph from the
+                            * root's switch, hosts of a switch together, where its chain loads
+                            * the busiest directed link less than POC's (else POC) */
 } pm_order_kind_t;
+
+/* The ordering PM_ORDER_AUTO stands for on this topology (DOR on tori, fat-tree labels on
+ * fat-trees, TOUR on other switch graphs), and an ordering's name ("auto", "dor", "snake",
+ * "poc", "fattree", "tour"; NULL for an unknown kind). */
+pm_order_kind_t pm_order_auto(const pm_topology_t *topo);
+const char *pm_order_name(pm_order_kind_t kind);
 
 /*
  * hosts[r] is the host of group rank r (several ranks may share a host).

@@ -226,7 +226,7 @@ int pm_order_hosts(const pm_topology_t *topo, pm_order_kind_t kind, int n, const
                    int *ordering, char *errbuf, size_t errlen)
 {
     if (!topo || n < 1 || !hosts || !ordering || root < -1 || root >= n || kind < PM_ORDER_AUTO ||
-        kind > PM_ORDER_FATTREE)
+        kind > PM_ORDER_TOUR)
         return PM_ERR_ARG;
     PM_GUARD(errbuf, errlen, {
         std::vector<int> ids;
@@ -235,6 +235,24 @@ int pm_order_hosts(const pm_topology_t *topo, pm_order_kind_t kind, int n, const
         for (int i = 0; i < n; ++i) ordering[i] = ord[i];
         return PM_OK;
     })
+}
+
+pm_order_kind_t pm_order_auto(const pm_topology_t *topo)
+{
+    return topo ? auto_order(*topo->t) : PM_ORDER_AUTO;
+}
+
+const char *pm_order_name(pm_order_kind_t kind)
+{
+    switch (kind) {
+    case PM_ORDER_AUTO: return "auto";
+    case PM_ORDER_DOR: return "dor";
+    case PM_ORDER_SNAKE: return "snake";
+    case PM_ORDER_POC: return "poc";
+    case PM_ORDER_FATTREE: return "fattree";
+    case PM_ORDER_TOUR: return "tour";
+    }
+    return nullptr;
 }
 
 int pm_order_hierarchical(int n, const pm_locality_t *loc, int *ordering)

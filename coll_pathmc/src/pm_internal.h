@@ -98,6 +98,12 @@ void route_updown_switches(const Topology &t, int s, int d, std::vector<int> &ou
 /* Orderings (pm_order.cpp) */
 std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind,
                              const std::vector<int> &host_of_rank, int root);
+pm_order_kind_t auto_order(const Topology &t);
+/* A Hamiltonian path of the switch graph from `start` (empty if the search finds none
+ * within its budget). */
+std::vector<int> switch_tour(const Topology &t, int start);
+/* Depth-first preorder of the switch graph from `start` (the same neighbour order). */
+std::vector<int> switch_preorder(const Topology &t, int start);
 /* POC switch order: DFS preorder from the up*-down* root over down links
  * between levels (seed 001 Fig. 13 step 1), then unreachable switches. */
 std::vector<int> poc_switch_order(const Topology &t);

@@ -21,6 +21,22 @@
  *   POC (seed 001 Fig. 13 step 1): DFS from the up*-down* root over down
  *     links (tree links and cross links between levels), hosts of a switch in
  *     order of the switch's first visit.
+ *   Tour (irregular graphs, the default there): the switches in the order of a
+ *     Hamiltonian path of the switch graph from the root's switch (depth-first, the
+ *     neighbour with the fewest unvisited neighbours first, a budget of steps) or of
+ *     a depth-first preorder (the same neighbour order), hosts of a switch together.
+ *     Along a path consecutive switches are linked; along a preorder a chain returns
+ *     up the tree it came down, so as far as the routes follow the tree a pipelined
+ *     chain crosses every directed switch link at most once and all its hops stream
+ *     at once.  POC orders for worms, not for a chain: on irregular-64 (perf/sim) its
+ *     chain, rotated to the root, sends two hops over one directed link, which halves
+ *     a pipelined chain's rate.  Of POC, the path and the preorder the chain whose
+ *     busiest directed link (then all links) carries least under the topology's
+ *     routes; POC on ties.
+ *     irregular-64, root 0:   POC chain  max load 2 (1 link), 148 links used
+ *                             tour chain max load 1
+ *     test_pm_order's 12 random fabrics (6 - 22 switches, 75 roots): POC's chain
+ *     loads a link twice for 21 roots, the tour's for 2.
  *   Fat-tree: label order P(p0 p1 ... pn-1), p0 most significant.
  *   Hierarchical: (host, package, numa, core, rank).
  * Ranks sharing a host stay consecutive, in rank order, the root first.
@@ -74,12 +90,155 @@ std::vector<int> poc_switch_order(const Topology &t)
     return order;
 }
 
+pm_order_kind_t auto_order(const Topology &t)
+{
+    return t.kind == PM_TOPO_TORUS ? PM_ORDER_DOR : t.kind == PM_TOPO_FATTREE ? PM_ORDER_FATTREE : PM_ORDER_TOUR;
+}
+
+std::vector<int> switch_tour(const Topology &t, int start)
+{
+    constexpr long BUDGET = 200000; /* expansions: a few ms; deterministic */
+    const size_t N = t.nodes.size();
+    std::vector<std::vector<int>> adj(N);
+    for (int u : t.switches) {
+        for (int l : t.nodes[u].ports) {
+            if (l < 0) continue;
+            const int v = t.other_end(t.links[l].a == u ? 2 * l : 2 * l + 1);
+            if (v != u && !t.nodes[v].is_host) adj[u].push_back(v);
+        }
+        std::sort(adj[u].begin(), adj[u].end());
+        adj[u].erase(std::unique(adj[u].begin(), adj[u].end()), adj[u].end());
+    }
+    std::vector<char> seen(N, 0);
+    auto candidates = [&](int u) {
+        std::vector<std::pair<int, int>> c; /* (unvisited neighbours, switch) */
+        for (int v : adj[u]) {
+            if (seen[v]) continue;
+            int free = 0;
+            for (int w : adj[v]) free += !seen[w];
+            c.emplace_back(free, v);
+        }
+        std::sort(c.begin(), c.end());
+        std::vector<int> out;
+        for (auto &x : c) out.push_back(x.second);
+        return out;
+    };
+    std::vector<int> path{start};
+    seen[start] = 1;
+    std::vector<std::vector<int>> cand{candidates(start)};
+    std::vector<size_t> next{0};
+    long steps = 0;
+    while (path.size() < t.switches.size()) {
+        if (++steps > BUDGET) return {};
+        if (next.back() >= cand.back().size()) { /* dead end: back up */
+            if (path.size() == 1) return {};
+            seen[path.back()] = 0;
+            path.pop_back();
+            cand.pop_back();
+            next.pop_back();
+            continue;
+        }
+        const int v = cand.back()[next.back()++];
+        seen[v] = 1;
+        path.push_back(v);
+        cand.push_back(candidates(v));
+        next.push_back(0);
+    }
+    return path;
+}
+
+std::vector<int> switch_preorder(const Topology &t, int start)
+{
+    const size_t N = t.nodes.size();
+    std::vector<char> seen(N, 0);
+    std::vector<int> order, stack{start};
+    while (!stack.empty()) {
+        const int u = stack.back();
+        stack.pop_back();
+        if (seen[u]) continue;
+        seen[u] = 1;
+        order.push_back(u);
+        std::vector<std::pair<int, int>> c; /* (unvisited neighbours, switch) */
+        for (int l : t.nodes[u].ports) {
+            if (l < 0) continue;
+            const int v = t.other_end(t.links[l].a == u ? 2 * l : 2 * l + 1);
+            if (t.nodes[v].is_host || seen[v]) continue;
+            int free = 0;
+            for (int l2 : t.nodes[v].ports) {
+                if (l2 < 0) continue;
+                const int w = t.other_end(t.links[l2].a == v ? 2 * l2 : 2 * l2 + 1);
+                free += !t.nodes[w].is_host && !seen[w];
+            }
+            c.emplace_back(free, v);
+        }
+        std::sort(c.begin(), c.end());
+        c.erase(std::unique(c.begin(), c.end()), c.end());
+        for (auto it = c.rbegin(); it != c.rend(); ++it) stack.push_back(it->second);
+    }
+    for (int s : t.switches) /* not linked to the start's component */
+        if (!seen[s]) order.push_back(s);
+    return order;
+}
+
+namespace {
+
+/* Directed-link loads of the chain ord (consecutive ranks on different hosts): the
+ * busiest link's count, then the sum over links. */
+std::pair<int, long> chain_load(const Topology &t, const std::vector<int> &host_of, const std::vector<int> &ord)
+{
+    std::vector<int> load(t.links.size() * 2, 0);
+    std::vector<int> r;
+    int most = 0;
+    long sum = 0;
+    for (size_t i = 0; i + 1 < ord.size(); ++i) {
+        const int a = host_of[ord[i]], b = host_of[ord[i + 1]];
+        if (a == b) continue;
+        route(t, PM_ROUTE_DEFAULT, a, b, r);
+        for (int l : r) {
+            most = std::max(most, ++load[l]);
+            ++sum;
+        }
+    }
+    return {most, sum};
+}
+
+}  // namespace
+
 std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind, const std::vector<int> &host_of,
                              int root)
 {
     int n = (int)host_of.size();
-    if (kind == PM_ORDER_AUTO)
-        kind = t.kind == PM_TOPO_TORUS ? PM_ORDER_DOR : t.kind == PM_TOPO_FATTREE ? PM_ORDER_FATTREE : PM_ORDER_POC;
+    if (kind == PM_ORDER_AUTO) kind = auto_order(t);
+    if (kind == PM_ORDER_TOUR) {
+        if (t.kind != PM_TOPO_GRAPH)
+            throw ArgError(PM_ERR_UNSUPPORTED, "the tour ordering needs an irregular switch graph");
+        std::vector<int> poc = order_hosts(t, PM_ORDER_POC, host_of, root);
+        if (t.switches.size() < 2 || n < 3) return poc;
+        const int s0 = t.host_switch(host_of[root >= 0 ? root : 0]);
+        if (s0 < 0 || t.nodes[s0].is_host) return poc;
+        std::vector<int> best = poc;
+        std::pair<int, long> best_load = chain_load(t, host_of, poc);
+        for (const std::vector<int> &tour : {switch_tour(t, s0), switch_preorder(t, s0)}) {
+            if (tour.empty()) continue;
+            std::vector<int> sw_rank(t.nodes.size(), 0);
+            for (size_t i = 0; i < tour.size(); ++i) sw_rank[tour[i]] = (int)i;
+            std::vector<std::vector<int>> key(n);
+            for (int r = 0; r < n; ++r) {
+                const int h = host_of[r];
+                key[r] = {sw_rank[t.host_switch(h)], h, r == root ? 0 : 1, r};
+            }
+            std::vector<int> ord(n);
+            std::iota(ord.begin(), ord.end(), 0);
+            std::sort(ord.begin(), ord.end(), [&](int a, int b) { return key[a] < key[b]; });
+            if (root >= 0) std::rotate(ord.begin(), std::find(ord.begin(), ord.end(), root), ord.end());
+            const std::pair<int, long> l = chain_load(t, host_of, ord);
+            if (l < best_load) {
+                best = std::move(ord);
+                best_load = l;
+            }
+        }
+        return best;
+    }
     if ((kind == PM_ORDER_DOR || kind == PM_ORDER_SNAKE) && t.kind != PM_TOPO_TORUS)
         throw ArgError(PM_ERR_UNSUPPORTED, "DOR/snake orderings need a torus or mesh topology");
     if (kind == PM_ORDER_FATTREE && t.kind != PM_TOPO_FATTREE)

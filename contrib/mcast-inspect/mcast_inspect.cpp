@@ -105,7 +105,8 @@ struct Named {
 };
 const Named kOrderings[] = {{"auto", PM_ORDER_AUTO},   {"dor", PM_ORDER_DOR},
                             {"snake", PM_ORDER_SNAKE}, {"poc", PM_ORDER_POC},
-                            {"fattree", PM_ORDER_FATTREE}, {"identity", -1}};
+                            {"fattree", PM_ORDER_FATTREE}, {"tour", PM_ORDER_TOUR},
+                            {"identity", -1}};
 const Named kRoutings[] = {{"default", PM_ROUTE_DEFAULT},
                            {"dor", PM_ROUTE_DOR},
                            {"updown", PM_ROUTE_UPDOWN},
@@ -459,7 +460,6 @@ void build_chain(Inspection &in)
 {
     const int n = (int) in.hosts.size();
     int kind = lookup_named(kOrderings, in.opt.ordering, "ordering");
-    const pm_topo_kind_t tk = pm_topology_kind(in.topo.get());
     std::string note;
     if (in.torus_alg && in.opt.ordering_given) {
         /* The torus builders order members by router coordinates themselves. */
@@ -467,8 +467,7 @@ void build_chain(Inspection &in)
                         "(they order members by router coordinates)\n");
     }
     if (PM_ORDER_AUTO == kind) {
-        kind = (PM_TOPO_TORUS == tk) ? PM_ORDER_DOR
-             : (PM_TOPO_FATTREE == tk) ? PM_ORDER_FATTREE : PM_ORDER_POC;
+        kind = pm_order_auto(in.topo.get());
         note = " (auto)";
     }
     in.ordering_line = std::string(name_of(kOrderings, kind)) + note;

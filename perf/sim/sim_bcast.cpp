@@ -329,11 +329,7 @@ static bool load_platform(const Options &o, int rank, int n, Platform &P, std::s
             err = std::string("pm_order_hosts: ") + ebuf;
             return false;
         }
-        switch (pm_topology_kind(topo)) {
-        case PM_TOPO_TORUS: P.ordering = "dor"; break;
-        case PM_TOPO_FATTREE: P.ordering = "fattree"; break;
-        default: P.ordering = "poc"; break;
-        }
+        P.ordering = pm_order_name(pm_order_auto(topo));
         /* coll/pathmc: a torus topology file naming every rank's host */
         int nd = 0, wrap = 0, bidir = 0;
         if (pm_topology_kind(topo) == PM_TOPO_TORUS &&

@@ -2,7 +2,9 @@
  * Orderings of the pathmc core: every ordering is a permutation with the root
  * first and the ranks of one host consecutive; the dimension-ordered chain
  * is contention-free for the "everyone sends to its chain successor" step;
- * consecutive snake ranks are one hop apart; hierarchical order; errors.
+ * consecutive snake ranks are one hop apart; hierarchical order; the switch tour's
+ * chain loads no directed link more than POC's (and once on perf/sim's irregular-64,
+ * where POC's loads one twice); errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,6 +84,7 @@ static void test_permutations(void **state)
         check_perm(ft, PM_ORDER_POC, 16 * ppn, ppn);
         check_perm(irr, PM_ORDER_POC, 32 * ppn, ppn);
         check_perm(irr, PM_ORDER_AUTO, 20 * ppn, ppn);
+        check_perm(irr, PM_ORDER_TOUR, 32 * ppn, ppn);
     }
     pm_topology_free(tor);
     pm_topology_free(mesh);
@@ -170,6 +173,85 @@ static void test_hierarchical(void **state)
     assert_int_equal(pm_order_hierarchical(8, NULL, ord), PM_ERR_ARG);
 }
 
+/* Directed-link loads of the chain of every host in `kind` order from `root`: the
+ * busiest link's count (returned) and the sum over links (*sum). */
+static int chain_max_load(const pm_topology_t *t, pm_order_kind_t kind, int root, long *sum)
+{
+    const int n = pm_topology_nhosts(t);
+    const char **h = malloc(sizeof(char *) * n);
+    for (int i = 0; i < n; ++i) h[i] = pm_topology_host_name(t, i);
+    int *ord = malloc(sizeof(int) * n), *load = calloc(pm_topology_ndirected_links(t), sizeof(int));
+    char err[256];
+    assert_int_equal(pm_order_hosts(t, kind, n, h, root, ord, err, sizeof err), PM_OK);
+    assert_int_equal(ord[0], root);
+    int most = 0, links[64], nl;
+    *sum = 0;
+    for (int i = 0; i + 1 < n; ++i) {
+        assert_int_equal(pm_route(t, PM_ROUTE_DEFAULT, h[ord[i]], h[ord[i + 1]], links, 64, &nl), PM_OK);
+        for (int j = 0; j < nl; ++j) {
+            if (++load[links[j]] > most) most = load[links[j]];
+            ++*sum;
+        }
+    }
+    free(h);
+    free(ord);
+    free(load);
+    return most;
+}
+
+static void test_tour_link_load(void **state)
+{
+    (void)state;
+    /* perf/sim's irregular-64: POC's chain crosses one directed switch link twice (a
+     * pipelined chain then streams at half rate there), the tour's none */
+    char *text;
+    assert_int_equal(pm_generate_irregular(16, 8, 64, 100, 0, &text), PM_OK);
+    pm_topology_t *t = parse(text);
+    pm_free(text);
+    assert_int_equal(pm_order_auto(t), PM_ORDER_TOUR);
+    for (int root = 0; root < 64; root += 9) {
+        long ps, ts;
+        const int pm = chain_max_load(t, PM_ORDER_POC, root, &ps);
+        const int tm = chain_max_load(t, PM_ORDER_TOUR, root, &ts);
+        assert_int_equal(pm, 2);
+        assert_int_equal(tm, 1);
+        long as;
+        assert_int_equal(chain_max_load(t, PM_ORDER_AUTO, root, &as), 1);
+        assert_int_equal(as, ts);
+    }
+    pm_topology_free(t);
+    /* random fabrics: never worse than POC (busiest link, then all links), and every
+     * directed link once in nearly all (a Hamiltonian path of the switches, or a
+     * depth-first preorder whose routes follow its tree; POC: 54 of 75) */
+    int ones = 0, cases = 0;
+    for (int seed = 1; seed <= 12; ++seed) {
+        const int sw = 6 + seed % 5 * 4, pct = 40 + seed * 5 % 60;
+        assert_int_equal(pm_generate_irregular(sw, 8, sw * 3, pct, (uint64_t)seed, &text), PM_OK);
+        t = parse(text);
+        pm_free(text);
+        for (int root = 0; root < sw * 3; root += 7) {
+            long ps, ts;
+            const int pm = chain_max_load(t, PM_ORDER_POC, root, &ps);
+            const int tm = chain_max_load(t, PM_ORDER_TOUR, root, &ts);
+            assert_true(tm < pm || (tm == pm && ts <= ps));
+            ones += tm == 1;
+            ++cases;
+        }
+        pm_topology_free(t);
+    }
+    print_message("tour chains with every directed link once: %d of %d\n", ones, cases);
+    assert_true(ones >= cases - 5);
+    /* a ring of switches: its tour is the ring's path */
+    t = parse("switch a\nswitch b\nswitch c\nswitch d\nlink a b\nlink b c\nlink c d\nlink d a\n"
+              "host h0\nhost h1\nhost h2\nhost h3\nhost h4\nhost h5\n"
+              "link h0 a\nlink h1 c\nlink h2 b\nlink h3 d\nlink h4 c\nlink h5 a\n");
+    for (int root = 0; root < 6; ++root) {
+        long ts;
+        assert_int_equal(chain_max_load(t, PM_ORDER_TOUR, root, &ts), 1);
+    }
+    pm_topology_free(t);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -186,6 +268,13 @@ static void test_errors(void **state)
     assert_int_equal(pm_order_hosts(g, PM_ORDER_FATTREE, 1, gh, 0, ord, err, sizeof err), PM_ERR_UNSUPPORTED);
     assert_int_equal(pm_order_hosts(g, PM_ORDER_POC, 1, gh, 0, ord, err, sizeof err), PM_OK);
     assert_int_equal(ord[0], 0);
+    assert_int_equal(pm_order_hosts(g, PM_ORDER_TOUR, 1, gh, 0, ord, err, sizeof err), PM_OK);
+    assert_int_equal(ord[0], 0);
+    assert_int_equal(pm_order_hosts(t, PM_ORDER_TOUR, 1, h, 0, ord, err, sizeof err), PM_ERR_UNSUPPORTED);
+    assert_int_equal(pm_order_auto(t), PM_ORDER_DOR);
+    assert_string_equal(pm_order_name(PM_ORDER_TOUR), "tour");
+    assert_string_equal(pm_order_name(PM_ORDER_POC), "poc");
+    assert_null(pm_order_name((pm_order_kind_t)99));
     pm_topology_free(t);
     pm_topology_free(g);
 }
@@ -195,7 +284,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_permutations), cmocka_unit_test(test_dor_chain_successors),
         cmocka_unit_test(test_snake_one_hop), cmocka_unit_test(test_hierarchical),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_tour_link_load), cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

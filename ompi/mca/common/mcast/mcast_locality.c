@@ -171,17 +171,7 @@ static bool use_topology(struct ompi_communicator_t *comm, const char *component
         return false;
     }
     loc->topo_cached = cached;
-    switch (pm_topology_kind(topo)) {
-    case PM_TOPO_TORUS:
-        loc->ordering_name = "dor";
-        break;
-    case PM_TOPO_FATTREE:
-        loc->ordering_name = "fattree";
-        break;
-    default:
-        loc->ordering_name = "poc";
-        break;
-    }
+    loc->ordering_name = pm_order_name(pm_order_auto(topo));
     loc->topo = topo;
     loc->network = what;
     return true;

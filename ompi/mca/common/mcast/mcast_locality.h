@@ -31,7 +31,7 @@ typedef struct mcast_locality {
     int nnodes;          /* distinct hosts (after discovery) */
     int *ordering;       /* [n] absolute chain (identity before discovery) */
     int *node_of;        /* [n] node index of each rank (after discovery) */
-    const char *ordering_name; /* "dor", "poc", "fattree", "hierarchy", "node-major", "identity" */
+    const char *ordering_name; /* "dor", "tour", "fattree", "hierarchy", "node-major", "identity" */
     double discovery_us; /* what discovery cost this process (allgather included) */
     struct pm_topology *topo;  /* the network topology when one names every host */
     const char *network;       /* where topo came from: "topology_file", "pmix" (or NULL) */
