@@ -202,8 +202,16 @@
  * and the two-tree's blocks arrive in bursts, the first of each late: its model adds
  * min(W - 1, B w / (o_send + o_recv)) * B w to every first arrival (fam_twotree.cpp;
  * perf/sim flat-64, 1 MiB: 2 - 4 % from the simulation at 8 - 48 KiB blocks, against
- * 2 - 41 % before).  A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the
- * default): no term.  mcast-calibrate measures it.
+ * 2 - 41 % before).  In the tree recurrence an eager copy to another node holds its
+ * slot for o_send only there (handed over, it is a flow of its own: occ = o_send), and
+ * a rank's blocks leave no faster than its CPU's share of each, o_recv + the o_send of
+ * each copy to another node (sigma inside a node): P(u) also >= that.  perf/sim
+ * irregular-64 on the switch tour, a chain at 4 MiB, 12 / 16 / 24 / 32 KiB segments:
+ * 499.9 / 539.4 / 618.2 / 726.2 us simulated, 658.8 / 635.5 / 634.3 / 652.8 predicted
+ * before (o_send + S gap per block: the planner took 24 KiB), 494.1 / 508.0 / 549.3 /
+ * 589.3 after (12 KiB; larger segments still arrive in bursts the trees' model does not
+ * charge).  A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no
+ * term.  mcast-calibrate measures it.
  *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two, centred on 2^(e + j/4) on a log scale: the sizes within

@@ -448,6 +448,8 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         sig.assign(size_t(k), 0.0);
         occ.assign(size_t(k), 0.0);
         double sum_sig = 0, sum_occ = 0;
+        /* header, "Shared flows": what the rank's CPU spends per block */
+        double cpu = u == t->root ? 0.0 : rho[size_t(u)];
         std::vector<EdgeCost> ec(static_cast<size_t>(k));
         for (int i = 0; i < k; ++i) {
             const int c = t->children[first + i];
@@ -462,6 +464,11 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
                                           double(S) * mach.net.gap_ns_per_byte * 1e-3);
             }
             occ[size_t(i)] = ec[size_t(i)].occ;
+            if (!local && mach.net.shared_flows == 1 && S <= mach.net.eager_bytes) {
+                /* header, "Shared flows": handed over, the block is a flow of its own */
+                occ[size_t(i)] = mach.net.o_send_us;
+            }
+            cpu += local ? ec[size_t(i)].sigma : mach.net.o_send_us;
             sum_sig += sig[size_t(i)];
             sum_occ += occ[size_t(i)];
             double st = a[size_t(u)];
@@ -473,7 +480,7 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
             }
             s[size_t(i)] = st;
         }
-        const double pout = std::max({pin_u, sum_sig, sum_occ / double(ms)});
+        const double pout = std::max({pin_u, sum_sig, sum_occ / double(ms), cpu});
         for (int i = 0; i < k; ++i) {
             const int c = t->children[first + i];
             a[size_t(c)] = s[size_t(i)] + ec[size_t(i)].delta;
