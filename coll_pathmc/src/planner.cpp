@@ -387,6 +387,11 @@ private:
     bool on_;
 };
 
+/* The trees' share of the two-tree's burst (fam_twotree.cpp; edst's is 1/2): fitted on
+ * chains at 4 MiB, 12 - 32 KiB segments, irregular-64's switch tour and torus-8x8's
+ * snake (header, "Shared flows"). */
+constexpr double TREE_BURST = 0.25;
+
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
                  const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr,
@@ -401,6 +406,15 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         max_sends_forced == -1 && small_whole(mach.net, uint64_t(m), S) ? 0 : max_sends_forced;
     const int n = t->n;
     std::vector<double> a(size_t(n), 0.0), pin(size_t(n), 0.0), rho(size_t(n), 0.0);
+    /* header, "Shared flows": a pipelined block sent while the one before is still on
+     * the link shares it, and the fill's first blocks go down the tree in bursts */
+    double burst = 0.0;
+    if (mach.net.shared_flows == 1 && m > 1.0 && S <= mach.net.eager_bytes) {
+        const double bw = double(S) * mach.net.wire_ns_per_byte * 1e-3;
+        const double spacing = mach.net.o_send_us + mach.net.o_recv_us;
+        const double W = std::max(1, window);
+        burst = TREE_BURST * std::min(W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0) * bw;
+    }
     /* header, "Timed link sharing": a message sent whole meets the others on the links
      * between switches; the ranks are then taken in the order their message arrives
      * (a heap), else breadth first (parents before children is all the recurrence
@@ -483,7 +497,7 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         const double pout = std::max({pin_u, sum_sig, sum_occ / double(ms), cpu});
         for (int i = 0; i < k; ++i) {
             const int c = t->children[first + i];
-            a[size_t(c)] = s[size_t(i)] + ec[size_t(i)].delta;
+            a[size_t(c)] = s[size_t(i)] + ec[size_t(i)].delta + (loc.local(u, c) ? 0.0 : burst);
             if (timed != nullptr && !loc.local(u, c)) {
                 a[size_t(c)] += timed->delay(u, c, s[size_t(i)] + mach.net.o_send_us,
                                              double(S) * mach.net.wire_ns_per_byte * 1e-3);
