@@ -207,11 +207,12 @@
  * a rank's blocks leave no faster than its CPU's share of each, o_recv + the o_send of
  * each copy to another node (sigma inside a node): P(u) also >= that.  perf/sim
  * irregular-64 on the switch tour, a chain at 4 MiB, 12 / 16 / 24 / 32 KiB segments:
- * 499.9 / 539.4 / 618.2 / 726.2 us simulated, 658.8 / 635.5 / 634.3 / 652.8 predicted
+ * 499.9 / 539.4 / 618.2 / 748.9 us simulated, 658.8 / 635.5 / 634.3 / 652.8 predicted
  * before (o_send + S gap per block: the planner took 24 KiB), 494.1 / 508.0 / 549.3 /
  * 589.3 with these two (12 KiB), and the trees' fill pays a quarter of the two-tree's
  * burst per hop to another node, 1/4 min(W - 1, S w / (o_send + o_recv)) S w
- * (TREE_BURST, planner.cpp): 509.4 / 535.1 / 610.2 / 697.5, within 4 %; torus-8x8's
+ * (TREE_BURST, planner.cpp): 509.4 / 535.1 / 610.2 / 697.5 (2 % up to 24 KiB, 32 KiB
+ * 7 % under); torus-8x8's
  * snake (storus) at 4 MiB in 12 KiB segments 482.0 simulated, 472.2 predicted without
  * the burst (the planner then took it over edst's 469.4), 487.5 with it.
  * A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no

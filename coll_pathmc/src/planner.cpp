@@ -389,7 +389,7 @@ private:
 
 /* The trees' share of the two-tree's burst (fam_twotree.cpp; edst's is 1/2): fitted on
  * chains at 4 MiB, 12 - 32 KiB segments, irregular-64's switch tour and torus-8x8's
- * snake (header, "Shared flows"). */
+ * snake (header, "Shared flows"; perf/results/2026-11-27-switch-tour). */
 constexpr double TREE_BURST = 0.25;
 
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
