@@ -25,7 +25,9 @@
  */
 #include <algorithm>
 #include <deque>
+#include <mutex>
 #include <sstream>
+
 
 #include "pm_internal.h"
 
@@ -308,8 +310,14 @@ bool updown_is_up(const Topology &t, int dlink)
 
 /* BFS over states (node, gone_down) from switch s; cached per source.
  * Layout: [0,2N) link into the state, [2N,4N) distance, [4N,6N) previous state. */
+/* ud_cache fills as routes are asked for, from any thread that shares the topology
+ * (the components' planners and pm_order_hosts' tour): one lock.  An entry never
+ * changes once in, and std::map keeps it where it is. */
+static std::mutex ud_cache_lock;
+
 static const std::vector<int> &updown_bfs(const Topology &t, int s)
 {
+    std::lock_guard<std::mutex> guard(ud_cache_lock);
     auto it = t.ud_cache.find(s);
     if (it != t.ud_cache.end()) return it->second;
     size_t N = t.nodes.size();
