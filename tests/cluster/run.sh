@@ -125,15 +125,16 @@ check_bytes() { # label factor mpirun-args...
     full=$(once "$label" "$M" "$@") || { bad "$label: bcast_once ($M B) failed"; return; }
     read -r bt br <<<"$base"
     read -r ft fr <<<"$full"
-    resent=$(( (fr > br ? fr - br : 0) * FRAME )) # the 1 B run's resends are in its baseline
+    local segs=$((fr > br ? fr - br : 0)) # the 1 B run's resends are in its baseline
+    resent=$((segs * FRAME))
     net=$((ft - bt - resent))
     expect=$((factor * M))
     verdict=$(awk -v n="$net" -v e="$expect" -v t="$TOL" \
         'BEGIN { r = n / e; printf "%s %.3f", (r >= 1 - t && r <= 1 + t) ? "ok" : "bad", r }')
     if [ "${verdict%% *}" = ok ]; then
-        ok "$label: root link tx $net B = ${verdict#* } x ${factor}*M (M=$M, baseline $bt B, $((fr - br)) resent segments left out)"
+        ok "$label: root link tx $net B = ${verdict#* } x ${factor}*M (M=$M, baseline $bt B, $segs resent segments left out)"
     else
-        bad "$label: root link tx $net B = ${verdict#* } x ${factor}*M, expected within ${TOL} (M=$M, baseline $bt B, $((fr - br)) resent segments left out)"
+        bad "$label: root link tx $net B = ${verdict#* } x ${factor}*M, expected within ${TOL} (M=$M, baseline $bt B, $segs resent segments left out)"
     fi
 }
 
