@@ -46,6 +46,7 @@
  * Ranks sharing a host stay consecutive, in rank order, the root first.
  */
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "pm_internal.h"
@@ -61,6 +62,32 @@ std::vector<int> snake_rank_key(const std::vector<int> &c, const std::vector<int
     }
     return {(int)prefix};
 }
+
+namespace {
+
+/* Calls fn(directed link, neighbour) for every switch linked to switch u (one call per
+ * link: parallel links repeat a neighbour). */
+template <class Fn> void for_each_switch_neighbour(const Topology &t, int u, Fn fn)
+{
+    for (int l : t.nodes[u].ports) {
+        if (l < 0) continue;
+        const int dl = t.links[l].a == u ? 2 * l : 2 * l + 1;
+        const int v = t.other_end(dl);
+        if (v != u && !t.nodes[v].is_host) fn(dl, v);
+    }
+}
+
+/* The distinct switches linked to switch u, ascending. */
+std::vector<int> switch_neighbours(const Topology &t, int u)
+{
+    std::vector<int> a;
+    for_each_switch_neighbour(t, u, [&](int, int v) { a.push_back(v); });
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+    return a;
+}
+
+}  // namespace
 
 std::vector<int> poc_switch_order(const Topology &t)
 {
@@ -79,14 +106,10 @@ std::vector<int> poc_switch_order(const Topology &t)
         seen[u] = 1;
         order.push_back(u);
         std::vector<int> next;
-        for (int l : t.nodes[u].ports) {
-            if (l < 0) continue;
-            int dl = t.links[l].a == u ? 2 * l : 2 * l + 1;
-            int v = t.other_end(dl);
-            if (t.nodes[v].is_host || seen[v] || updown_is_up(t, dl)) continue;
-            if (t.ud_level[v] == t.ud_level[u]) continue;   /* same-level cross link */
-            next.push_back(v);
-        }
+        for_each_switch_neighbour(t, u, [&](int dl, int v) {
+            /* down links only; not same-level cross links */
+            if (!seen[v] && !updown_is_up(t, dl) && t.ud_level[v] != t.ud_level[u]) next.push_back(v);
+        });
         for (auto it = next.rbegin(); it != next.rend(); ++it) stack.push_back(*it);
     }
     for (int s : t.switches)   /* switches unreachable by down links (disconnected) */
@@ -104,15 +127,7 @@ std::vector<int> switch_tour(const Topology &t, int start)
     constexpr long BUDGET = 200000; /* expansions: a few ms; deterministic */
     const size_t N = t.nodes.size();
     std::vector<std::vector<int>> adj(N);
-    for (int u : t.switches) {
-        for (int l : t.nodes[u].ports) {
-            if (l < 0) continue;
-            const int v = t.other_end(t.links[l].a == u ? 2 * l : 2 * l + 1);
-            if (v != u && !t.nodes[v].is_host) adj[u].push_back(v);
-        }
-        std::sort(adj[u].begin(), adj[u].end());
-        adj[u].erase(std::unique(adj[u].begin(), adj[u].end()), adj[u].end());
-    }
+    for (int u : t.switches) adj[u] = switch_neighbours(t, u);
     std::vector<char> seen(N, 0);
     auto candidates = [&](int u) {
         std::vector<std::pair<int, int>> c; /* (unvisited neighbours, switch) */
@@ -163,20 +178,13 @@ std::vector<int> switch_preorder(const Topology &t, int start)
         seen[u] = 1;
         order.push_back(u);
         std::vector<std::pair<int, int>> c; /* (unvisited neighbours, switch) */
-        for (int l : t.nodes[u].ports) {
-            if (l < 0) continue;
-            const int v = t.other_end(t.links[l].a == u ? 2 * l : 2 * l + 1);
-            if (t.nodes[v].is_host || seen[v]) continue;
+        for (int v : switch_neighbours(t, u)) {
+            if (seen[v]) continue;
             int free = 0;
-            for (int l2 : t.nodes[v].ports) {
-                if (l2 < 0) continue;
-                const int w = t.other_end(t.links[l2].a == v ? 2 * l2 : 2 * l2 + 1);
-                free += !t.nodes[w].is_host && !seen[w];
-            }
+            for_each_switch_neighbour(t, v, [&](int, int w) { free += !seen[w]; });
             c.emplace_back(free, v);
         }
         std::sort(c.begin(), c.end());
-        c.erase(std::unique(c.begin(), c.end()), c.end());
         for (auto it = c.rbegin(); it != c.rend(); ++it) stack.push_back(it->second);
     }
     for (int s : t.switches) /* not linked to the start's component */
@@ -210,6 +218,37 @@ std::pair<int, long> chain_load(const Topology &t, const std::vector<int> &host_
     return {most, sum};
 }
 
+/* Every rank's switch (parsers reject unlinked hosts; never index with -1). */
+std::vector<int> switch_of_ranks(const Topology &t, const std::vector<int> &host_of)
+{
+    std::vector<int> sw(host_of.size());
+    for (size_t r = 0; r < host_of.size(); ++r) {
+        const int h = host_of[r];
+        const int s = t.host_switch(h);
+        if (s < 0 || t.nodes[s].is_host)
+            throw ArgError(PM_ERR_UNSUPPORTED, "host '" + t.nodes[h].name + "' is not linked to a switch");
+        sw[r] = s;
+    }
+    return sw;
+}
+
+/* The ranks by their switch's place in switch_order (switches not in it last), then host,
+ * the root first among its host's ranks, then rank; rotated so that the root comes first. */
+std::vector<int> by_switch_order(const Topology &t, const std::vector<int> &host_of, const std::vector<int> &sw,
+                                 const std::vector<int> &switch_order, int root)
+{
+    const int n = (int)host_of.size();
+    std::vector<int> place(t.nodes.size(), (int)switch_order.size());
+    for (size_t i = 0; i < switch_order.size(); ++i) place[switch_order[i]] = (int)i;
+    std::vector<std::array<int, 4>> key(n);
+    for (int r = 0; r < n; ++r) key[r] = {place[sw[r]], host_of[r], r == root ? 0 : 1, r};
+    std::vector<int> ord(n);
+    std::iota(ord.begin(), ord.end(), 0);
+    std::sort(ord.begin(), ord.end(), [&](int a, int b) { return key[a] < key[b]; });
+    if (root >= 0) std::rotate(ord.begin(), std::find(ord.begin(), ord.end(), root), ord.end());
+    return ord;
+}
+
 }  // namespace
 
 std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind, const std::vector<int> &host_of,
@@ -220,53 +259,38 @@ std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind, const std:
     if (kind == PM_ORDER_TOUR) {
         if (t.kind != PM_TOPO_GRAPH)
             throw ArgError(PM_ERR_UNSUPPORTED, "the tour ordering needs an irregular switch graph");
-        std::vector<int> poc = order_hosts(t, PM_ORDER_POC, host_of, root);
-        if (t.switches.size() < 2 || n < 3) return poc;
-        const int s0 = t.host_switch(host_of[root >= 0 ? root : 0]);
-        if (s0 < 0 || t.nodes[s0].is_host) return poc;
+        const std::vector<int> sw = switch_of_ranks(t, host_of);
+        if (t.switches.size() < 2 || n < 3) return by_switch_order(t, host_of, sw, poc_switch_order(t), root);
+        const int s0 = sw[root >= 0 ? root : 0];
         const std::vector<int> path = switch_tour(t, s0);
         std::vector<char> used(t.nodes.size(), 0);
-        for (int r = 0; r < n; ++r) used[t.host_switch(host_of[r])] = 1;
+        for (int s : sw) used[s] = 1;
         bool every = !path.empty();
-        for (int sw : path) every = every && used[sw];
+        for (int s : path) every = every && used[s];
         /* a path through switches that all hold ranks: consecutive ones are linked and
-         * its chain crosses every directed link once, the least there is; else compare
-         * (routes from every switch: on fabrics of at most TOUR_COMPARE_MAX switches) */
-        if (!every && t.switches.size() > TOUR_COMPARE_MAX) return poc;
-        std::vector<int> best = poc;
-        std::pair<int, long> best_load = every ? std::pair<int, long>{2, 0} : chain_load(t, host_of, poc);
-        for (const std::vector<int> &tour : {path, every ? std::vector<int>{} : switch_preorder(t, s0)}) {
+         * its chain crosses every directed link once, the least there is */
+        if (every) return by_switch_order(t, host_of, sw, path, root);
+        std::vector<int> best = by_switch_order(t, host_of, sw, poc_switch_order(t), root);
+        /* else compare (routes from every switch: on at most TOUR_COMPARE_MAX switches) */
+        if (t.switches.size() > TOUR_COMPARE_MAX) return best;
+        std::pair<int, long> best_load = chain_load(t, host_of, best);
+        for (const std::vector<int> &tour : {path, switch_preorder(t, s0)}) {
             if (tour.empty()) continue;
-            std::vector<int> sw_rank(t.nodes.size(), 0);
-            for (size_t i = 0; i < tour.size(); ++i) sw_rank[tour[i]] = (int)i;
-            std::vector<std::vector<int>> key(n);
-            for (int r = 0; r < n; ++r) {
-                const int h = host_of[r];
-                key[r] = {sw_rank[t.host_switch(h)], h, r == root ? 0 : 1, r};
-            }
-            std::vector<int> ord(n);
-            std::iota(ord.begin(), ord.end(), 0);
-            std::sort(ord.begin(), ord.end(), [&](int a, int b) { return key[a] < key[b]; });
-            if (root >= 0) std::rotate(ord.begin(), std::find(ord.begin(), ord.end(), root), ord.end());
-            const std::pair<int, long> l = every ? std::pair<int, long>{1, 0} : chain_load(t, host_of, ord);
-            if (l < best_load) {
+            std::vector<int> ord = by_switch_order(t, host_of, sw, tour, root);
+            const std::pair<int, long> l = chain_load(t, host_of, ord);
+            if (l < best_load) { /* POC on ties */
                 best = std::move(ord);
                 best_load = l;
             }
         }
         return best;
     }
+    if (kind == PM_ORDER_POC) return by_switch_order(t, host_of, switch_of_ranks(t, host_of), poc_switch_order(t), root);
     if ((kind == PM_ORDER_DOR || kind == PM_ORDER_SNAKE) && t.kind != PM_TOPO_TORUS)
         throw ArgError(PM_ERR_UNSUPPORTED, "DOR/snake orderings need a torus or mesh topology");
     if (kind == PM_ORDER_FATTREE && t.kind != PM_TOPO_FATTREE)
         throw ArgError(PM_ERR_UNSUPPORTED, "fat-tree ordering needs a fattree topology");
     std::vector<std::vector<int>> key(n);
-    std::vector<int> sw_rank;
-    if (kind == PM_ORDER_POC) {
-        sw_rank.assign(t.nodes.size(), 0);
-        auto so = poc_switch_order(t);
-        for (size_t i = 0; i < so.size(); ++i) sw_rank[so[i]] = (int)i;
-    }
     bool relative = kind == PM_ORDER_DOR && root >= 0 && t.wrap;
     for (int r = 0; r < n; ++r) {
         int h = host_of[r];
@@ -283,13 +307,6 @@ std::vector<int> order_hosts(const Topology &t, pm_order_kind_t kind, const std:
                 }
             break;
         case PM_ORDER_SNAKE: key[r] = snake_rank_key(t.nodes[h].coord, t.dims); break;
-        case PM_ORDER_POC: {
-            const int s = t.host_switch(h);   /* parsers reject unlinked hosts; never index with -1 */
-            if (s < 0 || t.nodes[s].is_host)
-                throw ArgError(PM_ERR_UNSUPPORTED, "host '" + t.nodes[h].name + "' is not linked to a switch");
-            key[r] = {sw_rank[s]};
-            break;
-        }
         case PM_ORDER_FATTREE: key[r] = t.nodes[h].coord; break;
         default: throw ArgError(PM_ERR_ARG, "unknown ordering kind");
         }
