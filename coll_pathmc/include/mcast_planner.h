@@ -215,6 +215,15 @@
  * 7 % under); torus-8x8's
  * snake (storus) at 4 MiB in 12 KiB segments 482.0 simulated, 472.2 predicted without
  * the burst (the planner then took it over edst's 469.4), 487.5 with it.
+ * A message sent whole (one block, eager) leaves the CPU o_send after the one before
+ * and its bytes share the sender's link with the copies still on it, equally (SimGrid's
+ * max-min on one bottleneck is processor sharing; planner.cpp share_link): a rank's first
+ * child gets its copy later than alone, its last no earlier than all bytes' wire time
+ * after the first left.  A host shares its one link to the network; a torus host is a
+ * router, and its copies share the first torus link of their routes.  perf/sim binomial
+ * tree at 32 KiB: fattree-128 79.2 us simulated, 29.8 predicted before (a copy every
+ * o_send + S gap, each alone on the link), 67.8 now; irregular-64 59.9: 25.3 / 53.2;
+ * torus-8x8 33.5: 23.1 / 27.4 (perf/results/2026-11-27-mid-sizes).
  * A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no
  * term.  mcast-calibrate measures it.
  *

@@ -276,6 +276,7 @@ public:
     }
     bool known() const { return known_; }
     bool one_switch() const { return one_switch_; }
+    bool torus() const { return known_ && pm_topology_kind(in_.topology) == PM_TOPO_TORUS; }
     const std::vector<int> &route(int a, int b)
     {
         const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
@@ -393,6 +394,47 @@ private:
 constexpr double TREE_BURST = 0.25;
 
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
+/* Processor sharing of one link (SimGrid's max-min fairness on a single bottleneck):
+ * copies idx (ascending start times begin[i]) of w us each at the link's full rate share
+ * it equally while together; done[i] = when copy i's last byte has left. */
+void share_link(const std::vector<int> &idx, const std::vector<double> &begin, double w,
+                std::vector<double> &done)
+{
+    std::vector<double> left(idx.size(), w);
+    std::vector<size_t> active, still;
+    size_t next = 0;
+    double now = idx.empty() ? 0.0 : begin[size_t(idx[0])];
+    while (next < idx.size() || !active.empty()) {
+        while (next < idx.size() && begin[size_t(idx[next])] <= now + 1e-12) {
+            active.push_back(next++);
+        }
+        if (active.empty()) {
+            now = begin[size_t(idx[next])];
+            continue;
+        }
+        double least = left[active[0]];
+        for (size_t j : active) {
+            least = std::min(least, left[j]);
+        }
+        const double share = 1.0 / double(active.size());
+        double dt = least / share;
+        if (next < idx.size()) {
+            dt = std::min(dt, begin[size_t(idx[next])] - now);
+        }
+        now += dt;
+        still.clear();
+        for (size_t j : active) {
+            left[j] -= dt * share;
+            if (left[j] <= 1e-12) {
+                done[size_t(idx[j])] = now;
+            } else {
+                still.push_back(j);
+            }
+        }
+        active.swap(still);
+    }
+}
+
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
                  const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr,
                  const std::vector<int> *share = nullptr, Routes *routes = nullptr)
@@ -434,7 +476,57 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         order.push_back(t->root);
     }
     double finish = 0.0;
-    std::vector<double> s, sig, occ;
+    std::vector<double> s, sig, occ, done;
+    /* header, "Shared flows", whole messages: the children's copies in order, each after
+     * the CPU's o_send (sigma inside a node), the copies to other nodes sharing the link
+     * equally while together (processor sharing: SimGrid's max-min on one bottleneck);
+     * s[i] = when copy i's send starts, done[i] = when its last byte left.  A host's
+     * copies share its one link to the network; on a torus a host is a router and its
+     * copies share the first link of their routes (those leaving the same way). */
+    const bool torus_links = routes != nullptr && routes->known() && routes->torus();
+    const auto shared_copies = [t, torus_links, routes](int u, int first, int k, size_t S_,
+                                                        double start, const Locality &lc,
+                                                        const mcast_machine_t &mc,
+                                                        const std::vector<EdgeCost> &e,
+                                                        std::vector<double> &st,
+                                                        std::vector<double> &fin) {
+        const double w = double(S_) * mc.net.wire_ns_per_byte * 1e-3;
+        std::vector<double> begin(size_t(k), 0.0);
+        fin.assign(size_t(k), 0.0);
+        double cpu_t = start;
+        std::vector<int> flows;
+        for (int i = 0; i < k; ++i) {
+            st[size_t(i)] = cpu_t;
+            if (lc.local(u, t->children[first + i])) {
+                cpu_t += e[size_t(i)].sigma;
+                fin[size_t(i)] = cpu_t;
+            } else {
+                cpu_t += mc.net.o_send_us;
+                begin[size_t(i)] = cpu_t;
+                flows.push_back(i);
+            }
+        }
+        /* the link each copy's bytes share: the host's (-1), or a torus route's first */
+        std::vector<int> link(flows.size(), -1);
+        if (torus_links) {
+            for (size_t j = 0; j < flows.size(); ++j) {
+                const std::vector<int> &r = routes->route(u, t->children[first + flows[j]]);
+                link[j] = r.size() >= 2 ? r[1] : r.empty() ? -1 : r[0];
+            }
+        }
+        std::vector<int> links = link;
+        std::sort(links.begin(), links.end());
+        links.erase(std::unique(links.begin(), links.end()), links.end());
+        for (int l : links) {
+            std::vector<int> on;
+            for (size_t j = 0; j < flows.size(); ++j) {
+                if (link[j] == l) {
+                    on.push_back(flows[j]);
+                }
+            }
+            share_link(on, begin, w, fin);
+        }
+    };
     for (size_t qi = 0; timed != nullptr ? !due.empty() : qi < order.size(); ++qi) {
         int u;
         if (timed != nullptr) {
@@ -495,9 +587,21 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
             s[size_t(i)] = st;
         }
         const double pout = std::max({pin_u, sum_sig, sum_occ / double(ms), cpu});
+        /* header, "Shared flows": a message sent whole, eager, leaves the CPU after
+         * o_send and its bytes share the sender's link with the copies still on it */
+        const bool sharing = m <= 1.0 && any_remote && mach.net.shared_flows == 1 &&
+                             S <= mach.net.eager_bytes;
+        if (sharing) {
+            shared_copies(u, first, k, S, a[size_t(u)], loc, mach, ec, s, done);
+        }
         for (int i = 0; i < k; ++i) {
             const int c = t->children[first + i];
             a[size_t(c)] = s[size_t(i)] + ec[size_t(i)].delta + (loc.local(u, c) ? 0.0 : burst);
+            if (sharing && !loc.local(u, c)) {
+                /* the copy's bytes left at done[i]: latency and o_recv after that */
+                a[size_t(c)] = done[size_t(i)] + ec[size_t(i)].delta - mach.net.o_send_us -
+                               double(S) * mach.net.wire_ns_per_byte * 1e-3;
+            }
             if (timed != nullptr && !loc.local(u, c)) {
                 a[size_t(c)] += timed->delay(u, c, s[size_t(i)] + mach.net.o_send_us,
                                              double(S) * mach.net.wire_ns_per_byte * 1e-3);
