@@ -1354,6 +1354,53 @@ static void test_small_whole_sends(void **state)
     }
 }
 
+/* Whole messages on a network whose flows share the sender's link (net.shared_flows 1,
+ * mcast_planner.h "Shared flows"): the root's copies leave its CPU o_send apart and their
+ * bytes share its link; when a copy's wire time is at least o_send the link is busy from
+ * the first copy on, so the last child of a flat tree holds the message o_send + (n - 1)
+ * copies' wire time + latency + o_recv after the start (o_send + M gap per copy, one
+ * after the other, without sharing: fails on the model before). */
+static void test_shared_flows_whole(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mach.net.shared_flows = 1;
+    mach.net.eager_bytes = 65535;
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_LINEAR;
+    f.compare_previous = 0;
+    const mcast_loggp_t *g = &mach.net;
+    for (int n = 2; n <= 9; n += 7) {
+        for (size_t M = 16384; M <= 65535; M *= 2) {
+            const double w = (double) M * g->wire_ns_per_byte * 1e-3;
+            assert_true(w >= g->o_send_us);
+            mcast_plan_input_t in = input(n, 0, M, &mach, &f);
+            in.exact_bytes = 1;
+            mcast_plan_t *p = select_ok(&in);
+            mcast_plan_info_t info;
+            mcast_plan_get_info(p, &info);
+            const double want = g->o_send_us + (n - 1) * w + g->latency_us + g->o_recv_us +
+                                (double) M * g->recv_ns_per_byte * 1e-3;
+            assert_true(fabs(info.predicted_us - want) < 1e-6);
+            mcast_plan_free(p);
+            /* FIFO connections: a copy every o_send + M gap (test_small_whole_sends) */
+            mach.net.shared_flows = 0;
+            in = input(n, 0, M, &mach, &f);
+            in.exact_bytes = 1;
+            p = select_ok(&in);
+            mcast_plan_get_info(p, &info);
+            const double one = g->o_send_us + (double) M * g->gap_ns_per_byte * 1e-3;
+            const double delta = g->o_send_us + g->latency_us + w + g->o_recv_us +
+                                 (double) M * g->recv_ns_per_byte * 1e-3;
+            assert_true(fabs(info.predicted_us - ((n - 2) * one + delta)) < 1e-6);
+            mcast_plan_free(p);
+            mach.net.shared_flows = 1;
+        }
+    }
+}
+
 /* A D x D torus of switches, one host on each (h0 .. h(D*D-1), row-major). */
 static pm_topology_t *torus_switches(int D)
 {
@@ -2194,6 +2241,7 @@ int main(void)
         cmocka_unit_test(test_route_latency),
         cmocka_unit_test(test_sync_sends),
         cmocka_unit_test(test_small_whole_sends),
+        cmocka_unit_test(test_shared_flows_whole),
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_segment_floor),
         cmocka_unit_test(test_block_cap),
