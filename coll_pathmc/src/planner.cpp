@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <deque>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -396,42 +397,34 @@ constexpr double TREE_BURST = 0.25;
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 /* Processor sharing of one link (SimGrid's max-min fairness on a single bottleneck):
  * copies idx (ascending start times begin[i]) of w us each at the link's full rate share
- * it equally while together; done[i] = when copy i's last byte has left. */
+ * it equally while together; done[i] = when copy i's last byte has left.  Virtual time V
+ * (the service each copy on the link has had): a copy that starts at V0 is done at
+ * V0 + w, so equal copies leave in the order they came; O(copies). */
 void share_link(const std::vector<int> &idx, const std::vector<double> &begin, double w,
                 std::vector<double> &done)
 {
-    std::vector<double> left(idx.size(), w);
-    std::vector<size_t> active, still;
+    std::deque<std::pair<double, int>> on; /* (virtual finish, copy) */
+    double now = 0.0, V = 0.0;
     size_t next = 0;
-    double now = idx.empty() ? 0.0 : begin[size_t(idx[0])];
-    while (next < idx.size() || !active.empty()) {
+    while (next < idx.size() || !on.empty()) {
+        if (on.empty()) {
+            now = std::max(now, begin[size_t(idx[next])]);
+        }
         while (next < idx.size() && begin[size_t(idx[next])] <= now + 1e-12) {
-            active.push_back(next++);
+            on.emplace_back(V + w, idx[next++]);
         }
-        if (active.empty()) {
-            now = begin[size_t(idx[next])];
-            continue;
-        }
-        double least = left[active[0]];
-        for (size_t j : active) {
-            least = std::min(least, left[j]);
-        }
-        const double share = 1.0 / double(active.size());
-        double dt = least / share;
+        const double n = double(on.size());
+        double dt = (on.front().first - V) * n;
         if (next < idx.size()) {
             dt = std::min(dt, begin[size_t(idx[next])] - now);
         }
+        dt = std::max(dt, 0.0);
         now += dt;
-        still.clear();
-        for (size_t j : active) {
-            left[j] -= dt * share;
-            if (left[j] <= 1e-12) {
-                done[size_t(idx[j])] = now;
-            } else {
-                still.push_back(j);
-            }
+        V += dt / n;
+        while (!on.empty() && on.front().first <= V + 1e-12) {
+            done[size_t(on.front().second)] = now;
+            on.pop_front();
         }
-        active.swap(still);
     }
 }
 
