@@ -194,18 +194,28 @@ if [ -z "${MATRIX_DRY:-}" ]; then
         fail=$((fail + 1)); echo "FAIL shm_max_segments=1"; grep -v '^coll:kbinomial: .*comm=' "$out" | tail -n 5 | sed 's/^/    /'
     fi
     # mcast-calibrate measures the segment's copy and hand-over (two ranks on this host):
-    # values in a sane range, and auto plans shm with the file it wrote
+    # values in a sane range, and auto plans shm with the file it wrote.  A hand-over is
+    # two cores spinning on a flag: on a machine busy with other work (CI beside SimGrid
+    # runs) the ranks may share a core and wait for time slices (68.6 us measured, idle
+    # 0.3 - 0.9), and then auto rightly plans no shm: up to 3 measurements
     cal=$(mktemp)
-    if timeout "$TIMEOUT" "$MPIRUN" -np 2 --oversubscribe --bind-to none \
-        "$BUILD_DIR/../../contrib/mcast-calibrate/mcast-calibrate" --quick --out "$cal" >"$out" 2>&1 &&
-        grep -q '^# shm segment: copy and hand-over measured' "$cal" &&
-        awk '$1 == "shm.copy_ns_per_byte" && $2 > 0.001 && $2 < 10 { c = 1 }
-             $1 == "shm.handover_us" && $2 > 0 && $2 < 10000 { h = 1 } END { exit !(c && h) }' "$cal" &&
-        timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
-        --mca coll_kbinomial_machine_file "$cal" "$CHECK" -l 100000 >"$out_auto" 2>&1 &&
-        grep -q "0 failures" "$out_auto" && ! grep -q "machine file not used" "$out_auto" &&
-        grep -q "^coll:kbinomial: comm=0 .*algorithm=shm" "$out_auto"; then
-        pass=$((pass + 1)); echo "PASS mcast-calibrate measures the shm segment ($(grep '^shm segment' "$out")); auto plans shm with its file"
+    ok=0
+    for tries in 1 2 3; do
+        if timeout "$TIMEOUT" "$MPIRUN" -np 2 --oversubscribe --bind-to none \
+            "$BUILD_DIR/../../contrib/mcast-calibrate/mcast-calibrate" --quick --out "$cal" >"$out" 2>&1 &&
+            grep -q '^# shm segment: copy and hand-over measured' "$cal" &&
+            awk '$1 == "shm.copy_ns_per_byte" && $2 > 0.001 && $2 < 10 { c = 1 }
+                 $1 == "shm.handover_us" && $2 > 0 && $2 < 10000 { h = 1 } END { exit !(c && h) }' "$cal" &&
+            timeout "$TIMEOUT" "$MPIRUN" -np 3 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+            --mca coll_kbinomial_machine_file "$cal" "$CHECK" -l 100000 >"$out_auto" 2>&1 &&
+            grep -q "0 failures" "$out_auto" && ! grep -q "machine file not used" "$out_auto" &&
+            grep -q "^coll:kbinomial: comm=0 .*algorithm=shm" "$out_auto"; then
+            ok=1
+            break
+        fi
+    done
+    if [ $ok = 1 ]; then
+        pass=$((pass + 1)); echo "PASS mcast-calibrate measures the shm segment ($(grep '^shm segment' "$out"); measurement $tries of at most 3); auto plans shm with its file"
     else
         fail=$((fail + 1)); echo "FAIL mcast-calibrate's shm segment"; tail -n 4 "$out" "$cal" "$out_auto" | sed 's/^/    /'
     fi
