@@ -394,7 +394,6 @@ private:
  * snake (header, "Shared flows"; perf/results/2026-11-27-switch-tour). */
 constexpr double TREE_BURST = 0.25;
 
-/* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 /* Processor sharing of one link (SimGrid's max-min fairness on a single bottleneck):
  * copies idx (ascending start times begin[i]) of w us each at the link's full rate share
  * it equally while together; done[i] = when copy i's last byte has left.  Virtual time V
@@ -428,6 +427,7 @@ void share_link(const std::vector<int> &idx, const std::vector<double> &begin, d
     }
 }
 
+/* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
                  const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr,
                  const std::vector<int> *share = nullptr, Routes *routes = nullptr)

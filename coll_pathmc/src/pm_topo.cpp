@@ -28,7 +28,6 @@
 #include <mutex>
 #include <sstream>
 
-
 #include "pm_internal.h"
 
 namespace pm {
