@@ -219,11 +219,20 @@
  * and its bytes share the sender's link with the copies still on it, equally (SimGrid's
  * max-min on one bottleneck is processor sharing; planner.cpp share_link): a rank's first
  * child gets its copy later than alone, its last no earlier than all bytes' wire time
- * after the first left.  A host shares its one link to the network; a torus host is a
- * router, and its copies share the first torus link of their routes.  perf/sim binomial
- * tree at 32 KiB: fattree-128 79.2 us simulated, 29.8 predicted before (a copy every
- * o_send + S gap, each alone on the link), 67.8 now; irregular-64 59.9: 25.3 / 53.2;
- * torus-8x8 33.5: 23.1 / 27.4 (perf/results/2026-11-27-mid-sizes).
+ * after the first left: a host shares its one link to the network.  Where the input names
+ * a topology of more than one switch (a torus, a fat-tree, an irregular network) the
+ * whole tree is a flow-level simulation instead (planner.cpp flow_tree_time; SimGrid's
+ * model): a copy's bytes start to move after its route's latency, every link of its
+ * route carries them, the copies on a link share it by weighted max-min fairness, each
+ * in proportion to the inverse of its route's latency (a short route gets more), and a
+ * host's own link carries net.host_links links' worth (a torus node's interface).  perf/sim
+ * knomial trees of radix 2 / 3 / 4 / 8 on their orderings and Open MPI's on rank order,
+ * sent whole at 4 - 32 KiB on torus-8x8, torus-16x16, fattree-128 and irregular-64 (47
+ * plans): |model - simulated| / simulated median 6.1 %, 90th percentile 22.6 %, worst
+ * 49.5 % with one link per copy's sender (processor sharing on it, and a first come, first
+ * served timeline of the links between switches), 0.2 / 0.5 / 4.4 % as flows
+ * (perf/results/2026-11-28-flow-trees).  Planning a 256-rank torus decision takes 0.2 s
+ * instead of 0.08; only a flow-level network (net.shared_flows 1) pays it.
  * A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no
  * term.  mcast-calibrate measures it.
  *
@@ -335,6 +344,11 @@ typedef struct mcast_machine {
      * per-message costs the model charges exactly (a simulator) may lower it; a forced
      * segment_min_bytes overrides it. */
     size_t net_segment_min_bytes;
+    /* A host's own link to the network (injection and ejection) carries host_links times a
+     * link's bytes per us (net.host_links in the file; 0, the default, = 1).  Used where
+     * whole messages are modelled as flows over a topology's links (header, "Shared
+     * flows"): a torus router's host interface is often wider than one torus link. */
+    double host_links;
 } mcast_machine_t;
 
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
@@ -344,7 +358,7 @@ void mcast_machine_default(mcast_machine_t *m);
  *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
  *   eager_bytes, and net.hop_latency_us / net.latency_links (route length),
  *   net.sync_wait_us (synchronous sends), net.shared_flows 0 | 1, net.segment_min_bytes
- *   (the smallest block across nodes); "provenance
+ *   (the smallest block across nodes), net.host_links (a host's own link, in links); "provenance
  *   TEXT" (kept in m->source).  Missing keys keep their
  *   defaults.  Errors as "file:line: message". */
 int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m, char *errbuf,

@@ -277,7 +277,6 @@ public:
     }
     bool known() const { return known_; }
     bool one_switch() const { return one_switch_; }
-    bool torus() const { return known_ && pm_topology_kind(in_.topology) == PM_TOPO_TORUS; }
     const std::vector<int> &route(int a, int b)
     {
         const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
@@ -427,6 +426,208 @@ void share_link(const std::vector<int> &idx, const std::vector<double> &begin, d
     }
 }
 
+/* A tree sending the message whole, every copy eager, on a network whose messages are
+ * flows, over a topology (header, "Shared flows"): a flow-level simulation of the tree,
+ * SimGrid's CM02 model (perf/sim's platforms).  A rank's copies leave its CPU one after
+ * the other, o_send each (sigma to a child on its own node: no flow); a copy's bytes start
+ * to move after its route's latency, then every link of the route carries them, and the
+ * flows on a link share it by weighted max-min fairness, each weighted by the inverse of
+ * its route's latency (a short route gets more); a host's own link carries host_links
+ * links' worth.  The child has the message when its last byte is in, plus o_recv, and
+ * forwards it then.  Returns when the last rank has it and every rank has handed its last
+ * copy over.  Event driven; the shares are recomputed (progressive filling, a heap of
+ * the links' levels) only when a flow starts or ends on a link another flow uses. */
+double flow_tree_time(const kb_tree_t *t, size_t S, const Locality &loc, const mcast_machine_t &mach,
+                      RouteLatency &rl, Routes &routes)
+{
+    const int n = t->n;
+    const double work = double(S) * mach.net.wire_ns_per_byte * 1e-3; /* us on a free link */
+    const double host_cap = mach.host_links > 0.0 ? mach.host_links : 1.0;
+    const EdgeCost shm = edge_cost(mach.shm, S);
+    const double rho = edge_cost(mach.net, S).rho;
+    const double inf = std::numeric_limits<double>::infinity();
+    struct Flow {
+        int child;
+        double weight, left, rate, cap; /* cap: the route's narrowest link */
+        const std::vector<int> *route;
+    };
+    std::vector<Flow> flows;
+    flows.reserve(size_t(n));
+    using Start = std::pair<double, int>; /* bandwidth phase begins, flow */
+    std::priority_queue<Start, std::vector<Start>, std::greater<Start>> starts;
+    std::vector<double> a(size_t(n), 0.0);
+    double finish = 0.0;
+    std::vector<int> ready; /* ranks that have the message and send it */
+    const auto link_cap = [host_cap](const std::vector<int> &r, size_t j) {
+        return j == 0 || j + 1 == r.size() ? host_cap : 1.0;
+    };
+    const auto send_all = [&](int u0) {
+        ready.push_back(u0);
+        while (!ready.empty()) {
+            const int u = ready.back();
+            ready.pop_back();
+            double cpu = a[size_t(u)];
+            for (int i = t->child_off[u]; i < t->child_off[u + 1]; ++i) {
+                const int c = t->children[i];
+                if (loc.local(u, c)) {
+                    a[size_t(c)] = cpu + shm.delta;
+                    cpu += shm.sigma;
+                    ready.push_back(c);
+                    continue;
+                }
+                cpu += mach.net.o_send_us;
+                const double lat = rl.net_us(u, c);
+                Flow f;
+                f.child = c;
+                f.weight = 1.0 / std::max(lat, 1e-3);
+                f.left = work;
+                f.rate = 0.0;
+                f.route = &routes.route(u, c);
+                f.cap = inf;
+                for (size_t j = 0; j < f.route->size(); ++j) {
+                    f.cap = std::min(f.cap, link_cap(*f.route, j));
+                }
+                f.cap = std::isfinite(f.cap) ? f.cap : 1.0;
+                flows.push_back(f);
+                starts.push({cpu + lat, int(flows.size()) - 1});
+            }
+            finish = std::max(finish, std::max(cpu, a[size_t(u)]));
+        }
+    };
+    send_all(t->root);
+    const size_t nl = size_t(std::max(1, routes.nlinks()));
+    std::vector<int> count(nl, 0);        /* active flows per link */
+    std::vector<double> cap(nl, 0.0), wsum(nl, 0.0);
+    std::vector<std::vector<int>> on(nl); /* contended flows per link (share()) */
+    std::vector<int> used, active, contended;
+    std::vector<char> fixed;
+    using Level = std::pair<double, int>; /* capacity per unit of weight, link */
+    std::vector<Level> heap;
+    const auto alone = [&](const Flow &f) {
+        for (int l : *f.route) {
+            if (count[size_t(l)] > 1) {
+                return false;
+            }
+        }
+        return true;
+    };
+    /* weighted max-min over the flows that share a link (the others run at their route's
+     * narrowest link): the link with the least capacity per unit of weight fixes its
+     * flows' rates, which leave the other links they use (progressive filling) */
+    const auto share = [&]() {
+        for (int l : used) {
+            on[size_t(l)].clear();
+        }
+        used.clear();
+        contended.clear();
+        for (int f : active) {
+            Flow &fl = flows[size_t(f)];
+            if (alone(fl)) {
+                fl.rate = fl.cap;
+                continue;
+            }
+            const std::vector<int> &r = *fl.route;
+            for (size_t j = 0; j < r.size(); ++j) {
+                const int l = r[j];
+                if (on[size_t(l)].empty()) {
+                    used.push_back(l);
+                    cap[size_t(l)] = link_cap(r, j);
+                    wsum[size_t(l)] = 0.0;
+                }
+                on[size_t(l)].push_back(int(contended.size()));
+                wsum[size_t(l)] += fl.weight;
+            }
+            contended.push_back(f);
+        }
+        fixed.assign(contended.size(), 0);
+        /* a link's level only rises as flows elsewhere are fixed below it: the heap keeps
+         * a lower bound per link, and a link popped above its bound goes back in */
+        heap.clear();
+        for (int l : used) {
+            heap.push_back({cap[size_t(l)] / wsum[size_t(l)], l});
+        }
+        std::make_heap(heap.begin(), heap.end(), std::greater<Level>());
+        while (!heap.empty()) {
+            std::pop_heap(heap.begin(), heap.end(), std::greater<Level>());
+            const int l = heap.back().second;
+            const double bound = heap.back().first;
+            heap.pop_back();
+            if (wsum[size_t(l)] <= 1e-12) {
+                continue; /* every flow on it fixed */
+            }
+            const double level = cap[size_t(l)] / wsum[size_t(l)];
+            if (level > bound * (1.0 + 1e-12) && !heap.empty() && level > heap.front().first) {
+                heap.push_back({level, l});
+                std::push_heap(heap.begin(), heap.end(), std::greater<Level>());
+                continue;
+            }
+            for (int i : on[size_t(l)]) {
+                if (fixed[size_t(i)] != 0) {
+                    continue;
+                }
+                Flow &fl = flows[size_t(contended[size_t(i)])];
+                fl.rate = std::max(level, 1e-9) * fl.weight; /* rounding never stalls a flow */
+                fixed[size_t(i)] = 1;
+                for (int l2 : *fl.route) {
+                    cap[size_t(l2)] -= fl.rate;
+                    wsum[size_t(l2)] -= fl.weight;
+                }
+            }
+            wsum[size_t(l)] = 0.0;
+        }
+    };
+    double now = 0.0;
+    std::vector<int> done;
+    while (!starts.empty() || !active.empty()) {
+        double next_end = inf;
+        for (int f : active) {
+            next_end = std::min(next_end, now + flows[size_t(f)].left / flows[size_t(f)].rate);
+        }
+        const double to = std::min(next_end, starts.empty() ? inf : starts.top().first);
+        for (int f : active) {
+            flows[size_t(f)].left -= flows[size_t(f)].rate * (to - now);
+        }
+        now = to;
+        bool reshare = false;
+        /* flows done: their children have the message and send it */
+        done.clear();
+        for (size_t i = 0; i < active.size();) {
+            const Flow &fl = flows[size_t(active[i])];
+            if (fl.left <= work * 1e-9) {
+                for (int l : *fl.route) {
+                    reshare = reshare || count[size_t(l)] > 1;
+                    --count[size_t(l)];
+                }
+                done.push_back(active[i]);
+                active[i] = active.back();
+                active.pop_back();
+            } else {
+                ++i;
+            }
+        }
+        for (int f : done) {
+            a[size_t(flows[size_t(f)].child)] = now + rho;
+            send_all(flows[size_t(f)].child);
+        }
+        while (!starts.empty() && starts.top().first <= now) {
+            const int f = starts.top().second;
+            starts.pop();
+            Flow &fl = flows[size_t(f)];
+            for (int l : *fl.route) {
+                reshare = reshare || count[size_t(l)] > 0;
+                ++count[size_t(l)];
+            }
+            fl.rate = fl.cap;
+            active.push_back(f);
+        }
+        if (reshare) {
+            std::sort(active.begin(), active.end()); /* the same shares whatever the order */
+            share();
+        }
+    }
+    return finish;
+}
+
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
                  const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr,
@@ -459,6 +660,10 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         timeline = std::make_unique<LinkTimeline>(*routes);
     }
     LinkTimeline *timed = timeline != nullptr && timeline->on() ? timeline.get() : nullptr;
+    if (timed != nullptr && rl != nullptr && mach.net.shared_flows == 1 && S <= mach.net.eager_bytes) {
+        /* header, "Shared flows": sent whole over a topology of switches, as flows */
+        return flow_tree_time(t, S, loc, mach, *rl, *routes);
+    }
     using Arrival = std::pair<double, int>;
     std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> due;
     std::vector<int> order;
@@ -470,19 +675,16 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
     }
     double finish = 0.0;
     std::vector<double> s, sig, occ, done;
-    /* header, "Shared flows", whole messages: the children's copies in order, each after
-     * the CPU's o_send (sigma inside a node), the copies to other nodes sharing the link
-     * equally while together (processor sharing: SimGrid's max-min on one bottleneck);
-     * s[i] = when copy i's send starts, done[i] = when its last byte left.  A host's
-     * copies share its one link to the network; on a torus a host is a router and its
-     * copies share the first link of their routes (those leaving the same way). */
-    const bool torus_links = routes != nullptr && routes->known() && routes->torus();
-    const auto shared_copies = [t, torus_links, routes](int u, int first, int k, size_t S_,
-                                                        double start, const Locality &lc,
-                                                        const mcast_machine_t &mc,
-                                                        const std::vector<EdgeCost> &e,
-                                                        std::vector<double> &st,
-                                                        std::vector<double> &fin) {
+    /* header, "Shared flows", whole messages without a topology of switches (one switch,
+     * or none known): the children's copies in order, each after the CPU's o_send (sigma
+     * inside a node), the copies to other nodes sharing the host's link equally while
+     * together (processor sharing: SimGrid's max-min on one bottleneck, every route alike);
+     * s[i] = when copy i's send starts, done[i] = when its last byte left.  With such a
+     * topology the whole tree is flow_tree_time's. */
+    const auto shared_copies = [t](int u, int first, int k, size_t S_, double start,
+                                   const Locality &lc, const mcast_machine_t &mc,
+                                   const std::vector<EdgeCost> &e, std::vector<double> &st,
+                                   std::vector<double> &fin) {
         const double w = double(S_) * mc.net.wire_ns_per_byte * 1e-3;
         std::vector<double> begin(size_t(k), 0.0);
         fin.assign(size_t(k), 0.0);
@@ -499,26 +701,7 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
                 flows.push_back(i);
             }
         }
-        /* the link each copy's bytes share: the host's (-1), or a torus route's first */
-        std::vector<int> link(flows.size(), -1);
-        if (torus_links) {
-            for (size_t j = 0; j < flows.size(); ++j) {
-                const std::vector<int> &r = routes->route(u, t->children[first + flows[j]]);
-                link[j] = r.size() >= 2 ? r[1] : r.empty() ? -1 : r[0];
-            }
-        }
-        std::vector<int> links = link;
-        std::sort(links.begin(), links.end());
-        links.erase(std::unique(links.begin(), links.end()), links.end());
-        for (int l : links) {
-            std::vector<int> on;
-            for (size_t j = 0; j < flows.size(); ++j) {
-                if (link[j] == l) {
-                    on.push_back(flows[j]);
-                }
-            }
-            share_link(on, begin, w, fin);
-        }
+        share_link(flows, begin, w, fin);
     };
     for (size_t qi = 0; timed != nullptr ? !due.empty() : qi < order.size(); ++qi) {
         int u;
@@ -1260,9 +1443,12 @@ public:
             return;
         }
         const std::vector<int> &r = routes_.route(a, b);
-        for (int l : r) {
+        /* a host's own link carries host_links links' worth (mcast_machine_t) */
+        const double host = in_.machine->host_links > 0.0 ? in_.machine->host_links : 1.0;
+        for (size_t j = 0; j < r.size(); ++j) {
+            const int l = r[j];
             if (l >= 0 && size_t(l) < load_.size()) {
-                load_[size_t(l)] += bytes;
+                load_[size_t(l)] += j == 0 || j + 1 == r.size() ? bytes / host : bytes;
             }
         }
     }
@@ -2258,6 +2444,8 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
             route_field = &m.hop_latency_us;
         } else if (k == nullptr && part == "net" && field == "latency_links") {
             route_field = &m.latency_links;
+        } else if (k == nullptr && part == "net" && field == "host_links") {
+            route_field = &m.host_links;
         } else if (k == nullptr && part == "net" && field == "sync_wait_us") {
             route_field = &m.sync_wait_us;
         } else if (k == nullptr && part == "net" && field == "segment_min_bytes") {
@@ -2455,6 +2643,9 @@ MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const
     if (m->hop_latency_us > 0.0) {
         std::fprintf(f, "net.hop_latency_us %.6g\nnet.latency_links %.6g\n", m->hop_latency_us,
                      m->latency_links);
+    }
+    if (m->host_links > 0.0 && m->host_links != 1.0) {
+        std::fprintf(f, "net.host_links %.6g\n", m->host_links);
     }
     if (m->sync_wait_us >= 0.0) {
         std::fprintf(f, "net.sync_wait_us %.6g\n", m->sync_wait_us);
@@ -2767,7 +2958,7 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
             h = fnv(h, e, sizeof(e));
         }
         const double route[] = {m->hop_latency_us, m->latency_links, m->shm_copy_ns_per_byte,
-                                m->shm_handover_us, m->sync_wait_us};
+                                m->shm_handover_us, m->sync_wait_us, m->host_links};
         h = fnv(h, route, sizeof(route));
         const uint64_t seg = m->net_segment_min_bytes;
         h = fnv(h, &seg, sizeof(seg));

@@ -53,7 +53,7 @@ def env_text(d):
     return "".join(f'{k}="{v}"\n' for k, v in d.items())
 
 
-def machine_text(name, lat_us, what, route=None):
+def machine_text(name, lat_us, what, route=None, b_node_gbps=None):
     """route = (hop_latency_us, latency_links): lat_us is the latency of a route of
     latency_links links (the mean over host pairs), each link hop_latency_us."""
     ns = 1.0 / BW_GBPS
@@ -75,6 +75,9 @@ def machine_text(name, lat_us, what, route=None):
             f"net.segment_min_bytes 4096\n")
     if route:
         text += f"net.hop_latency_us {route[0]:.4f}\nnet.latency_links {route[1]:.4f}\n"
+    if b_node_gbps and float(b_node_gbps) != float(BW_GBPS):
+        # the host's limiter link carries this many links' worth (a torus node's NIC)
+        text += f"net.host_links {float(b_node_gbps) / float(BW_GBPS):.4g}\n"
     return text
 
 
@@ -89,7 +92,7 @@ def cluster_platform(out, name, what, cluster_attrs, hosts, topo, env):
 
 def platform_env(out, name, np_, lat_us, b_node_gbps, description, topology=None, extra=None,
                  route=None):
-    write(os.path.join(out, name + ".machine"), machine_text(name, lat_us, description, route))
+    write(os.path.join(out, name + ".machine"), machine_text(name, lat_us, description, route, b_node_gbps))
     env = {
         "NP": np_,
         "TOPOLOGY": topology or name + ".topo",

@@ -1401,6 +1401,89 @@ static void test_shared_flows_whole(void **state)
     }
 }
 
+/* Two flows of w us each on one bottleneck, weighted max-min (mcast_planner.h, "Shared
+ * flows"): A alone from sa, B joins at sb > sa, rates in proportion to ka and kb. */
+static void two_flows(double sa, double sb, double ka, double kb, double w, double *ea, double *eb)
+{
+    const double p = sb - sa; /* A's work before B starts */
+    assert_true(p >= 0.0 && p < w);
+    const double ra = ka / (ka + kb), rb = kb / (ka + kb);
+    if ((w - p) / ra <= w / rb) {
+        *ea = sb + (w - p) / ra;
+        *eb = *ea + (w - rb * (*ea - sb));
+    } else {
+        *eb = sb + w / rb;
+        *ea = *eb + (w - p - ra * (*eb - sb));
+    }
+}
+
+/* Whole messages as flows over a topology (mcast_planner.h, "Shared flows"): a binomial
+ * tree on 4 ranks, h0 sends to h2 (switch c), then to h1 (switch b), and h2 forwards to
+ * h3 (switch d, behind c).  Star a - b, a - c: h0's copies meet only on h0's own link;
+ * line a - b - c: also on a -> b, and h2's route is a link longer.  A copy leaves the CPU
+ * o_send after the previous one, its bytes start to move after its route's latency, and
+ * copies sharing a link get rates in proportion to 1 / latency; with net.host_links 2
+ * h0's link carries both at full rate.  h2 forwards when its copy is in, plus o_recv. */
+static void test_flows_whole_weighted(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const mcast_loggp_t g = {0.5, 0.5, 0.4, 0.08, 0.08, 65535, 0.0, 1};
+    mach.net = g;
+    mach.hop_latency_us = 0.3;
+    mach.latency_links = 3;
+    const char *nets[2] = {"switch a 4\nswitch b 4\nswitch c 4\nswitch d 4\nhost h0\nhost h1\nhost h2\n"
+                           "host h3\nlink h0 a\nlink h1 b\nlink h2 c\nlink h3 d\nlink a b\nlink a c\n"
+                           "link c d\n",
+                           "switch a 4\nswitch b 4\nswitch c 4\nswitch d 4\nhost h0\nhost h1\nhost h2\n"
+                           "host h3\nlink h0 a\nlink h1 b\nlink h2 c\nlink h3 d\nlink a b\nlink b c\n"
+                           "link c d\n"};
+    const char *hosts[4] = {"h0", "h1", "h2", "h3"};
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_KNOMIAL;
+    f.k = 2;
+    f.segment_bytes = 32768;
+    f.compare_previous = 0;
+    const size_t M = 32768;
+    const double w = (double) M * g.wire_ns_per_byte * 1e-3; /* 2.62 us */
+    for (int shape = 0; shape < 2; ++shape) {
+        pm_topology_t *topo = NULL;
+        char err[256] = "";
+        assert_int_equal(pm_topology_parse_string(nets[shape], PM_FMT_AUTO, "t", &topo, err,
+                                                  sizeof(err)),
+                         PM_OK);
+        const double lat2 = g.latency_us + (shape == 0 ? 0.0 : 0.3), lat1 = g.latency_us;
+        for (int hl = 1; hl <= 2; ++hl) {
+            mach.host_links = hl;
+            mcast_plan_input_t in = input(4, 0, M, &mach, &f);
+            in.exact_bytes = 1;
+            in.topology = topo;
+            in.hosts = hosts;
+            mcast_plan_t *p = select_ok(&in);
+            mcast_plan_info_t x;
+            mcast_plan_get_info(p, &x);
+            /* the order the closed form assumes: 0 -> {2, 1}, 2 -> {3} */
+            assert_int_equal(x.tree->child_off[1] - x.tree->child_off[0], 2);
+            assert_int_equal(x.tree->children[x.tree->child_off[0]], 2);
+            assert_int_equal(x.tree->children[x.tree->child_off[2]], 3);
+            const double s2 = g.o_send_us + lat2, s1 = 2 * g.o_send_us + lat1;
+            double e2 = s2 + w, e1 = s1 + w; /* alone */
+            if (shape == 1 || hl == 1) {
+                two_flows(s2, s1, 1.0 / lat2, 1.0 / lat1, w, &e2, &e1);
+            }
+            const double h3 = e2 + g.o_recv_us + g.o_send_us + g.latency_us + w + g.o_recv_us;
+            const double want = fmax(e1 + g.o_recv_us, h3);
+            printf("# flows %s host_links %d: %.4f us (want %.4f)\n", shape == 0 ? "star" : "line", hl,
+                   x.predicted_us, want);
+            assert_true(fabs(x.predicted_us - want) < 1e-6);
+            mcast_plan_free(p);
+        }
+        pm_topology_free(topo);
+    }
+}
+
 /* A D x D torus of switches, one host on each (h0 .. h(D*D-1), row-major). */
 static pm_topology_t *torus_switches(int D)
 {
@@ -1929,6 +2012,18 @@ static void test_machine_file(void **state)
     assert_int_equal(d.net_segment_min_bytes, 2048);
     assert_int_equal(mcast_machine_parse("version 1\nshm.segment_min_bytes 2048\n", "s", &d, err, sizeof(err)),
                      KB_ERR_ARG);
+    /* net.host_links: a host's own link in links (0, the default, = 1), kept by the round
+     * trip, part of the digest, net only */
+    mcast_machine_default(&d);
+    assert_true(d.host_links == 0.0);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.host_links 2\n", "s", &m, err, sizeof(err)), KB_OK);
+    assert_true(m.host_links == 2.0);
+    assert_int_not_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    assert_int_equal(mcast_machine_write(path, &m, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
+    assert_true(d.host_links == 2.0);
+    assert_int_equal(mcast_machine_parse("version 1\nshm.host_links 2\n", "s", &d, err, sizeof(err)), KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.host_links -1\n", "s", &d, err, sizeof(err)), KB_ERR_ARG);
     assert_int_equal(mcast_machine_parse("version 1\nnet.segment_min_bytes 1.5\n", "s", &d, err, sizeof(err)),
                      KB_ERR_ARG);
     assert_int_equal(mcast_machine_parse("version 1\nnet.segment_min_bytes 16777217\n", "s", &d, err,
@@ -2242,6 +2337,7 @@ int main(void)
         cmocka_unit_test(test_sync_sends),
         cmocka_unit_test(test_small_whole_sends),
         cmocka_unit_test(test_shared_flows_whole),
+        cmocka_unit_test(test_flows_whole_weighted),
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_segment_floor),
         cmocka_unit_test(test_block_cap),
