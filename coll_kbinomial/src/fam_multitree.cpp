@@ -33,6 +33,20 @@
  *                  Above the eager limit the planner does not run edst across such a
  *                  network (simulated 16 MiB: 2085 - 2120 us in 64 - 128 KiB blocks against
  *                  1671 in 48 KiB ones).  A connection's FIFO: none.
+ *   synchronous sends  (the planner's edge model has eager_bytes = 0, max_sends >= 2;
+ *                  it evaluates them beside standard ones where flows share a link,
+ *                  planner.cpp edst_sync_options): a send holds its slot until delivery,
+ *                  so a rank's blocks no longer leave in a burst that shares its link;
+ *                  h = hop(B), g = max(o_send, B gap, slot(B) / max_sends) (the
+ *                  two-tree's, fam_twotree.cpp "sends in flight"), and a rank's period is
+ *                  also at least its overheads for T blocks, T o_recv + S(v) o_send (at
+ *                  ~1 us of overheads a block the rank's CPU, not its link, paces small
+ *                  blocks).  perf/sim torus-8x8, standard -> synchronous sends:
+ *                  1 MiB 139.7 -> 125.5 us (12 KiB blocks, 5 in flight; 16 KiB: 126.2,
+ *                  predicted 110.8), 4 MiB 469.1 -> 433.4 (16 KiB; predicted 362.5), 256 KiB
+ *                  52.1 -> 43.4 (predicted 42.3); 8 KiB blocks at 1 MiB 130.4, predicted
+ *                  145.0 (perf/results/2026-11-28-edst-sync).  The model is low by 12 - 16 %
+ *                  at 1 - 4 MiB in 16 KiB blocks: a node's in and out share its NIC there.
  *   queueing       + Q g: where a rank's sends of different trees meet, blocks wait; Q is
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
@@ -116,7 +130,9 @@ struct Timing {
     double P = 0.0;
 };
 
-Timing timing(const Multi &mt, double g, double h)
+/* o_send, o_recv > 0: a rank's period is also at least its overheads for T blocks, its
+ * T receives and S(v) sends (header, "synchronous sends"). */
+Timing timing(const Multi &mt, double g, double h, double o_send = 0.0, double o_recv = 0.0)
 {
     Timing tm;
     double start = 0.0;
@@ -129,10 +145,13 @@ Timing timing(const Multi &mt, double g, double h)
             S[size_t(v)] += nchildren(t, v);
         }
     }
-    for (int s : S) {
+    double cpu = 0.0;
+    for (int v = 0; v < mt.n; ++v) {
+        const int s = S[size_t(v)];
         most = std::max(most, s);
+        cpu = std::max(cpu, double(s) * o_send + (v == mt.root ? 0.0 : double(mt.T) * o_recv));
     }
-    tm.P = double(std::max(1, most)) * g;
+    tm.P = std::max(double(std::max(1, most)) * g, cpu);
     return tm;
 }
 
@@ -161,6 +180,16 @@ double multitree_hop(double B, const Model &md)
     const double spacing = md.net.o_send_us + md.net.o_recv_us;
     const double W = double(std::max(1, md.window));
     return md.hop(B) + 0.5 * std::min(W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0) * bw;
+}
+
+/* The gap between a rank's sends (header, "synchronous sends"). */
+double multitree_gap(double B, const Model &md)
+{
+    if (md.net.eager_bytes == 0 && md.max_sends >= 2) {
+        return std::max({md.net.o_send_us, B * md.net.gap_ns_per_byte * 1e-3,
+                         md.slot(B) / double(md.max_sends)});
+    }
+    return md.send_gap(B);
 }
 
 /* Unit-step greedy execution of all ranks: in every round each rank sends one block it
@@ -268,7 +297,7 @@ double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, ui
         return 0.0;
     }
     const double B = double((M + m - 1) / m);
-    const double g = md.send_gap(B);
+    const double g = multitree_gap(B, md);
     const double h = multitree_hop(B, md);
     /* the queueing the closed form misses: a rank's sends of different trees meet
      * (greedy unit-step rounds over the closed form's; it stops growing after a few
@@ -276,7 +305,9 @@ double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, ui
     const uint32_t mq = std::min<uint32_t>(m, MULTITREE_QUEUE_BLOCKS);
     const double extra =
         std::max(0.0, double(greedy(mt, mq, -1, nullptr, nullptr)) - total(mt, timing(mt, 1.0, 1.0), mq));
-    return total(mt, timing(mt, g, h), m) + extra * g;
+    const bool sync = md.net.eager_bytes == 0 && md.max_sends >= 2;
+    return total(mt, sync ? timing(mt, g, h, md.net.o_send_us, md.net.o_recv_us) : timing(mt, g, h), m) +
+           extra * g;
 }
 
 int multitree_window(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,

@@ -194,7 +194,10 @@
  * 155.1 at 16 KiB blocks; torus-8x8 1 MiB with one or two: 233 -> 320 us in 2026-11-26's
  * run); torus-16x16 1 MiB, where the links' bound decides, 235.7 standard, 262.1 with 5
  * synchronous.  On FIFO connections (shared_flows 0: TCP, InfiniBand) only standard sends
- * are evaluated.  The other families and the trees keep standard sends.
+ * are evaluated.  edst (pathmc's four trees of a torus) is weighed the same way, with
+ * the same K in flight (fam_multitree.cpp, "synchronous sends"; perf/sim torus-8x8 1 MiB
+ * 139.7 -> 125.5 us, 4 MiB 469.1 -> 433.4).  The other families and the single trees
+ * keep standard sends.
  *
  * Shared flows.  On a network where a sender's messages in flight share its link as
  * separate flows (net.shared_flows 1: SimGrid, and so perf/sim), a receive posted ahead

@@ -1328,6 +1328,30 @@ int twotree_sync_sends(const mcast_loggp_t &g, size_t B)
     return int(std::min<double>(TWOTREE_SYNC_SENDS_MAX, std::max(2.0, k)));
 }
 
+/* edst's send modes (fam_multitree.cpp, "synchronous sends"): standard sends, and where the
+ * network's flows share a link (net.shared_flows 1) across nodes under sync_sends = -1
+ * synchronous ones too, taken where that model is faster; forced sync_sends = 1: only
+ * synchronous ones. */
+std::vector<bool> edst_sync_options(const mcast_plan_input_t &in)
+{
+    if (in.all_local || in.forced->sync_sends == 0) {
+        return {false};
+    }
+    if (in.forced->sync_sends == 1) {
+        return {true};
+    }
+    return in.machine->net.shared_flows == 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
+}
+
+/* edst's edge model with synchronous sends: every send holds its slot until delivery (no
+ * eager limit) and waits for the receiver's match (sync_wait_of) after its bytes. */
+mcast_loggp_t edst_sync_net(mcast_loggp_t g, const mcast_machine_t &m)
+{
+    g.eager_bytes = 0;
+    g.o_send_us += sync_wait_of(m);
+    return g;
+}
+
 /* The edge model a family plan of ours runs on (family_net, the two-tree's with its
  * overheads apart); synchronous sends are, to the family models, sends without an eager
  * limit (a send holds its slot until delivery). */
@@ -1936,35 +1960,42 @@ struct Evaluator {
             bound = links.take_bound_us();
         }
         std::vector<size_t> grid = segment_grid(M, f);
-        for (size_t S : grid) {
-            const size_t B = S == 0 || S > M ? std::max<size_t>(M, 1) : S;
-            const uint64_t m64 = M == 0 ? 0 : (M + B - 1) / B;
-            if (m64 > PLAN_MAX_BLOCKS) {
-                continue;
-            }
-            /* a flow-level network and blocks above the eager limit: not modelled
-             * (fam_multitree.cpp, "shared flows"); only where forced */
-            if (g.shared_flows == 1 && f.segment_bytes == 0 && m64 > 1 && B > g.eager_bytes) {
-                continue;
-            }
-            const uint32_t m = uint32_t(m64);
-            const int w0 = f.window >= 1 ? f.window : T + 2;
-            const int ms = f.max_sends >= 1 ? f.max_sends : (f.max_sends == 0 ? w0 * T : 1);
-            const int w = f.window >= 1 ? f.window
-                                        : std::max(w0, mcast_multitree_window(tp.data(), T, M, m, &g, ms));
-            double t = M == 0 ? 0.0 : mcast_multitree_predict_us(tp.data(), T, M, m, &g, w, ms);
-            if (t < 0.0) {
-                continue;
-            }
-            t = std::max(t, bound);
-            Candidate c;
-            c.algorithm = MCAST_ALG_EDST;
-            c.S = S == 0 ? 0 : B;
-            c.max_sends = ms;
-            c.window = w;
-            c.t = t;
-            if (better(c.t, best.t)) {
-                best = c;
+        for (bool sy : edst_sync_options(in)) {
+            const mcast_loggp_t gs = sy ? edst_sync_net(g, *in.machine) : g;
+            for (size_t S : grid) {
+                const size_t B = S == 0 || S > M ? std::max<size_t>(M, 1) : S;
+                const uint64_t m64 = M == 0 ? 0 : (M + B - 1) / B;
+                if (m64 > PLAN_MAX_BLOCKS) {
+                    continue;
+                }
+                /* a flow-level network and blocks above the eager limit: not modelled
+                 * (fam_multitree.cpp, "shared flows"); only where forced */
+                if (g.shared_flows == 1 && f.segment_bytes == 0 && m64 > 1 && B > g.eager_bytes) {
+                    continue;
+                }
+                const uint32_t m = uint32_t(m64);
+                const int w0 = f.window >= 1 ? f.window : T + 2;
+                const int ms = f.max_sends >= 1   ? f.max_sends
+                               : sy               ? twotree_sync_sends(gs, B)
+                               : f.max_sends == 0 ? w0 * T
+                                                  : 1;
+                const int w = f.window >= 1 ? f.window
+                                            : std::max(w0, mcast_multitree_window(tp.data(), T, M, m, &gs, ms));
+                double t = M == 0 ? 0.0 : mcast_multitree_predict_us(tp.data(), T, M, m, &gs, w, ms);
+                if (t < 0.0) {
+                    continue;
+                }
+                t = std::max(t, bound);
+                Candidate c;
+                c.algorithm = MCAST_ALG_EDST;
+                c.S = S == 0 ? 0 : B;
+                c.max_sends = ms;
+                c.window = w;
+                c.sync = sy ? 1 : 0;
+                c.t = t;
+                if (better(c.t, best.t)) {
+                    best = c;
+                }
             }
         }
     }
@@ -2178,7 +2209,9 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
         p.tree_ptrs = tree_ptrs(p.trees);
         Routes routes(in);
         RouteLatency rl(in, routes);
-        p.family_net = edst_net(in, p.trees, rl);
+        p.sync = c.sync == 1;
+        p.family_net = p.sync ? edst_sync_net(edst_net(in, p.trees, rl), *in.machine)
+                              : edst_net(in, p.trees, rl);
         p.window = c.window;
         p.max_sends = c.max_sends;
         p.extra = "trees=" + std::to_string(p.trees.size());
@@ -2815,7 +2848,7 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
                                                           bytes, m, &p->family_net, p->max_sends);
         ep->window = std::max(p->window, w);
         ep->max_sends = p->max_sends;
-        ep->sync_sends = 0;
+        ep->sync_sends = p->sync ? 1 : 0;
         return KB_OK;
     }
     const kb_tree_t *t = p->tree.t;

@@ -1072,7 +1072,32 @@ static void test_edst_plans(void **state)
         const double model = mcast_multitree_predict_us(info.trees, 4, in.bytes, m, &mach.net,
                                                         info.window, info.max_sends);
         assert_true(model > 0.0 && info.predicted_us >= model * (1 - 1e-9));
+        mcast_engine_params_t ep;
+        assert_int_equal(mcast_plan_engine_params(q, 1, in.bytes, &ep), KB_OK);
+        assert_int_equal(ep.sync_sends, 0); /* eager_bytes 12000 is what the model used */
         mcast_plan_free(q);
+        /* synchronous sends forced (fam_multitree.cpp, "synchronous sends"): the engine
+         * sends synchronously, at least 2 in flight, and the model is the edge model with
+         * no eager limit, the receiver's match (o_recv, sync_wait_us < 0) after a send */
+        f.sync_sends = 1;
+        q = select_ok(&in);
+        assert_int_equal(mcast_plan_blocks(q, in.bytes, &B, &m), KB_OK);
+        assert_int_equal(mcast_plan_get_info(q, &info), KB_OK);
+        assert_int_equal(info.algorithm, MCAST_ALG_EDST);
+        assert_int_equal(mcast_plan_engine_params(q, 1, in.bytes, &ep), KB_OK);
+        assert_int_equal(ep.sync_sends, 1);
+        assert_true(ep.max_sends >= 2);
+        {
+            mcast_loggp_t gs = mach.net;
+            gs.eager_bytes = 0;
+            gs.o_send_us += mach.net.o_recv_us;
+            const double ms = mcast_multitree_predict_us(info.trees, 4, in.bytes, m, &gs,
+                                                         info.window, info.max_sends);
+            assert_true(ms > 0.0 && info.predicted_us >= ms * (1 - 1e-9));
+        }
+        check_and_run(q, 20, 0, in.bytes, &mach);
+        mcast_plan_free(q);
+        f.sync_sends = -1;
         f.segment_bytes = 65536; /* forced: taken as it is */
         q = select_ok(&in);
         assert_int_equal(mcast_plan_blocks(q, in.bytes, &B, &m), KB_OK);

@@ -256,6 +256,36 @@ static void test_schedules(void **state)
     }
 }
 
+/* The model with synchronous sends (fam_multitree.cpp, "synchronous sends"): a chain
+ * 0 -> 1 -> 2 as one tree, o_send = o_recv = 1, no latency, no bytes' cost.  A hop is
+ * o_send + o_recv = 2; standard sends pace a rank at o_send (period 1):
+ * T = 2 hops + (m - 1) = m + 3.  Synchronous ones (eager_bytes 0, 2 in flight) keep the
+ * gap max(o_send, hop / 2) = 1, but rank 1 spends o_recv + o_send = 2 per block:
+ * T = 4 + 2 (m - 1) = 2 m + 2. */
+static void test_sync_model(void **state)
+{
+    (void)state;
+    kb_tree_t *t = NULL;
+    assert_int_equal(kb_tree_build(KB_SHAPE_CHAIN, 3, 0, NULL, NULL, &t), KB_OK);
+    const kb_tree_t *tp[1] = {t};
+    mcast_loggp_t g;
+    memset(&g, 0, sizeof(g));
+    g.o_send_us = 1.0;
+    g.o_recv_us = 1.0;
+    for (uint32_t m = 1; m <= 40; m += 13) {
+        g.eager_bytes = 1 << 20;
+        const double std1 = mcast_multitree_predict_us(tp, 1, m, m, &g, 4, 1);
+        assert_true(fabs(std1 - (double)(m + 3)) < 1e-9);
+        g.eager_bytes = 0;
+        const double sync2 = mcast_multitree_predict_us(tp, 1, m, m, &g, 4, 2);
+        assert_true(fabs(sync2 - (double)(2 * m + 2)) < 1e-9);
+        /* one synchronous send in flight: the slot (a hop) paces the rank */
+        const double sync1 = mcast_multitree_predict_us(tp, 1, m, m, &g, 4, 1);
+        assert_true(fabs(sync1 - (double)(2 * m + 2)) < 1e-9);
+    }
+    kb_tree_free(t);
+}
+
 /* Bad input to the schedule: trees of different sizes or roots, too many trees. */
 static void test_multitree_args(void **state)
 {
@@ -297,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_declines),
         cmocka_unit_test(test_schedules),
         cmocka_unit_test(test_multitree_args),
+        cmocka_unit_test(test_sync_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
