@@ -62,6 +62,12 @@ static int pathmc_register(void)
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"window", "Segments received ahead, 0..1024; 0 (default) = auto: 1 for the circulant, the two-tree's depth in rounds + 2, 4 for the others",
          MCA_BASE_VAR_TYPE_INT, &c->forced.window, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"sync_sends", "Synchronous sends of edst's blocks between nodes (the PML's synchronous mode: a send "
+         "completes when its receiver has matched it, and a rank keeps ceil(slot / pace) + 2 "
+         "in flight, at most 16): -1 = where the machine model's flows share a link "
+         "(net.shared_flows 1) and the model says they are faster, 0 = never, 1 = always "
+         "(default -1)",
+         MCA_BASE_VAR_TYPE_INT, &c->forced.sync_sends, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"mcast_group_range", "Administratively scoped IPv4 range the communicators' multicast "
          "groups are taken from (one group per communicator, from the job and context id); "
          "empty = 239.255.0.0/16",
@@ -99,6 +105,7 @@ static int pathmc_open(void)
     mcast_forced_t *f = &mca_coll_pathmc_component.forced;
     mcast_param_range("pathmc", "mu_r", &f->mu_r, 0, 4096, 0);
     mcast_param_range("pathmc", "window", &f->window, 0, 1024, 0);
+    mcast_param_range("pathmc", "sync_sends", &f->sync_sends, -1, 1, -1);
     mcast_param_range("pathmc", "mcast_port", &mca_coll_pathmc_component.mcast_port, 1, 65535, 47470);
     mcast_param_range("pathmc", "mcast_ttl", &mca_coll_pathmc_component.mcast_ttl, 1, 255, 1);
     return mcast_check_runtime_version("pathmc");
