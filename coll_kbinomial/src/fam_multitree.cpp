@@ -45,8 +45,9 @@
  *                  1 MiB 139.7 -> 125.5 us (12 KiB blocks, 5 in flight; 16 KiB: 126.2,
  *                  predicted 110.8), 4 MiB 469.1 -> 433.4 (16 KiB; predicted 362.5), 256 KiB
  *                  52.1 -> 43.4 (predicted 42.3); 8 KiB blocks at 1 MiB 130.4, predicted
- *                  145.0 (perf/results/2026-11-28-edst-sync).  The model is low by 12 - 16 %
- *                  at 1 - 4 MiB in 16 KiB blocks: a node's in and out share its NIC there.
+ *                  145.0 (perf/results/2026-11-28-edst-sync).  The model is 11 - 19 % low
+ *                  from 1 MiB on, cause not found: traced, a 16 KiB block costs an interior
+ *                  rank 1.6 - 1.8 us where its node interface (in and out, 25 GB/s) needs 1.31.
  *   queueing       + Q g: where a rank's sends of different trees meet, blocks wait; Q is
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
