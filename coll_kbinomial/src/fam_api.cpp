@@ -93,6 +93,14 @@ double Model::send_gap(double b) const
     return std::max(inj(b), slot(b) / max_sends);
 }
 
+double Model::flight_gap(double b) const
+{
+    if (sync_in_flight()) {
+        return std::max({net.o_send_us, b * net.gap_ns_per_byte * 1e-3, slot(b) / double(max_sends)});
+    }
+    return send_gap(b);
+}
+
 /* ---- TREE level --------------------------------------------------------- */
 
 namespace {

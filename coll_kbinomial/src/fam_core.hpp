@@ -46,6 +46,13 @@ struct Model {
     double inj(double b) const;
     double slot(double b) const;
     double send_gap(double b) const;
+    /* Synchronous sends in flight: every send holds its slot until delivery (the edge
+     * model has no eager limit) and a rank keeps at least two in flight. */
+    bool sync_in_flight() const { return net.eager_bytes == 0 && max_sends >= 2; }
+    /* The gap between a rank's sends: with sync_in_flight() the next send's overhead
+     * overlaps the wire of those in flight, max(o_send, b gap, slot(b) / max_sends)
+     * (fam_twotree.cpp, "sends in flight"); else send_gap(b). */
+    double flight_gap(double b) const;
 };
 void check_model(const mcast_loggp_t *net, int window, int max_sends);
 

@@ -183,16 +183,6 @@ double multitree_hop(double B, const Model &md)
     return md.hop(B) + 0.5 * std::min(W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0) * bw;
 }
 
-/* The gap between a rank's sends (header, "synchronous sends"). */
-double multitree_gap(double B, const Model &md)
-{
-    if (md.net.eager_bytes == 0 && md.max_sends >= 2) {
-        return std::max({md.net.o_send_us, B * md.net.gap_ns_per_byte * 1e-3,
-                         md.slot(B) / double(md.max_sends)});
-    }
-    return md.send_gap(B);
-}
-
 /* Unit-step greedy execution of all ranks: in every round each rank sends one block it
  * held before the round (the one it received first; the root: blocks in order), to its
  * next child in that block's tree; a rank receives any number.  Records every rank's
@@ -298,7 +288,7 @@ double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, ui
         return 0.0;
     }
     const double B = double((M + m - 1) / m);
-    const double g = multitree_gap(B, md);
+    const double g = md.flight_gap(B); /* header, "synchronous sends" */
     const double h = multitree_hop(B, md);
     /* the queueing the closed form misses: a rank's sends of different trees meet
      * (greedy unit-step rounds over the closed form's; it stops growing after a few
@@ -306,8 +296,7 @@ double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, ui
     const uint32_t mq = std::min<uint32_t>(m, MULTITREE_QUEUE_BLOCKS);
     const double extra =
         std::max(0.0, double(greedy(mt, mq, -1, nullptr, nullptr)) - total(mt, timing(mt, 1.0, 1.0), mq));
-    const bool sync = md.net.eager_bytes == 0 && md.max_sends >= 2;
-    return total(mt, sync ? timing(mt, g, h, md.net.o_send_us, md.net.o_recv_us) : timing(mt, g, h), m) +
+    return total(mt, md.sync_in_flight() ? timing(mt, g, h, md.net.o_send_us, md.net.o_recv_us) : timing(mt, g, h), m) +
            extra * g;
 }
 

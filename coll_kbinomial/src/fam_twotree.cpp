@@ -439,23 +439,13 @@ long twotree_rounds(int n, uint32_t m)
     return T;
 }
 
-/* The gap between a rank's sends (header, "sends in flight"). */
-static double twotree_gap(double B, const Model &md)
-{
-    if (md.net.eager_bytes == 0 && md.max_sends >= 2) {
-        return std::max({md.net.o_send_us, B * md.net.gap_ns_per_byte * 1e-3,
-                         md.slot(B) / double(md.max_sends)});
-    }
-    return md.send_gap(B);
-}
-
 int twotree_window(int n, size_t M, uint32_t m, const Model &md)
 {
     if (n <= 2 || m < 2) {
         return 1;
     }
     const double B = block_len(M, m, 0);
-    const double g = twotree_gap(B, md), h = md.hop(B);
+    const double g = md.flight_gap(B), h = md.hop(B);
     const Plan &U = unit_plan(n);
     std::vector<double> LA[2];
     double LD[2];
@@ -496,7 +486,7 @@ double twotree_predict(int n, size_t M, uint32_t m, const Model &md)
         return 0.0;
     }
     const double B = block_len(M, m, 0);
-    const double g = twotree_gap(B, md), h = md.hop(B);
+    const double g = md.flight_gap(B), h = md.hop(B);
     std::vector<double> A[2];
     double D[2];
     arrivals(unit_plan(n), g, h, A, D, twotree_burst(n, M, m, md));
