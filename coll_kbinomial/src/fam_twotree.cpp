@@ -13,8 +13,21 @@
  * 1..2^h - 1 (node i has height = trailing zeros of i, root the largest power of two <= N)
  * with the nodes > N contracted (a node's parent is its first ancestor <= N).  Its leaves
  * are the odd positions, so T1 takes the same shape MIRRORED (position i plays node
- * N + 1 - i) when N is even, SHIFTED (position i plays node i - 1, position 1 plays N)
+ * N + 1 - i) when N is even, SHIFTED (position i plays node i + 1, position N plays node 1)
  * when N is odd: T1's interior ranks are odd, T0's even.
+ * Locality.  A subtree of T0 of height h fills positions inside the aligned block
+ * [j - 2^h, j + 2^h) of its top node j; shifted down by one, T1's subtrees fill aligned
+ * blocks too (node j = 2^h odd at position j - 1: [j - 2^h, j + 2^h - 1)), so ranks that
+ * share a switch or a node in the ordering (consecutive positions) exchange their leaf
+ * and low edges inside it.  Shifted up instead (position i plays node i - 1, Sanders et
+ * al. allow either), T1's leaf edges cross every fourth position: at n = 128 on a fat-tree
+ * of 8 hosts a leaf switch, 62 edges of the two trees cross leaves against 47, and the
+ * crossing leaf edges meet T0's top edges on the same uplink under destination-mod-k
+ * routes.  perf/sim fattree-128, 1 MiB: the two-tree 185.7 -> 113.6 us, irregular-64
+ * 187.7 -> 177.8, torus-8x8 186.9 -> 178.9 (perf/results/2026-11-28-twotree-aligned);
+ * unit-step rounds for n <= 1100 (even) and m = 2, 8, 64: one fewer for 404 of the 550
+ * n, the same for the rest (one block, m = 1, where the planner takes a tree: one more
+ * for 266).
  * Colouring.  A rank should receive T0 blocks and T1 blocks in alternate rounds.  Edges get
  * a parity (the parity of the rounds they carry blocks in); constraints "differ" between a
  * rank's two in-edges, between the two out-edges of a rank with two children, and between
@@ -70,18 +83,18 @@
  * e.g. n = 1024, m = 64: 82 rounds, against m - 1 + log2 n = 73 for the circulant schedule
  * and L1 + 2 (m - 1) = 140 for one pipelined binary (2-binomial) tree.
  *
- * n = 10 (N = 9 is odd: T1 is T0 shifted by one):
+ * n = 10 (N = 9 is odd: T1 is T0 shifted down by one, node 1 to position 9):
  *
  *      T0: even blocks              T1: odd blocks
- *            8                            9
+ *            8                            7
  *          /   \                        /   \
- *         4     9                      5     1
+ *         4     9                      3     8
  *        / \                          / \
- *       2   6                        3   7
+ *       2   6                        1   5
  *      / \ / \                      / \ / \
- *     1  3 5  7                    2  4 6  8
+ *     1  3 5  7                    9  2 4  6
  *
- *   root 0:  block 0 -> 8, block 1 -> 9, block 2 -> 8, ...  (one block per round)
+ *   root 0:  block 0 -> 8, block 1 -> 7, block 2 -> 8, ...  (one block per round)
  */
 #include "fam_core.hpp"
 
@@ -155,7 +168,7 @@ long shape_of(const Shape &s, int t, long pos)
     if (s.N % 2 == 0) {
         return s.N + 1 - pos;
     }
-    return pos == 1 ? s.N : pos - 1;
+    return pos == s.N ? 1 : pos + 1;
 }
 
 long pos_of(const Shape &s, int t, long node)
@@ -166,7 +179,7 @@ long pos_of(const Shape &s, int t, long node)
     if (s.N % 2 == 0) {
         return s.N + 1 - node;
     }
-    return node == s.N ? 1 : node + 1;
+    return node == 1 ? s.N : node - 1;
 }
 
 /* First arrivals A[t][v] and their maximum D[t] for per-send gap g and hop h, top-down

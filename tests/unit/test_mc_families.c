@@ -320,6 +320,40 @@ static void test_twotree_shared_flows(void **state)
     assert_true(mcast_level_predict_us(&l, 64, 1 << 20, 40, &shared, 4, 1) < 0.0);
 }
 
+/* Locality of the two trees (fam_twotree.cpp, "Trees"): with n even, T1 is T0 shifted so
+ * that its subtrees, like T0's, fill aligned blocks of positions.  Hosts in groups of 8
+ * consecutive positions (a leaf switch, a node): the edges of both trees that cross a
+ * group stay within 3n/8 + 3 for every even n <= 1100 (T0 alone about 3n/16; shifted the
+ * other way, T1's leaf edges from 8j + 7 to 8j + 8 cross too: n/2, e.g. 62 at n = 128
+ * against 47; perf/results/2026-11-28-twotree-aligned).  Every rank receives each tree's
+ * blocks from one parent. */
+static void test_twotree_aligned(void **state)
+{
+    (void) state;
+    const mcast_level_t l = level_of(F_TWOTREE);
+    for (int n = 2; n <= 1100; n += 2) {
+        mcast_sched_t **s = build(&l, n, 0, NULL, 2);
+        int cross = 0;
+        for (int r = 1; r < n; ++r) {
+            const size_t c = mcast_sched_count(s[r], MCAST_OP_RECV);
+            assert_int_equal(c, 2);
+            int parent[2] = {-1, -1};
+            for (size_t i = 0; i < c; ++i) {
+                mcast_op_t op;
+                assert_int_equal(mcast_sched_op(s[r], MCAST_OP_RECV, i, &op), KB_OK);
+                parent[i] = op.peer;
+                cross += op.peer / 8 != r / 8;
+            }
+            assert_true(parent[0] != parent[1] || parent[0] == 0);
+        }
+        release(s, n);
+        if (cross > 3 * n / 8 + 3) {
+            fail_msg("twotree n=%d: %d edges cross groups of 8 positions (at most %d)", n, cross,
+                     3 * n / 8 + 3);
+        }
+    }
+}
+
 /* Out-of-order completions, several windows and send bounds, eager and rendezvous. */
 static void test_shuffled(void **state)
 {
@@ -680,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_scatter_every_m),
         cmocka_unit_test(test_loggp_models),
         cmocka_unit_test(test_twotree_shared_flows),
+        cmocka_unit_test(test_twotree_aligned),
         cmocka_unit_test(test_shuffled),
         cmocka_unit_test(test_injected_errors),
         cmocka_unit_test(test_two_level),
