@@ -306,6 +306,11 @@ for alg in twotree circulant; do
             "$CHECK" -l 20000
     done
 done
+# the two-tree with n even (its second tree shifted, fam_twotree.cpp "Locality"): 8 ranks
+row "twotree np=8 seg=700" twotree 8 PML_OB1 --mca coll_kbinomial_algorithm twotree \
+    --mca coll_kbinomial_segment_bytes 700 "$CHECK" -l 20000
+row "ibcast twotree np=8 seg=700" "ibcast twotree" 8 PML_OB1 --mca coll_kbinomial_algorithm twotree \
+    --mca coll_kbinomial_segment_bytes 700 "$CHECK" -n -l 20000
 # window 0 (auto, the default): the circulant keeps one receive posted, a tree 4
 row "circulant np=6 window=auto -> 1" "circulant .*window=1" 6 PML_OB1 \
     --mca coll_kbinomial_algorithm circulant --mca coll_kbinomial_segment_bytes 700 "$CHECK" -l 20000
