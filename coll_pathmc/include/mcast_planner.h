@@ -110,6 +110,14 @@
  * perf/sim torus-16x16, 4 MiB: 24245-byte blocks 1033.9 us, 8 KiB 990.3 (window 5);
  * torus-8x8 1 MiB 16132-byte blocks 210.7, 8 KiB 193.8 (window 8).
  *
+ * Ties under the links' bound.  Where the bound decides several variants of one family
+ * (the two-tree with standard and with synchronous sends, sends in flight), the variant
+ * whose own model is faster wins the tie: the bound is a floor, and the plan with more
+ * slack under it runs closer to it.  perf/sim irregular-64 (the bound, 201.1 us, decides
+ * both send modes): 512 KiB 86.6 -> 79.6 us, 1 MiB 177.8 -> 145.6, standard sends in
+ * 8192 / 6554-byte blocks -> synchronous, 5 in flight, 4 KiB
+ * (perf/results/2026-11-28-twotree-aligned, "Ties under the links' bound").
+ *
  * Two-tree window.  Under window = 0 the two-tree posts as many receives ahead as a
  * block takes rounds to reach its deepest rank (mcast_level_rounds(level, n, 1)), plus
  * two, at least 4 and at least what its streams' skew needs (mcast_level_window): on a

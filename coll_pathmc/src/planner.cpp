@@ -815,6 +815,7 @@ struct Candidate {
     int inter = -1;    /* twolevel: a family between the leaders (registry id), -1 = k-binomial */
     int sync = -1;     /* families: synchronous sends 0 / 1, -1 = family_sync's default */
     double t = std::numeric_limits<double>::infinity();
+    double own = std::numeric_limits<double>::infinity(); /* families: t before the links' bound */
 };
 
 /* x is better than y by more than rounding noise (keeps the earlier candidate on ties). */
@@ -1298,8 +1299,9 @@ bool family_sync(const mcast_plan_input_t &in, int family)
 
 /* The send modes the planner evaluates for a family: its default, and for the two-tree
  * across nodes of a network whose flows share a link (net.shared_flows 1) under
- * sync_sends = -1 also synchronous sends, taken only where its model is faster (ties keep
- * standard sends: where the links' bound decides, both are the bound). */
+ * sync_sends = -1 also synchronous sends, taken only where its model is faster (where the
+ * links' bound decides both, the one whose own model is faster: mcast_planner.h, "Ties
+ * under the links' bound"). */
 std::vector<bool> family_sync_options(const mcast_plan_input_t &in, int family)
 {
     const bool dflt = family_sync(in, family);
@@ -1412,7 +1414,7 @@ void family_geometry(int family, int n, size_t M, size_t S, size_t *B, uint32_t 
 /* A family candidate (or twolevel with a family between the leaders) replaces best when
  * it is predicted faster. */
 void offer_family(Candidate &best, int alg, int variant, int inter, int intra, size_t B, int ms,
-                  int window, double t, int sync = -1)
+                  int window, double t, int sync = -1, double own = -1.0)
 {
     Candidate c;
     c.sync = sync;
@@ -1424,7 +1426,12 @@ void offer_family(Candidate &best, int alg, int variant, int inter, int intra, s
     c.max_sends = ms;
     c.window = window;
     c.t = t;
-    if (better(c.t, best.t)) {
+    c.own = own >= 0.0 ? own : t;
+    /* ties (the links' bound decides both) go to the variant of the same algorithm whose
+     * own model is faster: the bound is a floor, the plan under it with more slack runs
+     * closer to it (mcast_planner.h, "Ties under the links' bound") */
+    if (better(c.t, best.t) ||
+        (!better(best.t, c.t) && c.algorithm == best.algorithm && better(c.own, best.own))) {
         best = c;
     }
 }
@@ -1803,6 +1810,7 @@ struct Evaluator {
                     }
                 }
                 require(t >= 0.0, "family: the model does not apply");
+                double own = -1.0;
                 double round_alpha = g.o_send_us + g.latency_us + g.o_recv_us;
                 if (fam == MCAST_FAM_CIRCULANT && sy && M != 0) {
                     /* synchronous sends: its rounds follow one another, each at least a
@@ -1843,10 +1851,12 @@ struct Evaluator {
                             }
                         }
                     }
+                    own = t;
                     t = std::max(t, bound);
                 }
                 offer_family(best, alg, v, -1, 0, B,
-                             sync_sends_auto && M != 0 ? twotree_sync_sends(g, B) : ms, w, t, sy);
+                             sync_sends_auto && M != 0 ? twotree_sync_sends(g, B) : ms, w, t, sy,
+                             own);
             }
         }
     }

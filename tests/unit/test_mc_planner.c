@@ -991,10 +991,26 @@ static void test_twotree_blocks_under_bound(void **state)
     check_and_run(p, 64, 0, M, &mach);
     mcast_plan_free(p);
     /* where flows share a link the synchronous two-tree is evaluated too; here both are
-     * the links' bound and the tie keeps standard sends, without the torus it is faster */
+     * the links' bound and the tie goes to the faster own model (mcast_planner.h, "Ties
+     * under the links' bound"): synchronous; without the torus it is faster outright */
     mach.net.shared_flows = 1;
-    assert_int_equal(ranks_sync(&in, M), 0);
+    assert_int_equal(ranks_sync(&in, M), 64);
     assert_true(fabs(predicted_of(&in) - t_torus) <= 1e-9 * t_torus);
+    /* the two modes' own models, forced: the synchronous one is the faster */
+    in.hosts = NULL;
+    in.topology = NULL;
+    f.sync_sends = 0;
+    const double own_std = predicted_of(&in);
+    f.sync_sends = 1;
+    const double own_sync = predicted_of(&in);
+    f.sync_sends = -1;
+    assert_true(own_sync < own_std);
+    assert_true(own_sync < t_torus);
+    in.hosts = hosts;
+    in.topology = torus;
+    mach.net.shared_flows = 0;
+    assert_int_equal(ranks_sync(&in, M), 0); /* FIFO connections: standard sends only */
+    mach.net.shared_flows = 1;
     in.hosts = NULL;
     in.topology = NULL;
     assert_int_equal(ranks_sync(&in, M), 64);
