@@ -19,8 +19,8 @@
  * [j - 2^h, j + 2^h) of its top node j; shifted down by one, T1's subtrees fill aligned
  * blocks too (node j = 2^h odd at position j - 1: [j - 2^h, j + 2^h - 1)), so ranks that
  * share a switch or a node in the ordering (consecutive positions) exchange their leaf
- * and low edges inside it.  Shifted up instead (position i plays node i - 1, Sanders et
- * al. allow either), T1's leaf edges cross every fourth position: at n = 128 on a fat-tree
+ * and low edges inside it.  Shifted up instead (position i plays node i - 1, as here
+ * until 9489524), T1's leaf edges cross every fourth position: at n = 128 on a fat-tree
  * of 8 hosts a leaf switch, 62 edges of the two trees cross leaves against 47, and the
  * crossing leaf edges meet T0's top edges on the same uplink under destination-mod-k
  * routes.  perf/sim fattree-128, 1 MiB: the two-tree 185.7 -> 113.6 us, irregular-64
