@@ -90,7 +90,8 @@
  * 805; before, 673 for every S).
  * B(l) is the bytes the plan moves over l: M per tree edge whose route uses l; for a
  * family, the bytes of every rank's schedule (computed at up to 32 blocks).  The
- * round-synchronous families (two-tree, circulant, scatter + allgather) are also charged the sum over their
+ * round-synchronous families (circulant, scatter + allgather, and the two-tree on a torus:
+ * "Two-tree placement") are also charged the sum over their
  * rounds (mcast_op_t.step) of each round's busiest link, B_t(l) * wire: a round ends with
  * its slowest transfer, and rounds that load different links (a torus's x and y rings) do
  * not overlap; rounds that follow one another (the circulant's, its sends synchronous
@@ -117,6 +118,27 @@
  * both send modes): 512 KiB 86.6 -> 79.6 us, 1 MiB 177.8 -> 145.6, standard sends in
  * 8192 / 6554-byte blocks -> synchronous, 5 in flight, 4 KiB
  * (perf/results/2026-11-28-twotree-aligned, "Ties under the links' bound").
+ *
+ * Two-tree placement.  On a switch network (a topology of several switches that is not a
+ * torus; at most 256 ranks) the planner chooses which rank plays each position of the
+ * two-tree: discovery's ordering (a switch tour, a fat-tree's labels) suits a chain, and
+ * the two trees' long edges meet on links it leaves to chance (irregular-64, the tour:
+ * 6 directed links carry three edges, 1.5 M bytes).  The root keeps position 0; the
+ * others are permuted by simulated annealing (swaps of two positions, 400 n swaps up to
+ * 25600, a fixed xorshift seed: every rank finds the same chain) against the sum over
+ * directed links of 100 per edge beyond two (two edges are M bytes, the broadcast's own
+ * floor) plus 0.05 x edges^2; the result replaces the ordering when its busiest link
+ * carries less, or as much on fewer links (then less in all).  The plan carries that
+ * chain (mcast_plan_info_t.chain).  The two-tree's links' bound is then the whole
+ * broadcast's busiest link, not the rounds' sum: its rounds overlap (every rank forwards
+ * blocks as they come), and the sum charged each round's busiest link as if it ran
+ * alone.  A torus keeps the ordering and the rounds' sum: the hosts there are the
+ * routers, and the placement that halves the busiest link made the two-tree slower
+ * (perf/sim torus-8x8 1 MiB 178.9 -> 201.6 us) while the sum's prediction (200.6) stays
+ * near what runs.  perf/sim irregular-64, the planner's plan (perf/results/
+ * 2026-11-28-twotree-placement): 256 KiB 46.7 -> 40.0 us, 1 MiB 145.6 -> 110.9 (1.32x
+ * M / B), 4 MiB 499.9 (k-binomial) -> 390.4; one placement costs 0.06 s at n = 64 and
+ * 0.2 - 0.35 s at n = 256 (a torus-16x16's routes, where it is not used).
  *
  * Two-tree window.  Under window = 0 the two-tree posts as many receives ahead as a
  * block takes rounds to reach its deepest rank (mcast_level_rounds(level, n, 1)), plus

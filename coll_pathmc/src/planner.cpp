@@ -55,6 +55,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #define MC_API extern "C" __attribute__((visibility("default")))
@@ -816,6 +817,8 @@ struct Candidate {
     int sync = -1;     /* families: synchronous sends 0 / 1, -1 = family_sync's default */
     double t = std::numeric_limits<double>::infinity();
     double own = std::numeric_limits<double>::infinity(); /* families: t before the links' bound */
+    std::shared_ptr<const std::vector<int>> chain; /* the plan's chain when not the input's
+                                                      (the two-tree's placement) */
 };
 
 /* x is better than y by more than rounding noise (keeps the earlier candidate on ties). */
@@ -1414,9 +1417,11 @@ void family_geometry(int family, int n, size_t M, size_t S, size_t *B, uint32_t 
 /* A family candidate (or twolevel with a family between the leaders) replaces best when
  * it is predicted faster. */
 void offer_family(Candidate &best, int alg, int variant, int inter, int intra, size_t B, int ms,
-                  int window, double t, int sync = -1, double own = -1.0)
+                  int window, double t, int sync = -1, double own = -1.0,
+                  std::shared_ptr<const std::vector<int>> chain = nullptr)
 {
     Candidate c;
+    c.chain = std::move(chain);
     c.sync = sync;
     c.algorithm = alg;
     c.variant = variant;
@@ -1614,8 +1619,8 @@ double family_mean_latency_us(RouteLatency &rl, const mcast_level_t &l,
  * share of the bytes each pair carries hardly depends on the block count).  Two bounds,
  * the larger counts:
  *   - the busiest link over the whole broadcast (every family);
- *   - for the round-synchronous families (two-tree, circulant, scatter + allgather), the sum over the
- *     generator's rounds (mcast_op_t.step) of each round's busiest link: a round ends
+ *   - for the round-synchronous families (circulant, scatter + allgather, the two-tree on
+ *     a torus: mcast_planner.h, "Two-tree placement"), the sum over the generator's rounds (mcast_op_t.step) of each round's busiest link: a round ends
  *     when its slowest transfer does, and the rounds that load one dimension of a torus
  *     and those that load another do not overlap (the circulant's long skips share the
  *     links of a torus ring in some rounds only).
@@ -1632,7 +1637,11 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
         nb = std::min<uint32_t>(nb, uint32_t(in.n));
         nb = std::max<uint32_t>(nb, std::min<uint32_t>(nblocks, uint32_t(in.n)));
     }
-    const bool by_round = l.family == MCAST_FAM_TWOTREE || l.family == MCAST_FAM_CIRCULANT ||
+    /* the two-tree's rounds overlap (pipelined, each rank forwarding as blocks come): on a
+     * switch network the whole broadcast's busiest link is its bound (header, "Two-tree
+     * placement"); on a direct network (torus) the rounds' sum stays */
+    const bool direct = in.topology != nullptr && pm_topology_kind(in.topology) == PM_TOPO_TORUS;
+    const bool by_round = (l.family == MCAST_FAM_TWOTREE && direct) || l.family == MCAST_FAM_CIRCULANT ||
                           l.family == MCAST_FAM_SCATTER_ALLGATHER;
     const double per_block = double(M) / double(nb);
     struct Send {
@@ -1683,6 +1692,177 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
     return bound;
 }
 
+/* Two-tree placement (mcast_planner.h, "Two-tree placement"): which rank plays each
+ * position of the two trees.  Every rank's schedule is built on the chain, so the ordering
+ * decides which links the trees' edges share; discovery's orderings (a switch tour, DOR)
+ * are made for chains, and the two trees' long edges meet on links those orderings leave
+ * to chance.  The root keeps position 0; the other positions are permuted by simulated
+ * annealing (400 n swaps of two positions, at most 25600, the temperature falling from 20
+ * to 0 over the first 80 %; a fixed xorshift seed: every rank finds the same chain) on a
+ * sum over directed links of the edges crossing them (a host's own link counts
+ * 1 / host_links, as the links' bound counts it): 100 per edge beyond two, which drives
+ * the busiest link down first, plus 0.05 x edges^2.  (The cube of the edges instead kept
+ * a link with three edges on irregular-64 for most seeds.)  The result is kept when its
+ * busiest link carries less than the input chain's, or as much on fewer links, or as much
+ * on as many with less in all; else the input chain.  Only on a switch network (not a
+ * torus) of several switches and at most TWOTREE_PLACE_MAX_RANKS ranks (routes between
+ * every pair: O(n^2) of them). */
+constexpr int TWOTREE_PLACE_MAX_RANKS = 256;
+
+std::vector<int> twotree_placement(const mcast_level_t &l, const mcast_plan_input_t &in,
+                                   const std::vector<int> &chain, Routes &routes)
+{
+    const int n = in.n;
+    const int nl = routes.nlinks();
+    if (!routes.known() || routes.one_switch() || nl <= 0 || n < 4 || n > TWOTREE_PLACE_MAX_RANKS ||
+        pm_topology_kind(in.topology) == PM_TOPO_TORUS) {
+        return chain;
+    }
+    /* the trees' edges between positions: the schedules on the identity chain, root 0,
+     * two blocks (block 0 down T0, block 1 down T1) */
+    std::vector<int> ident(static_cast<size_t>(n), 0);
+    for (int i = 0; i < n; ++i) {
+        ident[size_t(i)] = i;
+    }
+    std::vector<std::pair<int, int>> edges;
+    for (int r = 0; r < n; ++r) {
+        mcast_sched_t *sc = nullptr;
+        if (mcast_sched_level(&l, n, 0, r, ident.data(), 2, &sc) != KB_OK) {
+            return chain;
+        }
+        const size_t ns = mcast_sched_count(sc, MCAST_OP_SEND);
+        for (size_t i = 0; i < ns; ++i) {
+            mcast_op_t op;
+            if (mcast_sched_op(sc, MCAST_OP_SEND, i, &op) == KB_OK) {
+                edges.emplace_back(r, op.peer);
+            }
+        }
+        mcast_sched_free(sc);
+    }
+    std::vector<std::vector<int>> at(static_cast<size_t>(n)); /* position -> its edges */
+    for (size_t e = 0; e < edges.size(); ++e) {
+        at[size_t(edges[e].first)].push_back(int(e));
+        at[size_t(edges[e].second)].push_back(int(e));
+    }
+    const double host = in.machine->host_links > 0.0 ? in.machine->host_links : 1.0;
+    std::vector<double> load(size_t(nl), 0.0);
+    std::vector<int> cur = chain;
+    /* the routes the search visits, by rank pair (a flat copy of routes.route's) */
+    std::vector<int> route_at(size_t(n) * size_t(n), -1), route_len(size_t(n) * size_t(n), 0);
+    std::vector<int> route_links;
+    const auto route_of = [&](int a, int b, int *len) -> const int * {
+        const size_t k = size_t(a) * size_t(n) + size_t(b);
+        if (route_at[k] < 0) {
+            const std::vector<int> &r = routes.route(a, b);
+            route_at[k] = int(route_links.size());
+            route_len[k] = int(r.size());
+            route_links.insert(route_links.end(), r.begin(), r.end());
+        }
+        *len = route_len[k];
+        return route_links.data() + route_at[k];
+    };
+    /* a link's share of the objective: what it carries beyond two edges (M bytes: the
+     * broadcast's own floor M / B) weighs 100 per edge, the rest spreads the load */
+    const auto cost = [](double x) { return 100.0 * std::max(0.0, x - 2.0) + 0.05 * x * x; };
+    /* adds sign x edge e's crossings under the placement cur; returns the objective's change */
+    const auto move = [&](int e, double sign) {
+        int len = 0;
+        const int *r = route_of(cur[size_t(edges[size_t(e)].first)], cur[size_t(edges[size_t(e)].second)], &len);
+        double d = 0.0;
+        for (int j = 0; j < len; ++j) {
+            const int li = r[j];
+            if (li < 0 || li >= nl) {
+                continue;
+            }
+            double &x = load[size_t(li)];
+            d -= cost(x);
+            x += sign * (j == 0 || j + 1 == len ? 1.0 / host : 1.0);
+            d += cost(x);
+        }
+        return d;
+    };
+    const auto summary = [&]() { /* (busiest, links at it, total) */
+        double mx = 0.0, tot = 0.0;
+        for (double x : load) {
+            mx = std::max(mx, x);
+            tot += x;
+        }
+        long at_max = 0;
+        for (double x : load) {
+            at_max += x > mx - 1e-9 ? 1 : 0;
+        }
+        return std::make_tuple(mx, at_max, tot);
+    };
+    for (size_t e = 0; e < edges.size(); ++e) {
+        move(int(e), 1.0);
+    }
+    const auto start = summary();
+    std::vector<int> best = cur;
+    double obj = 0.0;
+    for (double x : load) {
+        obj += cost(x);
+    }
+    double best_obj = obj;
+    const long iters = std::min<long>(25600, 400L * n);
+    uint64_t rng = 0x9E3779B97F4A7C15ull; /* xorshift64: the same sequence on every rank */
+    const auto next = [&rng]() {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return rng;
+    };
+    std::vector<int> touched;
+    for (long it = 0; it < iters; ++it) {
+        const double temp = std::max(1e-3, 20.0 * (1.0 - double(it) / (0.8 * double(iters))));
+        const int i = 1 + int(next() % uint64_t(n - 1));
+        const int j = 1 + int(next() % uint64_t(n - 1));
+        const double u = double(next() >> 11) * 0x1.0p-53;
+        if (i == j) {
+            continue;
+        }
+        touched = at[size_t(i)];
+        touched.insert(touched.end(), at[size_t(j)].begin(), at[size_t(j)].end());
+        std::sort(touched.begin(), touched.end());
+        touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+        double d = 0.0;
+        for (int e : touched) {
+            d += move(e, -1.0);
+        }
+        std::swap(cur[size_t(i)], cur[size_t(j)]);
+        for (int e : touched) {
+            d += move(e, 1.0);
+        }
+        if (d <= 0.0 || u < std::exp(-d / temp)) {
+            obj += d;
+            if (obj < best_obj - 1e-9) {
+                best_obj = obj;
+                best = cur;
+            }
+        } else {
+            for (int e : touched) {
+                move(e, -1.0);
+            }
+            std::swap(cur[size_t(i)], cur[size_t(j)]);
+            for (int e : touched) {
+                move(e, 1.0);
+            }
+        }
+    }
+    /* the best placement's own summary, from scratch */
+    std::fill(load.begin(), load.end(), 0.0);
+    cur = best;
+    for (size_t e = 0; e < edges.size(); ++e) {
+        move(int(e), 1.0);
+    }
+    const auto found = summary();
+    const bool fewer = std::get<0>(found) < std::get<0>(start) - 1e-9 ||
+                       (std::get<0>(found) < std::get<0>(start) + 1e-9 &&
+                        (std::get<1>(found) < std::get<1>(start) ||
+                         (std::get<1>(found) == std::get<1>(start) &&
+                          std::get<2>(found) < std::get<2>(start) - 1e-9)));
+    return fewer ? best : chain;
+}
+
 struct Evaluator {
     const mcast_plan_input_t &in;
     std::vector<int> chain;
@@ -1692,6 +1872,7 @@ struct Evaluator {
     mutable Routes routes;
     mutable LinkLoad links;
     mutable RouteLatency rlat;
+    mutable std::shared_ptr<const std::vector<int>> twotree_chain; /* twotree_placement's */
     Evaluator(const mcast_plan_input_t &i, size_t bytes)
         : in(i), chain(input_chain(i)), M(bytes), routes(i), links(i, routes), rlat(i, routes)
     {
@@ -1756,6 +1937,16 @@ struct Evaluator {
         const bool slowest = fam == MCAST_FAM_CIRCULANT && sy;
         for (int v : variants) {
             const mcast_level_t l = level_of(alg, v);
+            std::shared_ptr<const std::vector<int>> placed;
+            if (fam == MCAST_FAM_TWOTREE) {
+                if (!twotree_chain) {
+                    std::vector<int> c = twotree_placement(l, in, chain, routes);
+                    twotree_chain = c == chain ? nullptr
+                                               : std::make_shared<const std::vector<int>>(std::move(c));
+                }
+                placed = twotree_chain;
+            }
+            const std::vector<int> &ch = placed ? *placed : chain;
             /* recursive doubling's messages carry many blocks (its blocks are the ranks'
              * shares): the floor between nodes does not apply to them; the ring's and the
              * other families' messages are single blocks */
@@ -1794,7 +1985,7 @@ struct Evaluator {
                     auto it = mean_latency.find(key);
                     if (it == mean_latency.end()) {
                         it = mean_latency
-                                 .emplace(key, family_mean_latency_us(rlat, l, in, chain, nbl, slowest))
+                                 .emplace(key, family_mean_latency_us(rlat, l, in, ch, nbl, slowest))
                                  .first;
                     }
                     if (std::fabs(it->second - g.latency_us) > 1e-9) {
@@ -1823,7 +2014,7 @@ struct Evaluator {
                     t = std::max(t, double(mcast_level_rounds(&l, in.n, nb)) * (round_alpha + b));
                 }
                 if (links.usable()) {
-                    double bound = family_link_bound_us(links, l, in, chain, M, nb, round_alpha);
+                    double bound = family_link_bound_us(links, l, in, ch, M, nb, round_alpha);
                     if (fam == MCAST_FAM_TWOTREE && f.segment_bytes == 0 && M != 0 && bound > t) {
                         /* header, "Blocks under the links' bound": the finest blocks whose
                          * own time stays under the bound (fill and drain shrink with the
@@ -1839,7 +2030,7 @@ struct Evaluator {
                             const double t2 = mcast_level_predict_us(&l, in.n, M, m2, &g, w2, ms);
                             const double b2 = m2 >= 32 && nb >= 32
                                                   ? bound
-                                                  : family_link_bound_us(links, l, in, chain, M, m2,
+                                                  : family_link_bound_us(links, l, in, ch, M, m2,
                                                                          round_alpha);
                             if (t2 >= 0.0 && std::max(t2, b2) <= std::max(t, bound) * (1.0 + 1e-9)) {
                                 nb = m2;
@@ -1856,7 +2047,7 @@ struct Evaluator {
                 }
                 offer_family(best, alg, v, -1, 0, B,
                              sync_sends_auto && M != 0 ? twotree_sync_sends(g, B) : ms, w, t, sy,
-                             own);
+                             own, placed);
             }
         }
     }
@@ -2179,7 +2370,7 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
     p.root = in.root;
     p.algorithm = c.algorithm;
     p.tree = std::move(tree);
-    p.chain = input_chain(in);
+    p.chain = c.chain ? *c.chain : input_chain(in);
     if (in.node_of_rank != nullptr) {
         p.node_of_rank.assign(in.node_of_rank, in.node_of_rank + in.n);
     }
