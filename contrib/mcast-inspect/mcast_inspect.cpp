@@ -345,6 +345,7 @@ struct Inspection {
     Topo topo;
     std::vector<std::string> hosts;      /* host of each rank */
     std::vector<int> chain;              /* chain position -> rank */
+    std::vector<int> plan_chain;         /* the plan's, where it differs (two-tree placement) */
     std::string ordering_line;
     int alg = MCAST_ALG_AUTO;           /* registry id asked for */
     bool torus_alg = false;
@@ -572,6 +573,9 @@ void build_plan(Inspection &in)
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(in.plan, &info);
+    if (info.chain != nullptr && !std::equal(in.chain.begin(), in.chain.end(), info.chain)) {
+        in.plan_chain.assign(info.chain, info.chain + in.chain.size());
+    }
     in.tree = info.tree;
     in.family = info.family;
     char desc[512];
@@ -848,6 +852,12 @@ void print_report(const Inspection &in)
     printf("chain (position: rank:host):\n");
     for (int p = 0; p < n; ++p) {
         printf("  %d: %d:%s\n", p, in.chain[p], in.hosts[in.chain[p]].c_str());
+    }
+    if (!in.plan_chain.empty()) {
+        printf("plan chain (the plan's own: the two-tree's placement, mcast_planner.h):\n");
+        for (int p = 0; p < n; ++p) {
+            printf("  %d: %d:%s\n", p, in.plan_chain[p], in.hosts[in.plan_chain[p]].c_str());
+        }
     }
 
     printf("\n== tree ==\n");
