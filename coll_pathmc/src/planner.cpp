@@ -1797,6 +1797,9 @@ std::vector<int> twotree_placement(const mcast_level_t &l, const mcast_plan_inpu
         move(int(e), 1.0);
     }
     const auto start = summary();
+    if (std::get<0>(start) <= 2.0 + 1e-9) {
+        return chain; /* no link beyond two edges: nothing for the search to win (fattree-128) */
+    }
     std::vector<int> best = cur;
     double obj = 0.0;
     for (double x : load) {
