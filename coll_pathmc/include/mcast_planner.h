@@ -129,8 +129,11 @@
  * directed links of 100 per edge beyond two (two edges are M bytes, the broadcast's own
  * floor) plus 0.05 x edges^2; the result replaces the ordering when its busiest link
  * carries less, or as much on fewer links (then less in all); where no link carries more
- * than two edges already (fattree-128's label order) there is no search.  The plan carries that
- * chain (mcast_plan_info_t.chain).  The two-tree's links' bound is then the whole
+ * than two edges already (fattree-128's label order) there is no search.  The two-tree is
+ * then evaluated on both chains and the faster prediction wins (the placement's routes are
+ * longer: irregular-64 takes the ordering at 64 - 256 KiB, where the pipeline's latency
+ * counts, the placement from 512 KiB); the plan carries its chain
+ * (mcast_plan_info_t.chain).  The two-tree's links' bound is then the whole
  * broadcast's busiest link, not the rounds' sum: its rounds overlap (every rank forwards
  * blocks as they come), and the sum charged each round's busiest link as if it ran
  * alone.  A torus keeps the ordering and the rounds' sum: the hosts there are the

@@ -1875,7 +1875,9 @@ struct Evaluator {
     mutable Routes routes;
     mutable LinkLoad links;
     mutable RouteLatency rlat;
-    mutable std::shared_ptr<const std::vector<int>> twotree_chain; /* twotree_placement's */
+    mutable bool twotree_placed = false;                           /* placement computed */
+    mutable std::shared_ptr<const std::vector<int>> twotree_chain; /* twotree_placement's, if
+                                                                      not the ordering */
     Evaluator(const mcast_plan_input_t &i, size_t bytes)
         : in(i), chain(input_chain(i)), M(bytes), routes(i), links(i, routes), rlat(i, routes)
     {
@@ -1912,7 +1914,7 @@ struct Evaluator {
         const mcast_forced_t &f = *in.forced;
         const int fam = family_of(alg);
         const mcast_loggp_t g0 = family_net_ours(in, fam, sy);
-        std::map<uint64_t, double> mean_latency; /* (variant, blocks) -> mean route latency */
+        std::map<uint64_t, double> mean_latency; /* (variant, chain, blocks) -> mean route latency */
         if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
             /* n blocks of at most PLAN_MAX_BLOCK_BYTES, with room for the largest size of
              * the class (at most 1.12 x its middle) */
@@ -1938,17 +1940,29 @@ struct Evaluator {
         /* synchronous rounds wait for their slowest transfer: the latency of each round's
          * longest route (header, "Route latency"), not the routes' mean */
         const bool slowest = fam == MCAST_FAM_CIRCULANT && sy;
+        /* (variant, chain): the ordering, and for the two-tree its placement where that
+         * differs (header, "Two-tree placement"; the faster prediction wins) */
+        std::vector<std::pair<int, std::shared_ptr<const std::vector<int>>>> runs;
         for (int v : variants) {
-            const mcast_level_t l = level_of(alg, v);
-            std::shared_ptr<const std::vector<int>> placed;
+            runs.emplace_back(v, nullptr);
             if (fam == MCAST_FAM_TWOTREE) {
-                if (!twotree_chain) {
+                if (!twotree_placed) {
+                    const mcast_level_t l = level_of(alg, v);
                     std::vector<int> c = twotree_placement(l, in, chain, routes);
-                    twotree_chain = c == chain ? nullptr
-                                               : std::make_shared<const std::vector<int>>(std::move(c));
+                    twotree_placed = true;
+                    if (c != chain) {
+                        twotree_chain = std::make_shared<const std::vector<int>>(std::move(c));
+                    }
                 }
-                placed = twotree_chain;
+                if (twotree_chain) {
+                    runs.emplace_back(v, twotree_chain);
+                }
             }
+        }
+        for (const auto &run : runs) {
+            const int v = run.first;
+            const mcast_level_t l = level_of(alg, v);
+            const std::shared_ptr<const std::vector<int>> &placed = run.second;
             const std::vector<int> &ch = placed ? *placed : chain;
             /* recursive doubling's messages carry many blocks (its blocks are the ranks'
              * shares): the floor between nodes does not apply to them; the ring's and the
@@ -1984,7 +1998,7 @@ struct Evaluator {
                 if (rlat.on() && M != 0) {
                     /* the routes of this block count's schedule (header, "Route latency") */
                     const uint32_t nbl = std::min<uint32_t>(std::max<uint32_t>(nb, 1), 32);
-                    const uint64_t key = (uint64_t(uint32_t(v)) << 32) | nbl;
+                    const uint64_t key = (uint64_t(uint32_t(v)) << 33) | (uint64_t(placed ? 1 : 0) << 32) | nbl;
                     auto it = mean_latency.find(key);
                     if (it == mean_latency.end()) {
                         it = mean_latency

@@ -1073,9 +1073,10 @@ static mcast_plan_input_t topo_input(int n, int root, size_t M, const mcast_mach
  * irregular-64 (16 switches, 64 hosts, up*-down* routes) the planner's two-tree plan
  * carries its own chain, a permutation with the root first, whose busiest directed link
  * carries fewer of the trees' edges than the switch tour's (root 0: 2 edges, M bytes, the
- * floor, against 3; root 37: 3 against 4, where 400000 swaps find no better); the same
- * input gives the same chain, and the plan's schedules pass the checker and run.  A torus
- * keeps the ordering. */
+ * floor, against 3; root 37: 3 against 4, where 400000 swaps find no better) at 4 MiB,
+ * where the default machine's model prefers it, and the ordering at 64 KiB, where the
+ * ordering's shorter routes predict faster; the same input gives the same chain, and the
+ * plan's schedules pass the checker and run.  A torus keeps the ordering. */
 static void test_twotree_placement(void **state)
 {
     (void) state;
@@ -1098,7 +1099,7 @@ static void test_twotree_placement(void **state)
     mcast_forced_default(&f);
     f.compare_previous = 0;
     f.algorithm = MCAST_ALG_TWOTREE;
-    const size_t M = 1u << 20;
+    const size_t M = 4u << 20;
     const int roots[2] = {0, 37};
     for (int ri = 0; ri < 2; ++ri) {
         const int root = roots[ri];
@@ -1129,6 +1130,12 @@ static void test_twotree_placement(void **state)
         mcast_plan_get_info(q, &qi);
         assert_memory_equal(qi.chain, info.chain, sizeof(int) * (size_t) n);
         mcast_plan_free(q);
+        in.bytes = 65536;
+        q = select_ok(&in);
+        mcast_plan_get_info(q, &qi);
+        assert_memory_equal(qi.chain, chain, sizeof(chain));
+        mcast_plan_free(q);
+        in.bytes = M;
         check_and_run(p, n, root, M, &mach);
         mcast_plan_free(p);
     }
