@@ -130,19 +130,24 @@
  * floor) plus 0.05 x edges^2; the result replaces the ordering when its busiest link
  * carries less, or as much on fewer links (then less in all); where no link carries more
  * than two edges already (fattree-128's label order) there is no search.  The two-tree is
- * then evaluated on both chains and the faster prediction wins (the placement's routes are
- * longer: irregular-64 takes the ordering at 64 - 256 KiB, where the pipeline's latency
- * counts, the placement from 512 KiB); the plan carries its chain
- * (mcast_plan_info_t.chain).  The two-tree's links' bound is then the whole
- * broadcast's busiest link, not the rounds' sum: its rounds overlap (every rank forwards
- * blocks as they come), and the sum charged each round's busiest link as if it ran
- * alone.  A torus keeps the ordering and the rounds' sum: the hosts there are the
- * routers, and the placement that halves the busiest link made the two-tree slower
- * (perf/sim torus-8x8 1 MiB 178.9 -> 201.6 us) while the sum's prediction (200.6) stays
- * near what runs.  perf/sim irregular-64, the planner's plan (perf/results/
- * 2026-11-28-twotree-placement): 256 KiB 46.7 -> 40.0 us, 1 MiB 145.6 -> 110.9 (1.32x
- * M / B), 4 MiB 499.9 (k-binomial) -> 390.4; one placement costs 0.06 s at n = 64 and
- * 0.2 - 0.35 s at n = 256 (a torus-16x16's routes, where it is not used).
+ * then evaluated on both chains and the faster prediction wins; the plan carries its
+ * chain (mcast_plan_info_t.chain).  On such a network the two-tree's time is
+ *   T = T_family + max(0, bound(busiest link) - bound(M bytes)),   bound(b) = b wire + o_send + L + o_recv
+ * (and at least the bound): a link carrying more than M bytes slows the trees' stream
+ * through it by what it carries beyond M, and the pipeline's fill comes on top, where
+ * max(T_family, bound) had the two overlap.  perf/sim irregular-64 on the switch tour's
+ * chain (three edges, 1.5 M, on its busiest link), the synchronous two-tree in 5 - 6 KiB
+ * blocks, T_family as the planner had it on 03ad35c plus the term: 64 KiB 19.2 + 2.6 =
+ * 21.8 us, simulated 21.5; 256 KiB 35.2 + 10.5 = 45.7, simulated 45.2; 1 MiB 98.2 + 41.9
+ * = 140.1, simulated 140.1 (6144-byte blocks); max(T_family, bound) said 19.2 / 35.2 /
+ * 127.7.  The bound is the whole broadcast's busiest link, not the
+ * rounds' sum: the rounds overlap (every rank forwards blocks as they come), and the
+ * sum charged each round's busiest link as if it ran alone.  A torus keeps the ordering
+ * and the rounds' sum: the hosts there are the routers, and the placement that halves
+ * the busiest link made the two-tree slower (perf/sim torus-8x8 1 MiB 178.9 -> 201.6 us)
+ * while the sum's prediction (200.6) stays near what runs.  perf/sim irregular-64, the
+ * planner's plan (perf/results/2026-11-28-twotree-placement): RESULTS; one placement
+ * costs about 0.05 s at n = 64 (mcast-inspect, 0.09 s a call against 0.04 before).
  *
  * Two-tree window.  Under window = 0 the two-tree posts as many receives ahead as a
  * block takes rounds to reach its deepest rank (mcast_level_rounds(level, n, 1)), plus

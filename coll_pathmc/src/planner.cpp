@@ -1615,6 +1615,12 @@ double family_mean_latency_us(RouteLatency &rl, const mcast_level_t &l,
     return sum / double(step.size());
 }
 
+/* A direct network: the hosts are the routers (a torus topology). */
+bool direct_network(const mcast_plan_input_t &in)
+{
+    return in.topology != nullptr && pm_topology_kind(in.topology) == PM_TOPO_TORUS;
+}
+
 /* The family level's traffic on the links: every rank's schedule at a few blocks (the
  * share of the bytes each pair carries hardly depends on the block count).  Two bounds,
  * the larger counts:
@@ -1640,8 +1646,7 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
     /* the two-tree's rounds overlap (pipelined, each rank forwarding as blocks come): on a
      * switch network the whole broadcast's busiest link is its bound (header, "Two-tree
      * placement"); on a direct network (torus) the rounds' sum stays */
-    const bool direct = in.topology != nullptr && pm_topology_kind(in.topology) == PM_TOPO_TORUS;
-    const bool by_round = (l.family == MCAST_FAM_TWOTREE && direct) || l.family == MCAST_FAM_CIRCULANT ||
+    const bool by_round = (l.family == MCAST_FAM_TWOTREE && direct_network(in)) || l.family == MCAST_FAM_CIRCULANT ||
                           l.family == MCAST_FAM_SCATTER_ALLGATHER;
     const double per_block = double(M) / double(nb);
     struct Send {
@@ -1715,7 +1720,7 @@ std::vector<int> twotree_placement(const mcast_level_t &l, const mcast_plan_inpu
     const int n = in.n;
     const int nl = routes.nlinks();
     if (!routes.known() || routes.one_switch() || nl <= 0 || n < 4 || n > TWOTREE_PLACE_MAX_RANKS ||
-        pm_topology_kind(in.topology) == PM_TOPO_TORUS) {
+        direct_network(in)) {
         return chain;
     }
     /* the trees' edges between positions: the schedules on the identity chain, root 0,
@@ -2032,6 +2037,15 @@ struct Evaluator {
                 }
                 if (links.usable()) {
                     double bound = family_link_bound_us(links, l, in, ch, M, nb, round_alpha);
+                    /* header, "Two-tree placement": on a switch network a link carrying more
+                     * than M bytes slows the trees' stream through it by what it carries
+                     * beyond M; the fill comes on top */
+                    const auto stretch = [&](double b) {
+                        return fam == MCAST_FAM_TWOTREE && !direct_network(in)
+                                   ? std::max(0.0, b - links.bound_us(double(M)))
+                                   : 0.0;
+                    };
+                    t += stretch(bound);
                     if (fam == MCAST_FAM_TWOTREE && f.segment_bytes == 0 && M != 0 && bound > t) {
                         /* header, "Blocks under the links' bound": the finest blocks whose
                          * own time stays under the bound (fill and drain shrink with the
@@ -2044,11 +2058,12 @@ struct Evaluator {
                                 break;
                             }
                             const int w2 = std::max(fw, mcast_level_window(&l, in.n, M, m2, &g, ms));
-                            const double t2 = mcast_level_predict_us(&l, in.n, M, m2, &g, w2, ms);
+                            double t2 = mcast_level_predict_us(&l, in.n, M, m2, &g, w2, ms);
                             const double b2 = m2 >= 32 && nb >= 32
                                                   ? bound
                                                   : family_link_bound_us(links, l, in, ch, M, m2,
                                                                          round_alpha);
+                            t2 += t2 >= 0.0 ? stretch(b2) : 0.0;
                             if (t2 >= 0.0 && std::max(t2, b2) <= std::max(t, bound) * (1.0 + 1e-9)) {
                                 nb = m2;
                                 B = B2;
