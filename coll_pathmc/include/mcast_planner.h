@@ -146,8 +146,12 @@
  * and the rounds' sum: the hosts there are the routers, and the placement that halves
  * the busiest link made the two-tree slower (perf/sim torus-8x8 1 MiB 178.9 -> 201.6 us)
  * while the sum's prediction (200.6) stays near what runs.  perf/sim irregular-64, the
- * planner's plan (perf/results/2026-11-28-twotree-placement): RESULTS; one placement
- * costs about 0.05 s at n = 64 (mcast-inspect, 0.09 s a call against 0.04 before).
+ * planner's plan (perf/results/2026-11-28-twotree-placement), before -> after: 256 KiB
+ * 46.7 -> 40.0 us, 512 KiB 79.6 -> 65.9, 1 MiB 145.6 -> 111.0 (1.32x M / B), 4 MiB 499.9
+ * (a chain) -> 397.8; 64 KiB 21.5 -> 21.9; fattree-128 (no search: the floor) 1 / 4 /
+ * 16 MiB 113.6 / 444.5 / 1553.6 -> 107.8 / 377.7 / 1439.6 by the bound alone.  One
+ * placement costs about 0.05 s at n = 64 (mcast-inspect, 0.09 s a call against 0.04
+ * before).
  *
  * Two-tree window.  Under window = 0 the two-tree posts as many receives ahead as a
  * block takes rounds to reach its deepest rank (mcast_level_rounds(level, n, 1)), plus
