@@ -1752,27 +1752,22 @@ std::vector<int> twotree_placement(const mcast_level_t &l, const mcast_plan_inpu
     const double host = in.machine->host_links > 0.0 ? in.machine->host_links : 1.0;
     std::vector<double> load(size_t(nl), 0.0);
     std::vector<int> cur = chain;
-    /* the routes the search visits, by rank pair (a flat copy of routes.route's) */
-    std::vector<int> route_at(size_t(n) * size_t(n), -1), route_len(size_t(n) * size_t(n), 0);
-    std::vector<int> route_links;
-    const auto route_of = [&](int a, int b, int *len) -> const int * {
-        const size_t k = size_t(a) * size_t(n) + size_t(b);
-        if (route_at[k] < 0) {
-            const std::vector<int> &r = routes.route(a, b);
-            route_at[k] = int(route_links.size());
-            route_len[k] = int(r.size());
-            route_links.insert(route_links.end(), r.begin(), r.end());
+    /* the routes the search visits, by rank pair (routes.route's, whose map keeps them) */
+    std::vector<const std::vector<int> *> route_at(size_t(n) * size_t(n), nullptr);
+    const auto route_of = [&](int a, int b) -> const std::vector<int> & {
+        const std::vector<int> *&r = route_at[size_t(a) * size_t(n) + size_t(b)];
+        if (r == nullptr) {
+            r = &routes.route(a, b);
         }
-        *len = route_len[k];
-        return route_links.data() + route_at[k];
+        return *r;
     };
     /* a link's share of the objective: what it carries beyond two edges (M bytes: the
      * broadcast's own floor M / B) weighs 100 per edge, the rest spreads the load */
     const auto cost = [](double x) { return 100.0 * std::max(0.0, x - 2.0) + 0.05 * x * x; };
     /* adds sign x edge e's crossings under the placement cur; returns the objective's change */
     const auto move = [&](int e, double sign) {
-        int len = 0;
-        const int *r = route_of(cur[size_t(edges[size_t(e)].first)], cur[size_t(edges[size_t(e)].second)], &len);
+        const std::vector<int> &r = route_of(cur[size_t(edges[size_t(e)].first)], cur[size_t(edges[size_t(e)].second)]);
+        const int len = int(r.size());
         double d = 0.0;
         for (int j = 0; j < len; ++j) {
             const int li = r[j];
