@@ -8,8 +8,21 @@
  *
  * Order.  The lists are a greedy unit-step execution of all ranks (every rank computes
  * the same one from the same trees): in every round each rank sends one block it held
- * before the round, the one it received first (the root: blocks in order), to its next
- * child in that block's tree; a rank's receives in the order they came.
+ * before the round to a child in that block's tree; a rank's receives in the order they
+ * came.  Which copy: while the fill is a large part of the rounds (m <= 2 T D, D the
+ * tallest tree's height) the most urgent, the least slack j / T + D_t - h_t(c) for block
+ * j of tree t to child c (h_t(c) the height of c's subtree: a copy to a deep subtree goes
+ * first, an older block before a newer one at the same depth), among equals the one held
+ * longest; beyond, the one held longest (arrival order; the root: blocks in order either
+ * way).  Unit-step rounds at m = 64 / 86 / 256 on edst's trees: 16 x 16 94 / 116 / 286
+ * in arrival order, 83 / 106 / 275 most urgent first (the least possible about
+ * m + D + 3); 8 x 8 77 / 98 / 269 and 75 / 98 / 267.  perf/sim, `auto` (edst, synchronous
+ * sends), arrival order -> most urgent first: torus-16x16 1 MiB 150.0 -> 142.5 us, 4 MiB
+ * 478.6 -> 473.9; torus-8x8 256 KiB / 512 KiB / 1 MiB 43.4 / 70.3 / 125.5 -> 41.0 / 68.6 /
+ * 124.7, but 2 / 3 / 4 MiB 233.6 / 329.3 / 433.5 -> 235.7 / 339.8 / 445.4: in a long
+ * stream a rank's sends run up to T D blocks out of arrival order and wait on the real
+ * network for blocks the unit steps had on time (larger windows did not help), hence the
+ * bound m <= 2 T D (perf/results/2026-11-28-edst-order).
  *
  * Cost model (g = send_gap(B), h = hop(B), B = ceil(M / m); S(v) = children of v over
  * all trees, the blocks v sends per T blocks; c_t(v) its children in tree t):
@@ -52,10 +65,10 @@
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
  *                  dozen blocks)
- * In unit steps (g = h = 1) on edst's trees P = 4: 64 blocks take 77 rounds on an 8 x 8
- * torus (trees 9 links deep; the spine trees, 15 deep, took m + X + Y + 4 = 84) and 94
- * on 16 x 16 (17 deep; spine trees 110), against m + XY - 2 for a chain and about 2 m for
- * one pipelined binary tree.
+ * In unit steps (g = h = 1) on edst's trees P = 4: 64 blocks take 75 rounds on an 8 x 8
+ * torus (trees 9 links deep; in arrival order 77; the spine trees, 15 deep, took
+ * m + X + Y + 4 = 84) and 83 on 16 x 16 (17 deep; arrival order 94, spine trees 110),
+ * against m + XY - 2 for a chain and about 2 m for one pipelined binary tree.
  * mcast_multitree_rounds is that greedy execution; the unit tests check it against every
  * rank's schedule executed together (tests/unit/test_pm_edst.c).
  * Window.  The streams' real arrivals drift from the unit-step order by up to the spread
@@ -183,33 +196,94 @@ double multitree_hop(double B, const Model &md)
     return md.hop(B) + 0.5 * std::min(W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0) * bw;
 }
 
-/* Unit-step greedy execution of all ranks: in every round each rank sends one block it
- * held before the round (the one it received first; the root: blocks in order), to its
- * next child in that block's tree; a rank receives any number.  Records every rank's
- * receive and send order (the schedule's lists) and returns the rounds. */
-long greedy(const Multi &mt, uint32_t m, int want, Ops *recvs, Ops *sends)
+/* Height of every rank's subtree in t (links below it; a leaf 0). */
+std::vector<int> heights(const kb_tree_t *t)
 {
-    struct Pending {
-        uint32_t block;
-        int next; /* index of the next child in the block's tree */
-    };
-    const int n = mt.n;
-    std::vector<std::vector<Pending>> queue(static_cast<size_t>(n)); /* held blocks to forward, FIFO */
-    std::vector<size_t> head(size_t(n), 0);
-    auto children = [&](uint32_t j, int v) {
-        const kb_tree_t *t = mt.t[j % uint32_t(mt.T)];
-        return t->child_off[v + 1] - t->child_off[v];
-    };
-    for (uint32_t j = 0; j < m; ++j) {
-        if (children(j, mt.root) > 0) {
-            queue[size_t(mt.root)].push_back(Pending{j, 0});
+    std::vector<int> h(size_t(t->n), 0), order;
+    order.reserve(size_t(t->n));
+    order.push_back(t->root);
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int v = order[i];
+        for (int c = t->child_off[v]; c < t->child_off[v + 1]; ++c) {
+            order.push_back(t->children[c]);
         }
     }
-    uint64_t pending = 0;
-    for (int v = 0; v < n; ++v) {
-        for (uint32_t j = 0; j < m; ++j) {
-            pending += uint64_t(children(j, v));
+    for (size_t i = order.size(); i-- > 0;) {
+        const int v = order[i];
+        for (int c = t->child_off[v]; c < t->child_off[v + 1]; ++c) {
+            h[size_t(v)] = std::max(h[size_t(v)], 1 + h[size_t(t->children[c])]);
         }
+    }
+    return h;
+}
+
+/* The tallest tree's height: where m <= 2 T of it the fill is a large part of the rounds
+ * and the greedy takes the most urgent copy first, beyond it the one held longest
+ * (header, "Order"). */
+bool urgent_order(const Multi &mt, uint32_t m)
+{
+    int tallest = 0;
+    for (const kb_tree_t *t : mt.t) {
+        tallest = std::max(tallest, t->depth);
+    }
+    return uint64_t(m) <= 2u * uint64_t(mt.T) * uint64_t(tallest);
+}
+
+/* Unit-step greedy execution of all ranks: in every round each rank sends one block it
+ * held before the round to one child in that block's tree, a rank receives any number.
+ * Which copy (header, "Order"): with `urgent`, the least slack j / T + D_t - h_t(c) for
+ * block j of tree t to child c (D_t the tree's height, h_t(c) the child's subtree's),
+ * among equals the one held longest; without, the one held longest (the root: blocks in
+ * order either way).  Records every rank's receive and send order (the schedule's lists)
+ * and returns the rounds.  A rank's copies wait in lanes, one per (tree, child), FIFO
+ * within a lane: a lane's blocks come in order, so its head is its most urgent. */
+long greedy(const Multi &mt, uint32_t m, bool urgent, int want, Ops *recvs, Ops *sends)
+{
+    struct Copy {
+        uint32_t block;
+        uint64_t seq; /* when the rank got the block (the root: block order) */
+    };
+    struct Lane {
+        int child = 0, offset = 0; /* D_t - h_t(child) */
+        std::vector<Copy> q;
+        size_t head = 0;
+    };
+    const int n = mt.n;
+    std::vector<std::vector<int>> height;
+    for (const kb_tree_t *t : mt.t) {
+        height.push_back(heights(t));
+    }
+    /* lanes[v]: rank v's lanes; lane_of[t][c]: the lane of tree t's copies to child c
+     * (index into lanes[parent]) */
+    std::vector<std::vector<Lane>> lanes(static_cast<size_t>(n));
+    std::vector<std::vector<int>> lane_of(size_t(mt.T), std::vector<int>(size_t(n), -1));
+    for (int t = 0; t < mt.T; ++t) {
+        const kb_tree_t *tr = mt.t[size_t(t)];
+        for (int v = 0; v < n; ++v) {
+            for (int i = tr->child_off[v]; i < tr->child_off[v + 1]; ++i) {
+                const int c = tr->children[i];
+                lane_of[size_t(t)][size_t(c)] = int(lanes[size_t(v)].size());
+                Lane l;
+                l.child = c;
+                l.offset = height[size_t(t)][size_t(tr->root)] - height[size_t(t)][size_t(c)];
+                lanes[size_t(v)].push_back(std::move(l));
+            }
+        }
+    }
+    uint64_t seq = 0;
+    const auto hold = [&](int v, uint32_t j) {
+        const kb_tree_t *tr = mt.t[j % uint32_t(mt.T)];
+        for (int i = tr->child_off[v]; i < tr->child_off[v + 1]; ++i) {
+            const int lane = lane_of[j % uint32_t(mt.T)][size_t(tr->children[i])];
+            lanes[size_t(v)][size_t(lane)].q.push_back(Copy{j, seq});
+        }
+        ++seq;
+    };
+    uint64_t pending = 0; /* copies still to send: every tree edge once per block */
+    for (uint32_t j = 0; j < m; ++j) {
+        hold(mt.root, j);
+        const kb_tree_t *t = mt.t[j % uint32_t(mt.T)];
+        pending += uint64_t(t->child_off[n]);
     }
     long round = 0;
     struct Arrival {
@@ -221,31 +295,40 @@ long greedy(const Multi &mt, uint32_t m, int want, Ops *recvs, Ops *sends)
         ++round;
         arrived.clear();
         for (int v = 0; v < n; ++v) {
-            std::vector<Pending> &q = queue[size_t(v)];
-            size_t &h = head[size_t(v)];
-            if (h == q.size()) {
+            Lane *best = nullptr;
+            int64_t best_key = 0; /* T x the slack: exact */
+            for (Lane &l : lanes[size_t(v)]) {
+                if (l.head == l.q.size()) {
+                    continue;
+                }
+                const int64_t key =
+                    urgent ? int64_t(l.q[l.head].block) + int64_t(mt.T) * l.offset : 0;
+                if (best == nullptr || key < best_key ||
+                    (key == best_key && l.q[l.head].seq < best->q[best->head].seq)) {
+                    best = &l;
+                    best_key = key;
+                }
+            }
+            if (best == nullptr) {
                 continue;
             }
-            Pending &p = q[h];
-            const kb_tree_t *t = mt.t[p.block % uint32_t(mt.T)];
-            const int c = t->children[t->child_off[v] + p.next];
+            const uint32_t j = best->q[best->head++].block;
+            if (best->head >= 64 && 2 * best->head >= best->q.size()) { /* bounded memory */
+                best->q.erase(best->q.begin(), best->q.begin() + std::ptrdiff_t(best->head));
+                best->head = 0;
+            }
             if (v == want && sends != nullptr) {
-                sends->push_back(mcast_op_t{c, p.block, 1, uint32_t(round), 0});
+                sends->push_back(mcast_op_t{best->child, j, 1, uint32_t(round), 0});
             }
-            arrived.push_back(Arrival{c, p.block});
+            arrived.push_back(Arrival{best->child, j});
             --pending;
-            if (++p.next == t->child_off[v + 1] - t->child_off[v]) {
-                ++h;
-            }
         }
         for (const Arrival &a : arrived) {
             const kb_tree_t *t = mt.t[a.block % uint32_t(mt.T)];
             if (a.to == want && recvs != nullptr) {
                 recvs->push_back(mcast_op_t{t->parent[a.to], a.block, 1, uint32_t(round), 0});
             }
-            if (children(a.block, a.to) > 0) {
-                queue[size_t(a.to)].push_back(Pending{a.block, 0});
-            }
+            hold(a.to, a.block);
         }
     }
     return round;
@@ -260,7 +343,7 @@ std::unique_ptr<mcast_sched> multitree(const kb_tree_t *const *trees, int ntrees
     kb::require(rank >= 0 && rank < mt.n, "multitree: rank out of range");
     kb::require(m <= MCAST_MAX_BLOCKS, "too many blocks");
     Ops recvs, sends;
-    greedy(mt, m, rank, &recvs, &sends);
+    greedy(mt, m, urgent_order(mt, m), rank, &recvs, &sends);
     auto s = std::make_unique<ListSched>();
     s->n = mt.n;
     s->rank = rank;
@@ -277,7 +360,7 @@ std::unique_ptr<mcast_sched> multitree(const kb_tree_t *const *trees, int ntrees
 long multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t m)
 {
     const Multi mt = multi_of(trees, ntrees);
-    return m == 0 ? 0 : greedy(mt, m, -1, nullptr, nullptr);
+    return m == 0 ? 0 : greedy(mt, m, urgent_order(mt, m), -1, nullptr, nullptr);
 }
 
 double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
@@ -295,7 +378,7 @@ double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, ui
      * dozen blocks: taken at <= MULTITREE_QUEUE_BLOCKS) */
     const uint32_t mq = std::min<uint32_t>(m, MULTITREE_QUEUE_BLOCKS);
     const double extra =
-        std::max(0.0, double(greedy(mt, mq, -1, nullptr, nullptr)) - total(mt, timing(mt, 1.0, 1.0), mq));
+        std::max(0.0, double(greedy(mt, mq, urgent_order(mt, m), -1, nullptr, nullptr)) - total(mt, timing(mt, 1.0, 1.0), mq));
     return total(mt, md.sync_in_flight() ? timing(mt, g, h, md.net.o_send_us, md.net.o_recv_us) : timing(mt, g, h), m) +
            extra * g;
 }

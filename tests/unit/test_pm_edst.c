@@ -13,7 +13,9 @@
  *  - The schedules of every rank, executed together (mcast_sched_check): every block
  *    exactly once, rounds equal to mcast_multitree_rounds, between m - 1 + the shallowest
  *    tree's depth and m - 1 + the deepest's plus the queueing (<= (X + Y) / 2 + 1 on the
- *    shapes here), below a chain's m + XY - 2.
+ *    shapes here), below a chain's m + XY - 2; on the 8 x 8 and 16 x 16 tori, where the
+ *    greedy takes the most urgent copy first (m <= 2 T D), at most m + D + 3 (fails in
+ *    arrival order: 8 x 8 at 17 blocks 31 rounds).
  *  - The LogGP model in unit steps (o_send = 1, nothing else) is the closed form plus the
  *    queueing: exactly the greedy rounds at <= 256 blocks.
  */
@@ -220,8 +222,14 @@ static void check_schedules(kb_tree_t *t[PM_EDST_TREES], int X, int Y, int root,
             if (t[i]->depth > dmax) dmax = t[i]->depth;
         }
         assert_true(rounds >= (long)m + dmin - 1);
-        assert_true(rounds <= (long)m + dmax - 1 + (X + Y) / 2 + 1);
+        if (!(rounds <= (long)m + dmax - 1 + (X + Y) / 2 + 1)) fail_msg("%dx%d root %d m %u rounds %ld dmax %d", X, Y, root, m, rounds, dmax);
         assert_true(n < 16 || rounds < (long)m + n - 2); /* a chain */
+        /* the fill's order (fam_multitree.cpp "Order"): while m <= 2 T D the most urgent
+         * copy first, within 3 rounds of m + D on the square tori (arrival order: 16 x 16
+         * at 64 blocks 94 rounds, 11 above) */
+        if (X == Y && (X == 8 || X == 16) && m <= 2u * PM_EDST_TREES * (uint32_t)dmax) {
+            if (rounds > (long)m + dmax + 3) fail_msg("%dx%d m %u: %ld rounds", X, Y, m, rounds);
+        }
         /* the LogGP model in unit steps at <= 256 blocks: the greedy rounds */
         mcast_loggp_t g;
         memset(&g, 0, sizeof(g));
