@@ -271,7 +271,10 @@
  * model): a copy's bytes start to move after its route's latency, every link of its
  * route carries them, the copies on a link share it by weighted max-min fairness, each
  * in proportion to the inverse of its route's latency (a short route gets more), and a
- * host's own link carries net.host_links links' worth (a torus node's interface).  perf/sim
+ * host's own link carries net.host_links links' worth (a torus node's interface; with
+ * net.host_transit 1 one resource for what the node sends, receives and forwards in
+ * transit, as SimGrid's torus limiter: the links' bound and these flows charge it on
+ * every router a route passes, planner.cpp Routes::charged).  perf/sim
  * knomial trees of radix 2 / 3 / 4 / 8 on their orderings and Open MPI's on rank order,
  * sent whole at 4 - 32 KiB on torus-8x8, torus-16x16, fattree-128 and irregular-64 (47
  * plans): |model - simulated| / simulated median 6.1 %, 90th percentile 22.6 %, worst
@@ -396,6 +399,12 @@ typedef struct mcast_machine {
      * whole messages are modelled as flows over a topology's links (header, "Shared
      * flows"): a torus router's host interface is often wider than one torus link. */
     double host_links;
+    /* 1: a node's interface is one resource for what its host sends, receives and what
+     * leaves its router in transit (net.host_transit in the file; 0, the default: a host's
+     * injection and ejection are two links, transit passes the router only).  SimGrid's
+     * torus charges a node's limiter on every hop that leaves it and at the destination
+     * (TorusZone::get_local_route); perf/sim's torus machine files set it. */
+    int host_transit;
 } mcast_machine_t;
 
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
@@ -405,7 +414,8 @@ void mcast_machine_default(mcast_machine_t *m);
  *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
  *   eager_bytes, and net.hop_latency_us / net.latency_links (route length),
  *   net.sync_wait_us (synchronous sends), net.shared_flows 0 | 1, net.segment_min_bytes
- *   (the smallest block across nodes), net.host_links (a host's own link, in links); "provenance
+ *   (the smallest block across nodes), net.host_links (a host's own link, in links),
+ *   net.host_transit 0 | 1 (transit shares the node's interface); "provenance
  *   TEXT" (kept in m->source).  Missing keys keep their
  *   defaults.  Errors as "file:line: message". */
 int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m, char *errbuf,

@@ -52,6 +52,7 @@
 #include <memory>
 #include <new>
 #include <queue>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -268,16 +269,99 @@ struct Locality {
 
 /* Routes between two ranks' hosts where the input names a topology (every rank read it
  * alike): the directed links of PM_ROUTE_DEFAULT, cached.  Same host, no topology, or a
- * host it does not name: no links. */
+ * host it does not name: no links.
+ * What a route's bytes take (charged()): its links, where a host's own link (injection
+ * or ejection, host_link()) carries host_links links' worth; with net.host_transit 1
+ * (mcast_machine_t.host_transit) a node's interface is one resource for what its host
+ * sends, receives and what leaves its router in transit (SimGrid's torus limiter), so a
+ * route a -> b over routers n0 .. nk charges n0 .. nk's interfaces once each (the
+ * ejection link to each router's host stands for it) and the links between routers. */
 class Routes {
 public:
     explicit Routes(const mcast_plan_input_t &in)
         : in_(in), known_(in.topology != nullptr && in.hosts != nullptr && in.n > 1 && !in.all_local),
           one_switch_(known_ && pm_topology_nswitches(in.topology) <= 1)
     {
+        if (!known_) {
+            return;
+        }
+        const int nl = std::max(0, pm_topology_ndirected_links(in.topology));
+        std::set<std::string> hosts;
+        for (int h = 0; h < pm_topology_nhosts(in.topology); ++h) {
+            if (const char *name = pm_topology_host_name(in.topology, h)) {
+                hosts.insert(name);
+            }
+        }
+        host_link_.assign(size_t(nl), 0);
+        std::vector<std::pair<std::string, std::string>> ends(static_cast<size_t>(nl));
+        std::map<std::string, int> iface; /* router -> the ejection link to its host */
+        for (int l = 0; l < nl; ++l) {
+            const char *from = nullptr, *to = nullptr;
+            int cls = 0;
+            if (pm_link_info(in.topology, l, &from, &to, &cls) != PM_OK || from == nullptr ||
+                to == nullptr) {
+                continue;
+            }
+            ends[size_t(l)] = {from, to};
+            const bool from_host = hosts.count(from) > 0, to_host = hosts.count(to) > 0;
+            host_link_[size_t(l)] = from_host || to_host ? 1 : 0;
+            if (to_host && !from_host) {
+                iface.emplace(from, l); /* the first host of a router stands for its node */
+            }
+        }
+        transit_ = in.machine != nullptr && in.machine->host_transit != 0 && !one_switch_;
+        if (transit_) {
+            node_of_.assign(size_t(nl), -1);
+            for (int l = 0; l < nl; ++l) {
+                const auto &e = ends[size_t(l)];
+                /* the interface of the router a link leaves (an injection link: the router
+                 * it enters, its host's own) */
+                const std::string &router = host_link_[size_t(l)] && hosts.count(e.first) ? e.second : e.first;
+                const auto it = iface.find(router);
+                node_of_[size_t(l)] = it == iface.end() ? -1 : it->second;
+            }
+        }
     }
     bool known() const { return known_; }
     bool one_switch() const { return one_switch_; }
+    /* l is a host's own link (header above). */
+    bool host_link(int l) const
+    {
+        return l >= 0 && size_t(l) < host_link_.size() && host_link_[size_t(l)] != 0;
+    }
+    /* The resources the bytes a -> b take (header above): the route without
+     * net.host_transit. */
+    const std::vector<int> &charged(int a, int b)
+    {
+        if (!transit_) {
+            return route(a, b);
+        }
+        const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
+        auto it = charged_.find(key);
+        if (it != charged_.end()) {
+            return it->second;
+        }
+        const std::vector<int> &r = route(a, b);
+        std::vector<int> c;
+        for (size_t j = 0; j < r.size(); ++j) {
+            const int l = r[j];
+            const int node = l >= 0 && size_t(l) < node_of_.size() ? node_of_[size_t(l)] : -1;
+            const auto add = [&c](int x) {
+                if (std::find(c.begin(), c.end(), x) == c.end()) {
+                    c.push_back(x);
+                }
+            };
+            if (j == 0 || j + 1 == r.size()) {
+                add(node >= 0 ? node : l); /* n0's interface; nk's */
+                continue;
+            }
+            add(l);
+            if (j >= 2 && node >= 0) {
+                add(node); /* leaves n_{j-1} in transit */
+            }
+        }
+        return charged_.emplace(key, std::move(c)).first->second;
+    }
     const std::vector<int> &route(int a, int b)
     {
         const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
@@ -314,7 +398,10 @@ private:
     const mcast_plan_input_t &in_;
     bool known_;
     bool one_switch_;
-    std::map<uint64_t, std::vector<int>> routes_;
+    bool transit_ = false;
+    std::vector<char> host_link_;
+    std::vector<int> node_of_; /* directed link -> the interface of the router it leaves */
+    std::map<uint64_t, std::vector<int>> routes_, charged_;
 };
 
 /* Concurrent whole messages on the links between switches (header, "Timed link sharing"):
@@ -459,9 +546,7 @@ double flow_tree_time(const kb_tree_t *t, size_t S, const Locality &loc, const m
     std::vector<double> a(size_t(n), 0.0);
     double finish = 0.0;
     std::vector<int> ready; /* ranks that have the message and send it */
-    const auto link_cap = [host_cap](const std::vector<int> &r, size_t j) {
-        return j == 0 || j + 1 == r.size() ? host_cap : 1.0;
-    };
+    const auto link_cap = [host_cap, &routes](int l) { return routes.host_link(l) ? host_cap : 1.0; };
     const auto send_all = [&](int u0) {
         ready.push_back(u0);
         while (!ready.empty()) {
@@ -483,10 +568,10 @@ double flow_tree_time(const kb_tree_t *t, size_t S, const Locality &loc, const m
                 f.weight = 1.0 / std::max(lat, 1e-3);
                 f.left = work;
                 f.rate = 0.0;
-                f.route = &routes.route(u, c);
+                f.route = &routes.charged(u, c);
                 f.cap = inf;
-                for (size_t j = 0; j < f.route->size(); ++j) {
-                    f.cap = std::min(f.cap, link_cap(*f.route, j));
+                for (int l : *f.route) {
+                    f.cap = std::min(f.cap, link_cap(l));
                 }
                 f.cap = std::isfinite(f.cap) ? f.cap : 1.0;
                 flows.push_back(f);
@@ -532,7 +617,7 @@ double flow_tree_time(const kb_tree_t *t, size_t S, const Locality &loc, const m
                 const int l = r[j];
                 if (on[size_t(l)].empty()) {
                     used.push_back(l);
-                    cap[size_t(l)] = link_cap(r, j);
+                    cap[size_t(l)] = link_cap(l);
                     wsum[size_t(l)] = 0.0;
                 }
                 on[size_t(l)].push_back(int(contended.size()));
@@ -1478,13 +1563,12 @@ public:
         if (!usable_ || a == b) {
             return;
         }
-        const std::vector<int> &r = routes_.route(a, b);
-        /* a host's own link carries host_links links' worth (mcast_machine_t) */
+        /* a host's own link carries host_links links' worth (mcast_machine_t); with
+         * net.host_transit its node's interface (Routes) */
         const double host = in_.machine->host_links > 0.0 ? in_.machine->host_links : 1.0;
-        for (size_t j = 0; j < r.size(); ++j) {
-            const int l = r[j];
+        for (int l : routes_.charged(a, b)) {
             if (l >= 0 && size_t(l) < load_.size()) {
-                load_[size_t(l)] += j == 0 || j + 1 == r.size() ? bytes / host : bytes;
+                load_[size_t(l)] += routes_.host_link(l) ? bytes / host : bytes;
             }
         }
     }
@@ -2701,6 +2785,8 @@ void parse_machine(const std::string &text, const std::string &name, mcast_machi
         int *flag_field = nullptr;     /* 0 or 1 */
         if (k == nullptr && part == "net" && field == "shared_flows") {
             flag_field = &m.net.shared_flows;
+        } else if (k == nullptr && part == "net" && field == "host_transit") {
+            flag_field = &m.host_transit;
         } else if (k == nullptr && part == "net" && field == "hop_latency_us") {
             route_field = &m.hop_latency_us;
         } else if (k == nullptr && part == "net" && field == "latency_links") {
@@ -2912,6 +2998,9 @@ MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const
         std::fprintf(f, "net.sync_wait_us %.6g\n", m->sync_wait_us);
     }
     std::fprintf(f, "net.shared_flows %d\n", m->net.shared_flows);
+    if (m->host_transit != 0) {
+        std::fprintf(f, "net.host_transit %d\n", m->host_transit);
+    }
     if (m->net_segment_min_bytes != 0) {
         std::fprintf(f, "net.segment_min_bytes %zu\n", m->net_segment_min_bytes);
     }
@@ -3223,6 +3312,10 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
         h = fnv(h, route, sizeof(route));
         const uint64_t seg = m->net_segment_min_bytes;
         h = fnv(h, &seg, sizeof(seg));
+        if (m->host_transit != 0) {
+            const uint64_t tr = uint64_t(m->host_transit);
+            h = fnv(h, &tr, sizeof(tr));
+        }
     }
     return h;
 }

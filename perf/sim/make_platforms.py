@@ -78,6 +78,10 @@ def machine_text(name, lat_us, what, route=None, b_node_gbps=None):
     if b_node_gbps and float(b_node_gbps) != float(BW_GBPS):
         # the host's limiter link carries this many links' worth (a torus node's NIC)
         text += f"net.host_links {float(b_node_gbps) / float(BW_GBPS):.4g}\n"
+        # and SimGrid charges that limiter (one link for both directions) on every hop
+        # that leaves the node, transit included, and at the destination
+        # (TorusZone::get_local_route): what a node sends, receives and forwards shares it
+        text += "net.host_transit 1\n"
     return text
 
 

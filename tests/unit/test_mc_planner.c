@@ -1069,6 +1069,72 @@ static mcast_plan_input_t topo_input(int n, int root, size_t M, const mcast_mach
     return in;
 }
 
+/* Transit through a node's interface (mcast_machine_t.host_transit): perf/sim's
+ * torus-16x16 machine (SimGrid's torus charges a node's limiter on every hop that leaves
+ * it and at the destination).  At 256 KiB the two-tree's edges cross the torus through
+ * other nodes' interfaces, edst's trees use links between neighbours only: charged for
+ * transit the planner takes edst, which SimGrid runs in 57.3 us against the two-tree's
+ * 75.7 (perf/results/2026-11-28-edst-order); without, the two-tree.  The two-tree forced
+ * is predicted later with transit, edst the same either way. */
+static void test_host_transit(void **state)
+{
+    (void) state;
+    enum { X = 16, N = X * X };
+    static const char *hosts[N];
+    static char names[N][8];
+    pm_topology_t *torus = grid_torus(X, X, names, hosts);
+    pm_torus_shape_t shape = {2, {X, X}, 1, 1};
+    static int coords[2 * N], chain[N];
+    for (int r = 0; r < N; ++r) {
+        coords[2 * r] = r % X;
+        coords[2 * r + 1] = r / X;
+    }
+    mcast_machine_t mach;
+    char err[256] = "";
+    assert_int_equal(mcast_machine_parse("version 1\nnet.o_send_us 0.5\nnet.o_recv_us 0.5\n"
+                                         "net.latency_us 0.8\nnet.gap_ns_per_byte 0.08\n"
+                                         "net.wire_ns_per_byte 0.08\nnet.recv_ns_per_byte 0\n"
+                                         "net.eager_bytes 65535\nnet.sync_wait_us 0\n"
+                                         "net.shared_flows 1\nnet.segment_min_bytes 4096\n"
+                                         "net.hop_latency_us 0.1\nnet.latency_links 10\n"
+                                         "net.host_links 2\n",
+                                         "torus-16x16", &mach, err, sizeof(err)),
+                     KB_OK);
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    const size_t M = 256u << 10;
+    /* coll/pathmc decides first (with the torus), coll/kbinomial when it defers */
+    mcast_plan_input_t pm = topo_input(N, 0, M, &mach, &f, torus, hosts, chain);
+    pm.component = MCAST_COMP_PATHMC;
+    pm.torus = &shape;
+    pm.torus_coords = coords;
+    mcast_plan_input_t kb = pm;
+    kb.component = MCAST_COMP_KBINOMIAL;
+    kb.torus = NULL;
+    kb.torus_coords = NULL;
+    double twotree[2], edst[2];
+    for (int transit = 0; transit < 2; ++transit) {
+        mach.host_transit = transit;
+        f.algorithm = MCAST_ALG_AUTO;
+        const mcast_plan_info_t info = info_of(&pm);
+        if (transit) {
+            assert_int_equal(info.defer, 0);
+            assert_int_equal(info.algorithm, MCAST_ALG_EDST);
+        } else {
+            assert_int_equal(info.defer, 1);
+            assert_int_equal(info_of(&kb).algorithm, MCAST_ALG_TWOTREE);
+        }
+        f.algorithm = MCAST_ALG_TWOTREE;
+        twotree[transit] = predicted_of(&kb);
+        f.algorithm = MCAST_ALG_EDST;
+        edst[transit] = predicted_of(&pm);
+    }
+    assert_true(twotree[1] > twotree[0] * 1.05);
+    assert_true(fabs(edst[1] - edst[0]) <= 1e-9 * edst[0]);
+    pm_topology_free(torus);
+}
+
 /* Two-tree placement (mcast_planner.h): on the irregular network of perf/sim's
  * irregular-64 (16 switches, 64 hosts, up*-down* routes) the planner's two-tree plan
  * carries its own chain, a permutation with the root first, whose busiest directed link
@@ -2255,6 +2321,18 @@ static void test_machine_file(void **state)
     assert_true(fabs(d.shm_copy_ns_per_byte - 0.125) < 1e-9 && fabs(d.shm_handover_us - 0.75) < 1e-9);
     assert_int_equal(mcast_machine_parse("version 1\nnet.copy_ns_per_byte 0.2\n", "s", &m, err, sizeof(err)),
                      KB_ERR_ARG);
+    /* transit through a node's interface: 0 by default, 0 or 1, net only, written back
+     * when set, part of the digest */
+    mcast_machine_default(&d);
+    assert_int_equal(d.host_transit, 0);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.host_transit 1\n", "h", &m, err, sizeof(err)), KB_OK);
+    assert_int_equal(m.host_transit, 1);
+    assert_int_not_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    assert_int_equal(mcast_machine_write(path, &m, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
+    assert_int_equal(d.host_transit, 1);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.host_transit 2\n", "h", &m, err, sizeof(err)), KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 1\nshm.host_transit 1\n", "h", &m, err, sizeof(err)), KB_ERR_ARG);
     remove(path);
 }
 
@@ -2533,6 +2611,7 @@ int main(void)
         cmocka_unit_test(test_window_auto),
         cmocka_unit_test(test_twotree_blocks_under_bound),
         cmocka_unit_test(test_twotree_placement),
+        cmocka_unit_test(test_host_transit),
         cmocka_unit_test(test_edst_plans),
         cmocka_unit_test(test_twotree_sync_sends),
     };
