@@ -52,7 +52,6 @@
 #include <memory>
 #include <new>
 #include <queue>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -285,40 +284,27 @@ public:
         if (!known_) {
             return;
         }
-        const int nl = std::max(0, pm_topology_ndirected_links(in.topology));
-        std::set<std::string> hosts;
-        for (int h = 0; h < pm_topology_nhosts(in.topology); ++h) {
-            if (const char *name = pm_topology_host_name(in.topology, h)) {
-                hosts.insert(name);
-            }
-        }
-        host_link_.assign(size_t(nl), 0);
-        std::vector<std::pair<std::string, std::string>> ends(static_cast<size_t>(nl));
-        std::map<std::string, int> iface; /* router -> the ejection link to its host */
-        for (int l = 0; l < nl; ++l) {
-            const char *from = nullptr, *to = nullptr;
-            int cls = 0;
-            if (pm_link_info(in.topology, l, &from, &to, &cls) != PM_OK || from == nullptr ||
-                to == nullptr) {
-                continue;
-            }
-            ends[size_t(l)] = {from, to};
-            const bool from_host = hosts.count(from) > 0, to_host = hosts.count(to) > 0;
-            host_link_[size_t(l)] = from_host || to_host ? 1 : 0;
-            if (to_host && !from_host) {
-                iface.emplace(from, l); /* the first host of a router stands for its node */
+        const pm::Topology &topo = *in.topology->t;
+        const size_t nl = 2 * topo.links.size(); /* directed: 2l a -> b, 2l + 1 b -> a */
+        host_link_.assign(nl, 0);
+        std::vector<int> iface(topo.nodes.size(), -1); /* router -> ejection link to its host */
+        for (size_t l = 0; l < nl; ++l) {
+            const int from = topo.from_end(int(l)), to = topo.other_end(int(l));
+            const bool from_host = topo.nodes[size_t(from)].is_host, to_host = topo.nodes[size_t(to)].is_host;
+            host_link_[l] = from_host || to_host ? 1 : 0;
+            if (to_host && !from_host && iface[size_t(from)] < 0) {
+                iface[size_t(from)] = int(l); /* the first host of a router stands for its node */
             }
         }
         transit_ = in.machine != nullptr && in.machine->host_transit != 0 && !one_switch_;
         if (transit_) {
-            node_of_.assign(size_t(nl), -1);
-            for (int l = 0; l < nl; ++l) {
-                const auto &e = ends[size_t(l)];
-                /* the interface of the router a link leaves (an injection link: the router
-                 * it enters, its host's own) */
-                const std::string &router = host_link_[size_t(l)] && hosts.count(e.first) ? e.second : e.first;
-                const auto it = iface.find(router);
-                node_of_[size_t(l)] = it == iface.end() ? -1 : it->second;
+            /* the interface of the router a link leaves (an injection link: the router it
+             * enters, its host's own) */
+            node_of_.assign(nl, -1);
+            for (size_t l = 0; l < nl; ++l) {
+                const int from = topo.from_end(int(l));
+                const int router = topo.nodes[size_t(from)].is_host ? topo.other_end(int(l)) : from;
+                node_of_[l] = iface[size_t(router)];
             }
         }
     }
