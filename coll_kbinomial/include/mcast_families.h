@@ -159,14 +159,23 @@ double mcast_two_level_predict_us(const mcast_level_t *inter, const mcast_level_
  * T spanning trees over group ranks with one root (coll_pathmc's four arc-disjoint trees
  * of a 2D torus, pm_torus_edst): block j travels down tree j mod T, every rank forwards
  * each block of a tree to its children there (FPFS).  The trees are the caller's; every
- * rank must pass the same ones.  rounds: the unit-step cost model (g = h = 1);
- * predict_us: the LogGP one (file header); window: the receives to keep posted for the
- * streams' drift (T + 2 .. MCAST_MULTITREE_WINDOW_MAX). */
+ * rank must pass the same ones.  lag (1 .. MCAST_MULTITREE_LAG_MAX): a rank sends a block
+ * no sooner than `lag` unit steps after it arrived (fam_multitree.cpp, "Lag"; 1: as soon as
+ * held).  rounds: the unit-step cost model (g = h = 1);
+ * predict_us: the LogGP one (file header), at the lag mcast_multitree_lag takes; window:
+ * the receives to keep posted for the streams' drift (T + 2 ..
+ * MCAST_MULTITREE_WINDOW_MAX). */
 #define MCAST_MULTITREE_MAX 16
 #define MCAST_MULTITREE_WINDOW_MAX 64
+#define MCAST_MULTITREE_LAG_MAX 16
 int mcast_sched_multitree(const kb_tree_t *const *trees, int ntrees, int rank,
-                          uint32_t nblocks, mcast_sched_t **out);
-long mcast_multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t nblocks);
+                          uint32_t nblocks, int lag, mcast_sched_t **out);
+long mcast_multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t nblocks,
+                            int lag);
+/* The lag the model takes (1: none; above 1 only with synchronous sends in flight, the
+ * edge model without an eager limit and max_sends >= 2); -1 on bad input. */
+int mcast_multitree_lag(const kb_tree_t *const *trees, int ntrees, size_t bytes,
+                        uint32_t nblocks, const mcast_loggp_t *net, int window, int max_sends);
 double mcast_multitree_predict_us(const kb_tree_t *const *trees, int ntrees, size_t bytes,
                                   uint32_t nblocks, const mcast_loggp_t *net, int window,
                                   int max_sends);

@@ -494,22 +494,35 @@ MC_API double mcast_two_level_predict_us(const mcast_level_t *inter, const mcast
 }
 
 MC_API int mcast_sched_multitree(const kb_tree_t *const *trees, int ntrees, int rank,
-                                 uint32_t nblocks, mcast_sched_t **out)
+                                 uint32_t nblocks, int lag, mcast_sched_t **out)
 {
     if (out == nullptr) {
         return KB_ERR_ARG;
     }
     *out = nullptr;
-    return guarded([&] { *out = multitree(trees, ntrees, rank, nblocks).release(); });
+    return guarded([&] { *out = multitree(trees, ntrees, rank, nblocks, lag).release(); });
 }
 
-MC_API long mcast_multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t nblocks)
+MC_API long mcast_multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t nblocks,
+                                   int lag)
 {
     long r = -1;
-    if (guarded([&] { r = multitree_rounds(trees, ntrees, nblocks); }) != KB_OK) {
+    if (guarded([&] { r = multitree_rounds(trees, ntrees, nblocks, lag); }) != KB_OK) {
         return -1;
     }
     return r;
+}
+
+MC_API int mcast_multitree_lag(const kb_tree_t *const *trees, int ntrees, size_t bytes,
+                               uint32_t nblocks, const mcast_loggp_t *net, int window,
+                               int max_sends)
+{
+    int lag = -1;
+    if (guarded([&] { lag = multitree_lag(trees, ntrees, bytes, nblocks, model_of(net, window, max_sends)); }) !=
+        KB_OK) {
+        return -1;
+    }
+    return lag;
 }
 
 MC_API double mcast_multitree_predict_us(const kb_tree_t *const *trees, int ntrees, size_t bytes,

@@ -80,10 +80,14 @@ double circulant_predict(int n, size_t M, uint32_t m, const Model &md);
 
 /* Several trees at once (fam_multitree.cpp). */
 std::unique_ptr<mcast_sched> multitree(const kb_tree_t *const *trees, int ntrees, int rank,
-                                       uint32_t m);
-long multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t m);
+                                       uint32_t m, int lag);
+long multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t m, int lag);
 double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
                          const Model &md);
+/* the prediction and the lag it was made for (header, "Lag"; lag may be NULL) */
+double multitree_predict_lag(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
+                             const Model &md, int *lag);
+int multitree_lag(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m, const Model &md);
 int multitree_window(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
                      const Model &md);
 /* TREE levels (kb shapes, FPFS). */

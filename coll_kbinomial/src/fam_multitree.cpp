@@ -24,6 +24,38 @@
  * network for blocks the unit steps had on time (larger windows did not help), hence the
  * bound m <= 2 T D (perf/results/2026-11-28-edst-order).
  *
+ * Lag.  The engine sends a rank's list strictly in order, so on a real network a rank's
+ * next send waits for its block.  In the greedy above a block may leave the step after it
+ * came, and executed so every step waits for a hop (a send's overhead, the wire, the
+ * link): traced in perf/sim, torus-16x16, 1 MiB in 8 KiB blocks, synchronous sends, an
+ * interior rank took 0.97 us a block where its node interface needs 0.66 and sat idle up
+ * to 2 us between arrivals (a block waited a median 1.03 us from its arrival to its send
+ * and 1.17 on the wire).  With a lag L the greedy lets a copy leave no sooner than L
+ * steps after it came (the rank sends other held copies meanwhile): every link of the
+ * fill costs L steps, but a hop has L steps' time.  perf/sim, synchronous sends, lag
+ * 1 .. 6: torus-16x16 1 MiB 8 KiB blocks 144.3 136.7 126.9 125.1 126.2 130.4 us, 6 KiB
+ * (lag 3 .. 6) 126.0 122.4 122.9 127.6, 12 KiB (2, 3) 139.3 136.8; torus-8x8 8 KiB
+ * (1 .. 4) 1 MiB 130.4 123.4 106.4 107.3, 4 MiB 490.9 464.9 381.1 365.3
+ * (perf/results/2026-11-28-edst-lag).
+ *   model          with synchronous sends in flight only (standard ones keep lag 1: a
+ *                  lag of 4 lost at 8 KiB, 171.4 us): the least over L of
+ *                  L = 1      max(the closed form below, rounds(1) max(R, 0.8 h'))
+ *                  L >= 2     rounds(L) max(R, 1.7 h' / L)   (up to the first L with
+ *                             1.7 h' / L <= R: longer lags only add fill)
+ *                  rounds(L) the lagged greedy's unit steps (at <= 256 blocks, beyond at
+ *                  the unit-step period), R a rank's period per block, its sends' gaps
+ *                  and overheads S(v) / T (g, o_send) without o_recv, h' = hop(B) -
+ *                  o_recv: a synchronous message's receiver overhead is its sender's wait
+ *                  (sync_wait, which the planner folds into o_send; SMPI charges none).
+ *                  1.7: a hop with its queueing behind the rank's other sends is about
+ *                  1.7 model hops (the traced median 2.2 us at 8 KiB, h' 1.26); 0.8: lag
+ *                  1 keeps some slack of the greedy's.  Fitted on the runs above (model
+ *                  against simulated: 16 x 16 8 KiB lag 3 / 4 125.9 / 126.4 against
+ *                  126.9 / 125.1, 6 KiB lag 4 124.0 against 122.4; 8 x 8 auto 256 KiB -
+ *                  4 MiB within 3 %).
+ *   rounds         the greedy's are remembered per process for the planner's grid of
+ *                  block sizes (greedy_rounds: exact keys, the same answer on every rank).
+ *
  * Cost model (g = send_gap(B), h = hop(B), B = ceil(M / m); S(v) = children of v over
  * all trees, the blocks v sends per T blocks; c_t(v) its children in tree t):
  *   first arrival  A_t(root) = g * sum_{u < t} c_u(root)   (the root serves the trees in
@@ -59,8 +91,8 @@
  *                  predicted 110.8), 4 MiB 469.1 -> 433.4 (16 KiB; predicted 362.5), 256 KiB
  *                  52.1 -> 43.4 (predicted 42.3); 8 KiB blocks at 1 MiB 130.4, predicted
  *                  145.0 (perf/results/2026-11-28-edst-sync).  The model is 11 - 19 % low
- *                  from 1 MiB on, cause not found: traced, a 16 KiB block costs an interior
- *                  rank 1.6 - 1.8 us where its node interface (in and out, 25 GB/s) needs 1.31.
+ *                  from 1 MiB on: the lag above is the cause (a rank's next send waits
+ *                  for its block); this closed form is lag 1's.
  *   queueing       + Q g: where a rank's sends of different trees meet, blocks wait; Q is
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
@@ -83,7 +115,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <numeric>
+#include <tuple>
 
 namespace mc {
 namespace fam {
@@ -91,6 +126,8 @@ namespace fam {
 namespace {
 
 constexpr uint32_t MULTITREE_QUEUE_BLOCKS = 256;
+constexpr double MULTITREE_LAG_HOPS = 1.7;  /* header, "Lag": fitted */
+constexpr double MULTITREE_LAG1_HOP = 0.8;  /* the same */
 
 struct Multi {
     int n = 0, root = 0, T = 0;
@@ -237,11 +274,13 @@ bool urgent_order(const Multi &mt, uint32_t m)
  * order either way).  Records every rank's receive and send order (the schedule's lists)
  * and returns the rounds.  A rank's copies wait in lanes, one per (tree, child), FIFO
  * within a lane: a lane's blocks come in order, so its head is its most urgent. */
-long greedy(const Multi &mt, uint32_t m, bool urgent, int want, Ops *recvs, Ops *sends)
+long greedy(const Multi &mt, uint32_t m, bool urgent, int lag, int want, Ops *recvs, Ops *sends)
 {
+    kb::require(lag >= 1 && lag <= MCAST_MULTITREE_LAG_MAX, "multitree: lag out of range");
     struct Copy {
         uint32_t block;
         uint64_t seq; /* when the rank got the block (the root: block order) */
+        long ready;   /* the first round it may leave in (header, "Lag") */
     };
     struct Lane {
         int child = 0, offset = 0; /* D_t - h_t(child) */
@@ -271,11 +310,12 @@ long greedy(const Multi &mt, uint32_t m, bool urgent, int want, Ops *recvs, Ops 
         }
     }
     uint64_t seq = 0;
+    long round = 0;
     const auto hold = [&](int v, uint32_t j) {
         const kb_tree_t *tr = mt.t[j % uint32_t(mt.T)];
         for (int i = tr->child_off[v]; i < tr->child_off[v + 1]; ++i) {
             const int lane = lane_of[j % uint32_t(mt.T)][size_t(tr->children[i])];
-            lanes[size_t(v)][size_t(lane)].q.push_back(Copy{j, seq});
+            lanes[size_t(v)][size_t(lane)].q.push_back(Copy{j, seq, v == mt.root ? 0 : round + lag});
         }
         ++seq;
     };
@@ -285,7 +325,6 @@ long greedy(const Multi &mt, uint32_t m, bool urgent, int want, Ops *recvs, Ops 
         const kb_tree_t *t = mt.t[j % uint32_t(mt.T)];
         pending += uint64_t(t->child_off[n]);
     }
-    long round = 0;
     struct Arrival {
         int to;
         uint32_t block;
@@ -298,8 +337,8 @@ long greedy(const Multi &mt, uint32_t m, bool urgent, int want, Ops *recvs, Ops 
             Lane *best = nullptr;
             int64_t best_key = 0; /* T x the slack: exact */
             for (Lane &l : lanes[size_t(v)]) {
-                if (l.head == l.q.size()) {
-                    continue;
+                if (l.head == l.q.size() || l.q[l.head].ready > round) {
+                    continue; /* empty, or its head arrived less than `lag` rounds ago */
                 }
                 const int64_t key =
                     urgent ? int64_t(l.q[l.head].block) + int64_t(mt.T) * l.offset : 0;
@@ -337,13 +376,13 @@ long greedy(const Multi &mt, uint32_t m, bool urgent, int want, Ops *recvs, Ops 
 } // namespace
 
 std::unique_ptr<mcast_sched> multitree(const kb_tree_t *const *trees, int ntrees, int rank,
-                                       uint32_t m)
+                                       uint32_t m, int lag)
 {
     const Multi mt = multi_of(trees, ntrees);
     kb::require(rank >= 0 && rank < mt.n, "multitree: rank out of range");
     kb::require(m <= MCAST_MAX_BLOCKS, "too many blocks");
     Ops recvs, sends;
-    greedy(mt, m, urgent_order(mt, m), rank, &recvs, &sends);
+    greedy(mt, m, urgent_order(mt, m), lag, rank, &recvs, &sends);
     auto s = std::make_unique<ListSched>();
     s->n = mt.n;
     s->rank = rank;
@@ -357,16 +396,121 @@ std::unique_ptr<mcast_sched> multitree(const kb_tree_t *const *trees, int ntrees
     return s;
 }
 
-long multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t m)
+long multitree_rounds(const kb_tree_t *const *trees, int ntrees, uint32_t m, int lag)
 {
     const Multi mt = multi_of(trees, ntrees);
-    return m == 0 ? 0 : greedy(mt, m, urgent_order(mt, m), -1, nullptr, nullptr);
+    return m == 0 ? 0 : greedy(mt, m, urgent_order(mt, m), lag, -1, nullptr, nullptr);
 }
+
+namespace {
+
+/* Synchronous sends with a lag (header, "Lag"): the lag taking the least predicted time
+ * and that time. */
+struct Lagged {
+    int lag = 1;
+    double t = 0.0;
+};
+
+/* The greedy's rounds, remembered per process: the planner asks for the same trees at
+ * the same (blocks, order, lag) for every block size of its grid that has more than
+ * MULTITREE_QUEUE_BLOCKS blocks, and again for each message's lag (4 MiB on 16 x 16:
+ * 10 s of planning before, mcast-inspect).  Keyed by the trees exactly (sizes, root,
+ * every child list in order), so the answer is the computation's on every rank whatever
+ * each process asked before; at most MULTITREE_CACHE_TREES sets of trees kept. */
+constexpr size_t MULTITREE_CACHE_TREES = 8;
+
+long greedy_rounds(const Multi &mt, uint32_t m, bool urgent, int lag)
+{
+    static std::mutex lock;
+    using Key = std::tuple<uint32_t, bool, int>;
+    static std::vector<std::pair<std::vector<int>, std::map<Key, long>>> cache; /* newest last */
+    std::vector<int> trees{mt.n, mt.root, mt.T};
+    for (const kb_tree_t *t : mt.t) {
+        trees.insert(trees.end(), t->child_off, t->child_off + t->n + 1);
+        trees.insert(trees.end(), t->children, t->children + t->child_off[t->n]);
+    }
+    const Key key{m, urgent, lag};
+    {
+        std::lock_guard<std::mutex> g(lock);
+        for (auto &e : cache) {
+            if (e.first == trees) {
+                const auto it = e.second.find(key);
+                if (it != e.second.end()) {
+                    return it->second;
+                }
+                break;
+            }
+        }
+    }
+    const long r = greedy(mt, m, urgent, lag, -1, nullptr, nullptr);
+    std::lock_guard<std::mutex> g(lock);
+    auto e = std::find_if(cache.begin(), cache.end(), [&](const auto &x) { return x.first == trees; });
+    if (e == cache.end()) {
+        if (cache.size() >= MULTITREE_CACHE_TREES) {
+            cache.erase(cache.begin());
+        }
+        cache.emplace_back(std::move(trees), std::map<Key, long>{});
+        e = cache.end() - 1;
+    }
+    e->second[key] = r;
+    return r;
+}
+
+Lagged lagged(const Multi &mt, size_t M, uint32_t m, const Model &md, double t1)
+{
+    const double B = double((M + m - 1) / m);
+    const double g = md.flight_gap(B);
+    /* a synchronous message's receiver overhead is what its sender waits for (sync_wait,
+     * folded into o_send by the caller's edge model): a hop and a rank's period without
+     * o_recv */
+    const double h = md.hop(B) - md.net.o_recv_us;
+    const double R = timing(mt, g, h, md.net.o_send_us, 0.0).P / double(mt.T);
+    /* unit-step rounds: at most MULTITREE_QUEUE_BLOCKS blocks run, the rest at the
+     * unit-step period (a rank's sends for one block of every tree, over T) */
+    const uint32_t mq = std::min<uint32_t>(m, MULTITREE_QUEUE_BLOCKS);
+    const double unit = timing(mt, 1.0, 1.0).P / double(mt.T);
+    const auto rounds_of = [&](int L) {
+        return double(greedy_rounds(mt, mq, urgent_order(mt, m), L)) + double(m - mq) * unit;
+    };
+    Lagged best;
+    best.t = std::max(t1, rounds_of(1) * std::max(R, MULTITREE_LAG1_HOP * h));
+    for (int L = 2; L <= MCAST_MULTITREE_LAG_MAX; ++L) {
+        const double rounds = rounds_of(L);
+        const double wait = MULTITREE_LAG_HOPS * h / double(L);
+        const double t = rounds * std::max(R, wait);
+        if (t < best.t) {
+            best.lag = L;
+            best.t = t;
+        }
+        if (wait <= R) {
+            break; /* longer lags only add fill */
+        }
+    }
+    return best;
+}
+
+} // namespace
 
 double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
                          const Model &md)
 {
+    return multitree_predict_lag(trees, ntrees, M, m, md, nullptr);
+}
+
+int multitree_lag(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m, const Model &md)
+{
+    int lag = 1;
+    multitree_predict_lag(trees, ntrees, M, m, md, &lag);
+    return lag;
+}
+
+double multitree_predict_lag(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,
+                             const Model &md, int *lag)
+{
     const Multi mt = multi_of(trees, ntrees);
+    if (lag != nullptr) {
+        *lag = 1;
+    }
     if (M == 0 || m == 0) {
         return 0.0;
     }
@@ -378,9 +522,18 @@ double multitree_predict(const kb_tree_t *const *trees, int ntrees, size_t M, ui
      * dozen blocks: taken at <= MULTITREE_QUEUE_BLOCKS) */
     const uint32_t mq = std::min<uint32_t>(m, MULTITREE_QUEUE_BLOCKS);
     const double extra =
-        std::max(0.0, double(greedy(mt, mq, urgent_order(mt, m), -1, nullptr, nullptr)) - total(mt, timing(mt, 1.0, 1.0), mq));
-    return total(mt, md.sync_in_flight() ? timing(mt, g, h, md.net.o_send_us, md.net.o_recv_us) : timing(mt, g, h), m) +
-           extra * g;
+        std::max(0.0, double(greedy_rounds(mt, mq, urgent_order(mt, m), 1)) - total(mt, timing(mt, 1.0, 1.0), mq));
+    const double t1 =
+        total(mt, md.sync_in_flight() ? timing(mt, g, h, md.net.o_send_us, md.net.o_recv_us) : timing(mt, g, h), m) +
+        extra * g;
+    if (!md.sync_in_flight()) {
+        return t1;
+    }
+    const Lagged lg = lagged(mt, M, m, md, t1);
+    if (lag != nullptr) {
+        *lag = lg.lag;
+    }
+    return lg.t;
 }
 
 int multitree_window(const kb_tree_t *const *trees, int ntrees, size_t M, uint32_t m,

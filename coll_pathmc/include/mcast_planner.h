@@ -239,8 +239,13 @@
  * synchronous.  On FIFO connections (shared_flows 0: TCP, InfiniBand) only standard sends
  * are evaluated.  edst (pathmc's four trees of a torus) is weighed the same way, with
  * the same K in flight (fam_multitree.cpp, "synchronous sends"; perf/sim torus-8x8 1 MiB
- * 139.7 -> 125.5 us, 4 MiB 469.1 -> 433.4).  The other families and the single trees
- * keep standard sends.
+ * 139.7 -> 125.5 us, 4 MiB 469.1 -> 433.4), and with them a lag: a rank sends a block
+ * no sooner than L unit steps after it came, so that its next send does not wait for
+ * its block (fam_multitree.cpp, "Lag"; the plan line's lag=L, mcast_plan_info_t.lag;
+ * each message's lag recomputed by mcast_plan_schedule for its blocks, alike on every
+ * rank): torus-8x8 1 / 4 MiB 125.5 / 433.5 -> 105.2 / 366.3 us, torus-16x16 1 MiB
+ * 142.4 -> 122.3 (perf/results/2026-11-28-edst-lag).  The other families and the single
+ * trees keep standard sends.
  *
  * Shared flows.  On a network where a sender's messages in flight share its link as
  * separate flows (net.shared_flows 1: SimGrid, and so perf/sim), a receive posted ahead
@@ -539,6 +544,9 @@ typedef struct mcast_plan_info {
     int ntrees;               /* edst: its arc-disjoint trees (block j down tree j mod
                                  ntrees), else 0 */
     const kb_tree_t *const *trees;
+    int lag;                  /* edst: a rank sends a block no sooner than `lag` unit steps
+                                 after it arrived (mcast_multitree_lag at the class's size;
+                                 1 = as soon as held), else 1 */
     int family;               /* mcast_family_t of a family plan, else -1 */
     double previous_us;       /* auto: the module below's predicted time, -1 if not compared */
     const char *transport;    /* "pml" (point-to-point schedules), "ip" or "ib" (mcast),

@@ -197,6 +197,7 @@ struct mcast_plan {
     int window = 4;
     int max_sends = -1;
     int discipline = KB_DISC_FPFS;
+    int lag = 1; /* edst at the class's size (mcast_multitree_lag; per message: edst_lag) */
     double predicted_us = -1;
     std::string selected_by;
     std::string extra; /* algorithm-specific words for the verbose line */
@@ -2460,6 +2461,18 @@ std::string fmt(const char *f, double x)
     return b;
 }
 
+/* edst's lag for a `bytes`-byte message in m blocks (fam_multitree.cpp, "Lag"): a pure
+ * function of the plan, the same on every rank. */
+int edst_lag(const mcast_plan &p, size_t bytes, uint32_t m)
+{
+    if (!p.sync || bytes == 0 || m == 0 || p.tree_ptrs.empty()) {
+        return 1;
+    }
+    const int l = mcast_multitree_lag(p.tree_ptrs.data(), int(p.tree_ptrs.size()), bytes, m, &p.family_net,
+                                      p.window, p.max_sends);
+    return l >= 1 ? l : 1;
+}
+
 void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, TreePtr tree,
                const std::string &selected_by, size_t class_bytes)
 {
@@ -2512,7 +2525,11 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
                               : edst_net(in, p.trees, rl);
         p.window = c.window;
         p.max_sends = c.max_sends;
-        p.extra = "trees=" + std::to_string(p.trees.size());
+        size_t B = 0;
+        uint32_t m = 0;
+        mcast_plan_blocks(&p, class_bytes, &B, &m);
+        p.lag = edst_lag(p, class_bytes, m);
+        p.extra = "trees=" + std::to_string(p.trees.size()) + " lag=" + std::to_string(p.lag);
     }
     if (c.algorithm == MCAST_ALG_TWOLEVEL && c.inter >= 0) {
         static const kb_shape_t shapes[3] = {KB_SHAPE_CHAIN, KB_SHAPE_BINOMIAL, KB_SHAPE_LINEAR};
@@ -3115,7 +3132,8 @@ MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mc
         return mcast_sched_level(&p->level, p->n, p->root, rank, p->chain.data(), m, out);
     }
     if (!p->trees.empty()) {
-        return mcast_sched_multitree(p->tree_ptrs.data(), int(p->tree_ptrs.size()), rank, m, out);
+        return mcast_sched_multitree(p->tree_ptrs.data(), int(p->tree_ptrs.size()), rank, m,
+                                     edst_lag(*p, bytes, m), out);
     }
     return mcast_sched_tree(p->tree.t, rank, m, kb_discipline_t(p->discipline), out);
 }
@@ -3189,6 +3207,7 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->selected_by = p->selected_by.c_str();
     info->tree = p->tree.t;
     info->ntrees = int(p->tree_ptrs.size());
+    info->lag = p->lag;
     info->trees = p->tree_ptrs.empty() ? nullptr : p->tree_ptrs.data();
     info->chain = p->chain.data();
     info->n = p->n;

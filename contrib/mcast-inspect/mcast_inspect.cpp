@@ -635,8 +635,8 @@ void build_plan(Inspection &in)
                 L.back() += fmt(" %d", info.trees[i]->depth);
             }
             L.back() += ")";
-            L.push_back(fmt("rounds: %ld (the trees' greedy unit-step execution)",
-                            mcast_multitree_rounds(info.trees, info.ntrees, m)));
+            L.push_back(fmt("rounds: %ld (the trees' greedy unit-step execution, lag %d)",
+                            mcast_multitree_rounds(info.trees, info.ntrees, m, info.lag), info.lag));
         } else if (MCAST_ALG_TWOLEVEL != info.algorithm) {
             L.push_back(fmt("rounds: %ld (the family's formula, unit steps)",
                             mcast_level_rounds(&lvl, n, m)));

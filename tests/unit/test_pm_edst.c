@@ -206,14 +206,14 @@ static void check_schedules(kb_tree_t *t[PM_EDST_TREES], int X, int Y, int root,
     const kb_tree_t *const *tp = (const kb_tree_t *const *)t;
     mcast_sched_t **s = calloc(n, sizeof(*s));
     for (int r = 0; r < n; ++r) {
-        assert_int_equal(mcast_sched_multitree(tp, PM_EDST_TREES, r, m, &s[r]), KB_OK);
+        assert_int_equal(mcast_sched_multitree(tp, PM_EDST_TREES, r, m, 1, &s[r]), KB_OK);
         assert_int_equal(mcast_sched_count(s[r], MCAST_OP_RECV), r == root ? 0 : m);
     }
     long rounds = -1;
     char err[256] = "";
     const int rc = mcast_sched_check(n, root, s, 1 << 20, 1, &rounds, err, sizeof(err));
     if (rc != KB_OK) fail_msg("%dx%d root %d m %u: %s", X, Y, root, m, err);
-    const long model = mcast_multitree_rounds(tp, PM_EDST_TREES, m);
+    const long model = mcast_multitree_rounds(tp, PM_EDST_TREES, m, 1);
     assert_int_equal(rounds, m == 0 ? 0 : model);
     if (m > 0) {
         int dmin = t[0]->depth, dmax = t[0]->depth;
@@ -285,13 +285,150 @@ static void test_sync_model(void **state)
         const double std1 = mcast_multitree_predict_us(tp, 1, m, m, &g, 4, 1);
         assert_true(fabs(std1 - (double)(m + 3)) < 1e-9);
         g.eager_bytes = 0;
+        /* 2 in flight: with a lag of 2 (fam_multitree.cpp, "Lag") rank 1 sends each block
+         * two steps after it came, m + 2 rounds of its period without o_recv (a
+         * synchronous message's receiver overhead is its sender's wait, which the planner
+         * folds into o_send; here none): 1, faster than the closed form's 2 m + 2 */
         const double sync2 = mcast_multitree_predict_us(tp, 1, m, m, &g, 4, 2);
-        assert_true(fabs(sync2 - (double)(2 * m + 2)) < 1e-9);
+        assert_true(fabs(sync2 - (double)(m + 2)) < 1e-9);
+        assert_int_equal(mcast_multitree_lag(tp, 1, m, m, &g, 4, 2), 2);
         /* one synchronous send in flight: the slot (a hop) paces the rank */
         const double sync1 = mcast_multitree_predict_us(tp, 1, m, m, &g, 4, 1);
         assert_true(fabs(sync1 - (double)(2 * m + 2)) < 1e-9);
     }
     kb_tree_free(t);
+}
+
+/* Lag (fam_multitree.cpp, "Lag"): a rank sends a block no sooner than `lag` unit steps
+ * after it arrived.  Every rank's schedule executed together: every block exactly once,
+ * in no more rounds than mcast_multitree_rounds at that lag (the checker sends a block
+ * as soon as it is held); every send at least `lag` steps after the receive of its block
+ * (the generator's steps); the lagged rounds at least m + (shallowest depth - 1) lag
+ * (each hop below the root's waits `lag`) and at most lag 1's + (lag - 1) per link of
+ * the deepest tree.  Out of range (0, above MCAST_MULTITREE_LAG_MAX): KB_ERR_ARG. */
+static void test_lag(void **state)
+{
+    (void)state;
+    static const int shapes[][2] = {{3, 3}, {5, 4}, {8, 8}, {16, 16}};
+    static const uint32_t ms[] = {1, 2, 7, 33, 100};
+    static const int lags[] = {2, 3, 4, 7};
+    for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
+        const int X = shapes[si][0], Y = shapes[si][1], n = X * Y;
+        pm_torus_shape_t sh = {2, {X, Y}, 1, 1};
+        int *co = shuffled_coords(X, Y);
+        const int root = n / 3;
+        kb_tree_t *t[PM_EDST_TREES];
+        assert_int_equal(pm_torus_edst(&sh, n, co, root, t, NULL, 0), PM_OK);
+        const kb_tree_t *const *tp = (const kb_tree_t *const *)t;
+        int dmin = t[0]->depth, dmax = t[0]->depth;
+        for (int i = 1; i < PM_EDST_TREES; ++i) {
+            if (t[i]->depth < dmin) dmin = t[i]->depth;
+            if (t[i]->depth > dmax) dmax = t[i]->depth;
+        }
+        mcast_sched_t **s = calloc(n, sizeof(*s));
+        uint32_t *got = malloc(sizeof(uint32_t) * 128);
+        for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi) {
+            const uint32_t m = ms[mi];
+            const long r1 = mcast_multitree_rounds(tp, PM_EDST_TREES, m, 1);
+            for (size_t li = 0; li < sizeof(lags) / sizeof(lags[0]); ++li) {
+                const int L = lags[li];
+                for (int r = 0; r < n; ++r) {
+                    assert_int_equal(mcast_sched_multitree(tp, PM_EDST_TREES, r, m, L, &s[r]), KB_OK);
+                    /* every send's block arrived at least L steps before */
+                    for (uint32_t j = 0; j < m; ++j) got[j] = 0;
+                    const size_t nr = mcast_sched_count(s[r], MCAST_OP_RECV);
+                    assert_int_equal(nr, r == root ? 0 : m);
+                    for (size_t i = 0; i < nr; ++i) {
+                        mcast_op_t op;
+                        assert_int_equal(mcast_sched_op(s[r], MCAST_OP_RECV, i, &op), KB_OK);
+                        got[op.block] = op.step;
+                    }
+                    for (size_t i = 0; i < mcast_sched_count(s[r], MCAST_OP_SEND); ++i) {
+                        mcast_op_t op;
+                        assert_int_equal(mcast_sched_op(s[r], MCAST_OP_SEND, i, &op), KB_OK);
+                        if (r != root && op.step < got[op.block] + (uint32_t)L)
+                            fail_msg("%dx%d m %u lag %d: rank %d sends block %u in step %u, got it in %u",
+                                     X, Y, m, L, r, op.block, op.step, got[op.block]);
+                    }
+                }
+                long rounds = -1;
+                char err[256] = "";
+                if (mcast_sched_check(n, root, s, 1 << 20, 1, &rounds, err, sizeof(err)) != KB_OK)
+                    fail_msg("%dx%d m %u lag %d: %s", X, Y, m, L, err);
+                /* the checker runs the lists as soon as it can (a block sent once it is
+                 * held): no later than the lagged greedy's rounds */
+                const long model = mcast_multitree_rounds(tp, PM_EDST_TREES, m, L);
+                assert_true(rounds >= (long)m + dmin - 1 && rounds <= model);
+                if (model < (long)m + (long)(dmin - 1) * L || model > r1 + (long)(L - 1) * dmax)
+                    fail_msg("%dx%d m %u lag %d: %ld rounds (lag 1: %ld, depths %d..%d)", X, Y, m,
+                             L, model, r1, dmin, dmax);
+                for (int r = 0; r < n; ++r) mcast_sched_free(s[r]);
+            }
+        }
+        mcast_sched_t *bad = NULL;
+        assert_int_equal(mcast_sched_multitree(tp, PM_EDST_TREES, 0, 4, 0, &bad), KB_ERR_ARG);
+        assert_int_equal(mcast_sched_multitree(tp, PM_EDST_TREES, 0, 4, MCAST_MULTITREE_LAG_MAX + 1, &bad),
+                         KB_ERR_ARG);
+        assert_null(bad);
+        assert_int_equal(mcast_multitree_rounds(tp, PM_EDST_TREES, 4, 0), -1);
+        free(got);
+        free(s);
+        for (int i = 0; i < PM_EDST_TREES; ++i) pm_tree_free(t[i]);
+        free(co);
+    }
+}
+
+/* The lag the model takes (fam_multitree.cpp, "Lag"): with synchronous sends in flight
+ * (eager_bytes 0, max_sends >= 2) the least of lag 1's closed form and
+ * rounds(L) x max(R, 1.7 h / L) over the lags L >= 2, R a rank's period per block (here
+ * o_send = 1 a send, one send a block: 1; o_recv is the sender's wait, folded into
+ * o_send by the planner), h a hop without o_recv (o_send + latency = 9); on 8 x 8's
+ * trees at <= 256 blocks the rounds are the greedy's exactly.  Standard sends: lag 1. */
+static void test_lag_model(void **state)
+{
+    (void)state;
+    const int X = 8, n = X * X;
+    pm_torus_shape_t sh = {2, {X, X}, 1, 1};
+    int *co = shuffled_coords(X, X);
+    kb_tree_t *t[PM_EDST_TREES];
+    assert_int_equal(pm_torus_edst(&sh, n, co, 0, t, NULL, 0), PM_OK);
+    const kb_tree_t *const *tp = (const kb_tree_t *const *)t;
+    mcast_loggp_t g;
+    memset(&g, 0, sizeof(g));
+    g.o_send_us = 1.0;
+    g.o_recv_us = 1.0; /* in lag 1's closed form a rank's period, not in the lagged one */
+    g.latency_us = 8.0;
+    g.eager_bytes = 0;
+    static const uint32_t ms[] = {1, 4, 16, 64, 200};
+    for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); ++mi) {
+        const uint32_t m = ms[mi];
+        double best = -1.0;
+        int best_lag = 0;
+        for (int L = 2; L <= MCAST_MULTITREE_LAG_MAX; ++L) {
+            double round = 1.7 * 9.0 / L;
+            if (round < 1.0) round = 1.0;
+            const double tl = (double)mcast_multitree_rounds(tp, PM_EDST_TREES, m, L) * round;
+            if (best < 0.0 || tl < best) {
+                best = tl;
+                best_lag = L;
+            }
+        }
+        const double p = mcast_multitree_predict_us(tp, PM_EDST_TREES, m, m, &g, 8, 16);
+        const int lag = mcast_multitree_lag(tp, PM_EDST_TREES, m, m, &g, 8, 16);
+        if (p > best * (1 + 1e-9) || (lag > 1 && fabs(p - best) > 1e-9 * best) ||
+            (lag == 1 && p >= best))
+            fail_msg("m %u: predicted %g at lag %d, least lagged %g (lag %d)", m, p, lag, best, best_lag);
+        if (lag > 1) assert_int_equal(lag, best_lag);
+        best_lag = lag;
+        if (m == 1) assert_int_equal(best_lag, 1); /* all fill: a lag only adds to it */
+        if (m >= 200) assert_true(best_lag > 1);   /* the stream outweighs the lag's fill */
+        g.eager_bytes = 1 << 20;                 /* standard sends */
+        assert_int_equal(mcast_multitree_lag(tp, PM_EDST_TREES, m, m, &g, 8, 16), 1);
+        g.eager_bytes = 0;
+    }
+    assert_int_equal(mcast_multitree_lag(NULL, 4, 1, 1, &g, 8, 16), -1);
+    for (int i = 0; i < PM_EDST_TREES; ++i) pm_tree_free(t[i]);
+    free(co);
 }
 
 /* Bad input to the schedule: trees of different sizes or roots, too many trees. */
@@ -310,15 +447,15 @@ static void test_multitree_args(void **state)
     assert_int_equal(pm_torus_edst(&a, 9, co, 4, tr, NULL, 0), PM_OK);
     const kb_tree_t *mixed[2] = {ta[0], tb[1]}, *roots[2] = {ta[0], tr[1]};
     mcast_sched_t *s = NULL;
-    assert_int_equal(mcast_sched_multitree(mixed, 2, 0, 4, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_sched_multitree(mixed, 2, 0, 4, 1, &s), KB_ERR_ARG);
     assert_null(s);
-    assert_int_equal(mcast_sched_multitree(roots, 2, 0, 4, &s), KB_ERR_ARG);
-    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 0, 0, 4, &s), KB_ERR_ARG);
-    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 4, 9, 4, &s), KB_ERR_ARG);
-    assert_int_equal(mcast_sched_multitree(NULL, 4, 0, 4, &s), KB_ERR_ARG);
-    assert_int_equal(mcast_multitree_rounds(mixed, 2, 4), -1);
+    assert_int_equal(mcast_sched_multitree(roots, 2, 0, 4, 1, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 0, 0, 4, 1, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 4, 9, 4, 1, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_sched_multitree(NULL, 4, 0, 4, 1, &s), KB_ERR_ARG);
+    assert_int_equal(mcast_multitree_rounds(mixed, 2, 4, 1), -1);
     /* one tree alone is a pipelined tree: depth + m - 1 rounds for a chain-free shape */
-    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 1, 0, 4, &s), KB_OK);
+    assert_int_equal(mcast_sched_multitree((const kb_tree_t *const *)ta, 1, 0, 4, 1, &s), KB_OK);
     mcast_sched_free(s);
     for (int i = 0; i < PM_EDST_TREES; ++i) {
         pm_tree_free(ta[i]);
@@ -336,6 +473,8 @@ int main(void)
         cmocka_unit_test(test_schedules),
         cmocka_unit_test(test_multitree_args),
         cmocka_unit_test(test_sync_model),
+        cmocka_unit_test(test_lag),
+        cmocka_unit_test(test_lag_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
