@@ -413,8 +413,9 @@ struct Lagged {
 
 /* The greedy's rounds, remembered per process: the planner asks for the same trees at
  * the same (blocks, order, lag) for every block size of its grid that has more than
- * MULTITREE_QUEUE_BLOCKS blocks, and again for each message's lag (4 MiB on 16 x 16:
- * 10 s of planning before, mcast-inspect).  Keyed by the trees exactly (sizes, root,
+ * MULTITREE_QUEUE_BLOCKS blocks, and again for each message's lag (planning 16 x 16
+ * stays at a51bd8a's 0.2 - 0.4 s: perf/results/2026-11-28-edst-lag, section 3).  Keyed
+ * by the trees exactly (sizes, root,
  * every child list in order), so the answer is the computation's on every rank whatever
  * each process asked before; at most MULTITREE_CACHE_TREES sets of trees kept. */
 constexpr size_t MULTITREE_CACHE_TREES = 8;
