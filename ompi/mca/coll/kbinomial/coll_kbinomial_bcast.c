@@ -60,12 +60,17 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     d->topology = mcast_topo_file_digest(c->topology_file);
 }
 
+/* Discovery from the exchanged records: no communication, the same both ways. */
 static int kbinomial_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, bool use_rules,
-                             bool use_topology)
+                             bool use_topology, bool nonblocking)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
     mcast_locality_t *loc = m->comm_state;
     (void) use_rules;
+    if (loc->discovered) {
+        return OMPI_SUCCESS;
+    }
+    (void) nonblocking;
     int rc = mcast_locality_discover(loc, comm, "kbinomial", use_topology ? c->topology_file : NULL);
     if (OMPI_SUCCESS == rc && c->common.verbose >= 2 && 0 == ompi_comm_rank(comm)) {
         mcast_print_chain("kbinomial", comm, loc);
@@ -96,6 +101,27 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     }
 }
 
+/* The shared segment, where the parameters offer one: every rank sets it up after the
+ * exchange (a node of its own: nothing to map).  It is copied with memcpy: an Open MPI
+ * built with CUDA support may hand us device buffers on some ranks only (a local property
+ * no rank can agree on), so it never plans one. */
+static bool kbinomial_segment(mcast_module_t *m, int *slots, size_t *slot_bytes)
+{
+    const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    (void) m;
+    if (OPAL_CUDA_SUPPORT || 0 == c->shm_chunk_bytes) {
+        return false;
+    }
+    *slots = c->shm_slots;
+    *slot_bytes = c->shm_max_chunk_bytes;
+    return true;
+}
+
+static mcast_locality_t *kbinomial_locality(mcast_module_t *m)
+{
+    return m->comm_state;
+}
+
 static void kbinomial_context(mcast_module_t *m, char *buf, size_t len)
 {
     const mcast_locality_t *loc = m->comm_state;
@@ -108,6 +134,8 @@ const mcast_component_ops_t mca_coll_kbinomial_ops = {
     .params = &mca_coll_kbinomial_component.common,
     .digests = kbinomial_digests,
     .prepare = kbinomial_prepare,
+    .locality = kbinomial_locality,
+    .segment = kbinomial_segment,
     .input = kbinomial_input,
     .context = kbinomial_context,
 };

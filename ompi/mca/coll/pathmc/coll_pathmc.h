@@ -52,6 +52,9 @@ typedef struct mca_coll_pathmc_state {
                                         host (topology_file), or NULL: pathlg */
     struct mcast_mc *mc;        /* the communicator's multicast group, or NULL */
     int mc_transport;           /* MCAST_TRANSPORT_* of mc */
+    bool mc_tried;              /* the group's open ran (blocking calls only) */
+    bool net_tried;             /* the torus / switch network was looked for */
+    bool has_net;               /* and found */
 } mca_coll_pathmc_state_t;
 
 /* Collective: opens the multicast group when coll_pathmc_mcast_transport asks for one

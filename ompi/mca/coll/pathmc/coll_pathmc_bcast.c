@@ -208,7 +208,7 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
 }
 
 static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, bool use_rules,
-                          bool use_topology)
+                          bool use_topology, bool nonblocking)
 {
     const mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
     mca_coll_pathmc_state_t *st = m->comm_state;
@@ -216,23 +216,30 @@ static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, b
     if (MCAST_ALG_AUTO == c->common.algorithm && kbinomial_forced()) {
         return OMPI_ERR_NOT_AVAILABLE; /* the user chose a kbinomial algorithm */
     }
-    /* the multicast group first: collective, and every rank reaches it (all conditions
-     * above are agreed parameters) */
-    mca_coll_pathmc_mcast_open(comm, st);
-    const bool files = use_topology;
-    /* the chain from the topology file (agreed), as coll/kbinomial makes it from the same
-     * file: pathmc's plans and the kbinomial plans it compares with run on that chain */
-    st->discovery_file = files ? c->topology_file : NULL;
-    const bool torus =
-        (files && NULL != c->topology_file && '\0' != c->topology_file[0] &&
-         file_torus(comm, st, c->topology_file, "topology_file")) ||
-        cart_torus(comm, st) ||
-        (files && NULL != c->coords_file && '\0' != c->coords_file[0] &&
-         file_torus(comm, st, c->coords_file, "coords_file")) ||
-        pmix_torus(comm, st);
-    const bool graph = !torus && files && NULL != c->topology_file && '\0' != c->topology_file[0] &&
-                       file_switch_net(comm, st, c->topology_file);
-    if (!torus && !graph && NULL == st->mc && MCAST_ALG_MCAST != c->common.algorithm &&
+    /* the multicast group: collective, so only from a blocking call (every rank reaches it:
+     * all conditions above are agreed parameters) */
+    if (!nonblocking && !st->mc_tried) {
+        st->mc_tried = true;
+        mca_coll_pathmc_mcast_open(comm, st);
+    }
+    if (!st->net_tried) { /* no communication: the records came with the exchange */
+        st->net_tried = true;
+        const bool files = use_topology;
+        /* the chain from the topology file (agreed), as coll/kbinomial makes it from the
+         * same file: pathmc's plans and the kbinomial plans it compares with run on it */
+        st->discovery_file = files ? c->topology_file : NULL;
+        const bool torus =
+            (files && NULL != c->topology_file && '\0' != c->topology_file[0] &&
+             file_torus(comm, st, c->topology_file, "topology_file")) ||
+            cart_torus(comm, st) ||
+            (files && NULL != c->coords_file && '\0' != c->coords_file[0] &&
+             file_torus(comm, st, c->coords_file, "coords_file")) ||
+            pmix_torus(comm, st);
+        st->has_net = torus || (files && NULL != c->topology_file &&
+                                '\0' != c->topology_file[0] &&
+                                file_switch_net(comm, st, c->topology_file));
+    }
+    if (!st->has_net && NULL == st->mc && MCAST_ALG_MCAST != c->common.algorithm &&
         MCAST_ALG_PATHLG != c->common.algorithm) {
         return OMPI_ERR_NOT_AVAILABLE; /* no torus, switch network or group: the module below */
     }
@@ -240,6 +247,28 @@ static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, b
      * with its reason and coll_pathmc_fallback decides, so fallback=error fails loudly) */
     /* the chain and the nodes, for comparing with coll/kbinomial's plans */
     return mcast_locality_discover(st->locality, comm, "pathmc", st->discovery_file);
+}
+
+/* Whether, by this rank's parameters, anything here could apply (pathmc_prepare finds
+ * nothing otherwise: no torus, switch network or group). */
+static bool pathmc_may_apply(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    const mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
+    const mca_coll_pathmc_state_t *st = m->comm_state;
+    if (MCAST_ALG_AUTO == c->common.algorithm && kbinomial_forced()) {
+        return false;
+    }
+    return MCAST_ALG_MCAST == c->common.algorithm || MCAST_ALG_PATHLG == c->common.algorithm ||
+           MCA_COLL_PATHMC_MC_NONE != c->mcast_transport ||
+           (NULL != c->topology_file && '\0' != c->topology_file[0]) ||
+           (NULL != c->coords_file && '\0' != c->coords_file[0]) || OMPI_COMM_IS_CART(comm) ||
+           (!st->locality->all_local && mcast_fabric_available());
+}
+
+static mcast_locality_t *pathmc_locality(mcast_module_t *m)
+{
+    const mca_coll_pathmc_state_t *st = m->comm_state;
+    return st->locality;
 }
 
 static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, int root,
@@ -286,6 +315,8 @@ const mcast_component_ops_t mca_coll_pathmc_ops = {
     .params = &mca_coll_pathmc_component.common,
     .digests = pathmc_digests,
     .prepare = pathmc_prepare,
+    .locality = pathmc_locality,
+    .may_apply = pathmc_may_apply,
     .input = pathmc_input,
     .context = pathmc_context,
     .run = mca_coll_pathmc_mcast_run,

@@ -18,14 +18,7 @@
 #include "mcast_planner.h"
 #include "mcast_topo_cache.h"
 
-/* What each rank contributes to the one allgather. */
-typedef struct mcast_locality_record {
-    char host[MCAST_HOST_NAME_LEN];
-    int32_t package_id, numa_id, core_id; /* -1: unknown (unbound) */
-    int32_t fab_ndims;                    /* PMIx fabric coordinates: 0 = none */
-    int32_t fab_coord[MCAST_FABRIC_MAX_DIMS];
-    int32_t fab_shape[MCAST_FABRIC_MAX_DIMS]; /* 0 = unknown */
-} mcast_locality_record_t;
+_Static_assert(MCAST_LOCALITY_MAX_DIMS == MCAST_FABRIC_MAX_DIMS, "one record layout");
 
 mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
 {
@@ -60,6 +53,7 @@ void mcast_locality_free(void *locality)
         free(loc->host_names);
         free(loc->ordering);
         free(loc->node_of);
+        free(loc->records);
         free(loc);
     }
 }
@@ -216,6 +210,32 @@ static pm_topology_t *fabric_topology(const mcast_locality_record_t *all, const 
     return topo;
 }
 
+void mcast_locality_record_self(mcast_locality_record_t *rec)
+{
+    memset(rec, 0, sizeof(*rec));
+    gethostname(rec->host, sizeof(rec->host) - 1);
+    place_of(&OPAL_PROC_MY_NAME, rec);
+    rec->fab_ndims = mcast_fabric_own_coords(rec->fab_coord, rec->fab_shape, MCAST_FABRIC_MAX_DIMS);
+}
+
+int mcast_locality_set_records(mcast_locality_t *loc, const mcast_locality_record_t *all)
+{
+    if (NULL == loc->records) {
+        loc->records = malloc(sizeof(*all) * (size_t) loc->n);
+        if (NULL == loc->records) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    memcpy(loc->records, all, sizeof(*all) * (size_t) loc->n);
+    for (int r = 0; r < loc->n; r++) { /* bytes from other ranks: terminated here */
+        loc->records[r].host[MCAST_HOST_NAME_LEN - 1] = '\0';
+        if (loc->records[r].fab_ndims < 0 || loc->records[r].fab_ndims > MCAST_FABRIC_MAX_DIMS) {
+            loc->records[r].fab_ndims = 0;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
 int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *comm,
                             const char *component, const char *topology_file)
 {
@@ -224,7 +244,6 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
     }
     const double t0 = MPI_Wtime();
     const int n = loc->n;
-    mcast_locality_record_t self;
     mcast_locality_record_t *all = malloc(sizeof(*all) * (size_t) n);
     int *node_of = malloc(sizeof(int) * (size_t) n);
     pm_locality_t *places = malloc(sizeof(*places) * (size_t) n);
@@ -235,25 +254,11 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
         NULL == loc->hosts) {
         goto out;
     }
-    memset(&self, 0, sizeof(self));
-    gethostname(self.host, sizeof(self.host) - 1);
-    if (loc->all_local) {
-        /* One node: every rank reads the same node-level data (the host is this one, the
-         * places come from the locality strings, fabric coordinates are the node's), so
-         * the records are built without communication. */
-        for (int r = 0; r < n; r++) {
-            ompi_proc_t *p = ompi_comm_peer_lookup(comm, r);
-            all[r] = self;
-            if (NULL == p) {
-                all[r].package_id = all[r].numa_id = all[r].core_id = -1;
-            } else {
-                place_of(&p->super.proc_name, &all[r]);
-            }
-        }
+    if (NULL != loc->records) { /* the module's exchange brought them */
+        memcpy(all, loc->records, sizeof(*all) * (size_t) n);
     } else {
-        place_of(&OPAL_PROC_MY_NAME, &self);
-        self.fab_ndims = mcast_fabric_own_coords(self.fab_coord, self.fab_shape,
-                                                 MCAST_FABRIC_MAX_DIMS);
+        mcast_locality_record_t self;
+        mcast_locality_record_self(&self);
         rc = comm->c_coll->coll_allgather(&self, (int) sizeof(self), MPI_BYTE, all,
                                           (int) sizeof(self), MPI_BYTE, comm,
                                           comm->c_coll->coll_allgather_module);

@@ -3,10 +3,11 @@
  *
  * At communicator creation (no communication): whether every rank is on this node
  * (Open MPI's locality flags, symmetric, so every rank agrees).
- * At the first broadcast (all ranks are in that call): one allgather of a small
- * record per rank -- its own host name (gethostname) and its package/NUMA/core from
- * its PMIx locality string -- so that every rank derives the chain from identical
- * data.  In order of preference:
+ * At the first broadcast (all ranks are in that call): every rank's small record --
+ * its own host name (gethostname), its package/NUMA/core from its PMIx locality string,
+ * its fabric coordinates -- travels in the module's first exchange (mcast_module.c,
+ * nonblocking), so that every rank derives the chain from identical data.  In order of
+ * preference:
  *   topology file    DOR on tori, fat-tree labels, POC on up*-down* (pathmc core),
  *                    relative to each broadcast's root
  *   PMIx fabric      PMIX_FABRIC_COORDINATES of every rank's node (with
@@ -23,6 +24,16 @@
 #include "ompi/communicator/communicator.h"
 
 #define MCAST_HOST_NAME_LEN 64
+#define MCAST_LOCALITY_MAX_DIMS 6 /* = MCAST_FABRIC_MAX_DIMS (mcast_fabric.h) */
+
+/* What each rank contributes to the exchange (plain bytes, the same layout everywhere). */
+typedef struct mcast_locality_record {
+    char host[MCAST_HOST_NAME_LEN];
+    int32_t package_id, numa_id, core_id; /* -1: unknown (unbound) */
+    int32_t fab_ndims;                    /* PMIx fabric coordinates: 0 = none */
+    int32_t fab_coord[MCAST_LOCALITY_MAX_DIMS];
+    int32_t fab_shape[MCAST_LOCALITY_MAX_DIMS]; /* 0 = unknown */
+} mcast_locality_record_t;
 
 typedef struct mcast_locality {
     int n;
@@ -39,13 +50,22 @@ typedef struct mcast_locality {
     uint64_t topology_digest;  /* kb_digest64 of the topology file's bytes (0: none/unreadable) */
     char *host_names;          /* [n * MCAST_HOST_NAME_LEN] */
     const char **hosts;        /* [n] pointers into host_names */
+    mcast_locality_record_t *records; /* [n] every rank's record once exchanged, or NULL */
 } mcast_locality_t;
 
 /* At comm_query: locality flags only.  NULL on allocation failure. */
 mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm);
 void mcast_locality_free(void *locality);
 
-/* At the first broadcast, collectively: exchange the records and build the chain.
+/* This rank's record (no communication; PMIx lookups of its own data only). */
+void mcast_locality_record_self(mcast_locality_record_t *rec);
+
+/* Every rank's record, as the module's exchange gathered them (copied; rank order).
+ * OMPI_ERR_OUT_OF_RESOURCE when the copy cannot be made. */
+int mcast_locality_set_records(mcast_locality_t *loc, const mcast_locality_record_t *all);
+
+/* At the first broadcast: build the chain from the exchanged records (no communication
+ * then; without them, as a tool without the module would: one blocking allgather).
  * topology_file may be NULL or "".  The file is parsed once per process
  * (mcast_topo_cache.h; its digest in loc->topology_digest).  A topology that cannot
  * be used (bad file, a host it does not name) is reported once per process (by a

@@ -26,10 +26,29 @@ static void mcast_module_construct(mcast_module_t *m)
     m->fallback_warned = false;
     m->chain = NULL;
     m->shm = NULL;
+    OBJ_CONSTRUCT(&m->lock, opal_mutex_t);
+    memset(&m->xchg, 0, sizeof(m->xchg));
+    m->nb_state = MCAST_STATE_NEW;
+    m->nb_error = OMPI_SUCCESS;
+    memset(&m->nb_plans, 0, sizeof(m->nb_plans));
+    m->nb_chain = NULL;
+    m->seq_next = m->seq_done = 0;
+    m->seq_ahead = NULL;
+    m->nseq_ahead = m->seq_ahead_cap = 0;
 }
 
 static void mcast_module_destruct(mcast_module_t *m)
 {
+    if (NULL != m->xchg.req) { /* started by a call whose communicator is being freed:
+                                  every rank started it, so it completes */
+        ompi_request_wait(&m->xchg.req, MPI_STATUS_IGNORE);
+    }
+    free(m->xchg.mine);
+    free(m->xchg.all);
+    mcast_plan_cache_clear(&m->nb_plans);
+    free(m->nb_chain);
+    free(m->seq_ahead);
+    OBJ_DESTRUCT(&m->lock);
     mcast_plan_cache_clear(&m->plans);
     mcast_engine_destroy(m->engine);
     free(m->chain);
@@ -83,45 +102,196 @@ mcast_module_t *mcast_module_new(const mcast_component_ops_t *ops,
     return m;
 }
 
-/* First call on the communicator: agree on the inputs, then let the component prepare. */
-static int first_call(mcast_module_t *m, struct ompi_communicator_t *comm)
+/* ---- the exchange (header) ------------------------------------------------ */
+
+/* The module below when it is one of ours (the other component's), else NULL.  Both
+ * components build this file: the class is known by its name. */
+static mcast_module_t *below_ours(const mcast_module_t *m)
 {
-    mcast_digests_t d = {0, 0, 0};
-    m->ops->digests(m, &d);
-    /* one allreduce: max of each digest and of its complement (= ~min) */
-    uint64_t v[6] = {d.params, ~d.params, d.rules, ~d.rules, d.topology, ~d.topology};
-    uint64_t r[6];
-    int rc = comm->c_coll->coll_allreduce(v, r, 6, MPI_UINT64_T, MPI_MAX, comm,
-                                          comm->c_coll->coll_allreduce_module);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    const mca_coll_base_module_t *b = m->previous_ibcast_module;
+    if (NULL == b || NULL == b->super.obj_class || NULL == b->super.obj_class->cls_name ||
+        0 != strcmp(b->super.obj_class->cls_name, "mcast_module_t")) {
+        return NULL;
     }
-    const bool same_params = r[0] == d.params && ~r[1] == d.params;
-    m->use_rules = r[2] == d.rules && ~r[3] == d.rules;
-    m->use_topology = r[4] == d.topology && ~r[5] == d.topology;
-    const int rank = ompi_comm_rank(comm);
-    if (!same_params) {
-        m->state = MCAST_STATE_DISABLED;
-        if (0 == rank) {
+    return (mcast_module_t *) b;
+}
+
+/* Starts the exchange (every rank at the same call).  blocking: the allgather runs to
+ * completion here.  OMPI_ERR_NOT_AVAILABLE: no nonblocking allgather on this
+ * communicator (the caller passes the call down and stays NEW). */
+static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, bool blocking)
+{
+    const int n = ompi_comm_size(comm);
+    mcast_exchange_t *x = &m->xchg;
+    if (!blocking && NULL == comm->c_coll->coll_iallgather) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    x->mine = calloc(1, sizeof(*x->mine));
+    x->all = calloc((size_t) n, sizeof(*x->all));
+    if (NULL == x->mine || NULL == x->all) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    m->ops->digests(m, &x->mine->digests);
+    mcast_locality_record_self(&x->mine->loc);
+    /* the segment setup's tags, reserved now by every rank whatever comes of it */
+    m->xtags[0] = mcast_pml_reserve_tags(comm);
+    m->xtags[1] = m->xtags[0] - 1;
+    m->xtags[2] = mcast_pml_reserve_tags(comm);
+    int rc;
+    if (blocking || NULL == comm->c_coll->coll_iallgather) {
+        rc = comm->c_coll->coll_allgather(x->mine, (int) sizeof(*x->mine), MPI_BYTE, x->all,
+                                          (int) sizeof(*x->mine), MPI_BYTE, comm,
+                                          comm->c_coll->coll_allgather_module);
+        x->req = NULL;
+    } else {
+        rc = comm->c_coll->coll_iallgather(x->mine, (int) sizeof(*x->mine), MPI_BYTE, x->all,
+                                           (int) sizeof(*x->mine), MPI_BYTE, comm, &x->req,
+                                           comm->c_coll->coll_iallgather_module);
+    }
+    if (OMPI_SUCCESS != rc) {
+        x->req = NULL;
+        x->finished = true;
+        x->rc = rc;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* With m->lock held: true once the exchange's outcome is known (never waits). */
+static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    mcast_exchange_t *x = &m->xchg;
+    if (x->finished) {
+        return true;
+    }
+    if (NULL != x->req) {
+        if (!REQUEST_COMPLETE(x->req)) {
+            return false;
+        }
+        x->rc = x->req->req_status.MPI_ERROR;
+        ompi_request_free(&x->req);
+        x->req = NULL;
+    }
+    x->finished = true;
+    if (OMPI_SUCCESS != x->rc) {
+        return true;
+    }
+    const int n = ompi_comm_size(comm);
+    const mcast_digests_t *d = &x->mine->digests;
+    x->same_params = true;
+    m->use_rules = m->use_topology = true;
+    for (int r = 0; r < n; r++) {
+        x->same_params = x->same_params && x->all[r].digests.params == d->params;
+        m->use_rules = m->use_rules && x->all[r].digests.rules == d->rules;
+        m->use_topology = m->use_topology && x->all[r].digests.topology == d->topology;
+    }
+    mcast_locality_record_t *recs = malloc(sizeof(*recs) * (size_t) n);
+    if (NULL == recs) {
+        x->rc = OMPI_ERR_OUT_OF_RESOURCE;
+        return true;
+    }
+    for (int r = 0; r < n; r++) {
+        recs[r] = x->all[r].loc;
+    }
+    x->rc = mcast_locality_set_records(m->ops->locality(m), recs);
+    free(recs);
+    const unsigned cid = ompi_comm_get_cid(comm);
+    if (0 == ompi_comm_rank(comm) && OMPI_SUCCESS == x->rc) {
+        if (!x->same_params) {
             fprintf(stderr, "coll:%s: comm=%u: the ranks hold different coll_%s_* parameters "
                             "(or machine files): the module below serves this communicator on "
                             "every rank; give every rank the same values\n",
-                    m->ops->name, ompi_comm_get_cid(comm), m->ops->name);
+                    m->ops->name, cid, m->ops->name);
+        } else {
+            if (!m->use_rules) {
+                fprintf(stderr, "coll:%s: comm=%u: ranks hold different rules (or none): the "
+                                "rules file is not used on this communicator\n", m->ops->name, cid);
+            }
+            if (!m->use_topology) {
+                fprintf(stderr, "coll:%s: comm=%u: ranks read different topology/coordinates "
+                                "files (or none): not used on this communicator\n", m->ops->name,
+                        cid);
+            }
         }
+    }
+    return true;
+}
+
+/* With m->lock held, once the exchange finished: the preparation without communication
+ * (also what the nonblocking decision uses), then the segment's setup where the component
+ * offers one.  Once per module. */
+static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (MCAST_STATE_NEW != m->nb_state) {
+        return;
+    }
+    m->nb_state = MCAST_STATE_DISABLED;
+    if (m->xchg.same_params) {
+        m->nb_error = m->ops->prepare(m, comm, m->use_rules, m->use_topology, true);
+        m->nb_state = OMPI_SUCCESS == m->nb_error ? MCAST_STATE_READY : MCAST_STATE_PASS;
+        if (OMPI_ERR_NOT_AVAILABLE == m->nb_error) {
+            m->nb_error = OMPI_SUCCESS;
+        }
+    }
+    m->nb_chain = malloc(sizeof(int) * (size_t) ompi_comm_size(comm));
+    if (NULL == m->nb_chain && OMPI_SUCCESS == m->nb_error) {
+        m->nb_error = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    int slots = 0;
+    size_t slot_bytes = 0;
+    if (OMPI_SUCCESS == m->nb_error && MCAST_STATE_READY == m->nb_state && NULL == m->shm &&
+        NULL != m->ops->segment && m->ops->segment(m, &slots, &slot_bytes)) {
+        const mcast_locality_t *loc = m->ops->locality(m);
+        (void) mcast_shm_setup_start(&m->shm, slots, slot_bytes, loc->all_local ? NULL : loc->node_of,
+                                     comm, m->xtags);
+    }
+}
+
+/* With m->lock held: the exchange finished, the preparation made and the segment set up
+ * (or failed, on every rank).  Never waits. */
+static bool nb_ready(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (!exchange_finish(m, comm)) {
+        return false;
+    }
+    if (OMPI_SUCCESS == m->xchg.rc) {
+        nb_prepare(m, comm);
+    }
+    return NULL == m->shm || mcast_shm_setup_test(m->shm);
+}
+
+/* A blocking call in state NEW or PENDING: the exchange (started here or waited for), the
+ * agreement and the component's preparation.  The module's lock is never held while
+ * Open MPI progresses (a nonblocking step may call MPI_Ibcast on this communicator from
+ * there). */
+static int settle(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (MCAST_STATE_NEW == m->state) {
+        const int rc = exchange_start(m, comm, true);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    for (;;) {
+        OPAL_THREAD_LOCK(&m->lock);
+        const bool ready = nb_ready(m, comm);
+        OPAL_THREAD_UNLOCK(&m->lock);
+        if (ready) {
+            break;
+        }
+        opal_progress();
+    }
+    int rc = m->xchg.rc;
+    m->state = MCAST_STATE_PASS; /* unless all goes well below */
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (!m->xchg.same_params) {
+        m->state = MCAST_STATE_DISABLED;
         return OMPI_SUCCESS;
     }
-    if (0 == rank && !m->use_rules) {
-        fprintf(stderr, "coll:%s: comm=%u: ranks hold different rules (or none): the rules file "
-                        "is not used on this communicator\n", m->ops->name, ompi_comm_get_cid(comm));
-    }
-    if (0 == rank && !m->use_topology) {
-        fprintf(stderr, "coll:%s: comm=%u: ranks read different topology/coordinates files (or "
-                        "none): not used on this communicator\n", m->ops->name,
-                ompi_comm_get_cid(comm));
-    }
-    rc = m->ops->prepare(m, comm, m->use_rules, m->use_topology);
+    /* what needs communication (a multicast group), without the lock */
+    rc = m->ops->prepare(m, comm, m->use_rules, m->use_topology, false);
     if (OMPI_ERR_NOT_AVAILABLE == rc) {
-        m->state = MCAST_STATE_PASS;
         return OMPI_SUCCESS;
     }
     if (OMPI_SUCCESS != rc) {
@@ -134,6 +304,67 @@ static int first_call(mcast_module_t *m, struct ompi_communicator_t *comm)
     }
     m->state = MCAST_STATE_READY;
     return OMPI_SUCCESS;
+}
+
+/* ---- the segment's call sequence (mcast_module.h) ----------------------------- */
+
+/* A slot for a call (at the call). */
+static int64_t seq_take(mcast_module_t *m)
+{
+    OPAL_THREAD_LOCK(&m->lock);
+    const int64_t k = m->seq_next++;
+    OPAL_THREAD_UNLOCK(&m->lock);
+    return k;
+}
+
+/* With m->lock held: slot k's op started, or it has none. */
+static void seq_resolve_locked(mcast_module_t *m, int64_t k)
+{
+    if (k != m->seq_done) {
+        if (m->nseq_ahead == m->seq_ahead_cap) {
+            const int cap = m->seq_ahead_cap ? 2 * m->seq_ahead_cap : 16;
+            int64_t *a = realloc(m->seq_ahead, sizeof(int64_t) * (size_t) cap);
+            if (NULL == a) {
+                return; /* the later ops wait; an op's start then waits for this slot */
+            }
+            m->seq_ahead = a;
+            m->seq_ahead_cap = cap;
+        }
+        m->seq_ahead[m->nseq_ahead++] = k;
+        return;
+    }
+    m->seq_done++;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int i = 0; i < m->nseq_ahead; i++) {
+            if (m->seq_ahead[i] == m->seq_done) {
+                m->seq_ahead[i] = m->seq_ahead[--m->nseq_ahead];
+                m->seq_done++;
+                moved = true;
+            }
+        }
+    }
+}
+
+static void seq_resolve(mcast_module_t *m, int64_t k)
+{
+    OPAL_THREAD_LOCK(&m->lock);
+    seq_resolve_locked(m, k);
+    OPAL_THREAD_UNLOCK(&m->lock);
+}
+
+/* Whether slot k's op may start (every earlier slot resolved). */
+static bool seq_turn(mcast_module_t *m, int64_t k)
+{
+    OPAL_THREAD_LOCK(&m->lock);
+    const bool turn = m->seq_done == k;
+    OPAL_THREAD_UNLOCK(&m->lock);
+    return turn;
+}
+
+static bool uses_segment(const mcast_plan_info_t *info)
+{
+    return 0 == strcmp(info->transport, "shm") || 0 == strcmp(info->transport, "pml+shm");
 }
 
 static char *dup_str(const char *s)
@@ -257,29 +488,20 @@ static void print_plan(mcast_module_t *m, struct ompi_communicator_t *comm, mcas
 /* What a call does: run a plan (*plan set), pass to the module below (MCAST_PASS), or fail. */
 #define MCAST_PASS 1
 
-static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
-                 struct ompi_datatype_t *dtype, int root, int kind, size_t *bytes,
-                 mcast_cached_plan_t **plan)
+/* A call in state READY / PASS / DISABLED. */
+static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int root,
+                 int kind, mcast_cached_plan_t **plan)
 {
     *plan = NULL;
-    if (!mcast_signature_bytes(count, dtype, bytes)) {
-        return MPI_ERR_COUNT;
-    }
-    if (MCAST_STATE_NEW == m->state) {
-        int rc = first_call(m, comm);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
     if (MCAST_STATE_READY != m->state) {
         return MCAST_PASS;
     }
-    if (0 == *bytes) {
+    if (0 == bytes) {
         return OMPI_SUCCESS; /* nothing to move: no plan needed */
     }
     const char *why = NULL;
     bool defer = false;
-    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), root, &why, &defer);
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(bytes), root, &why, &defer);
     if (defer) {
         return MCAST_PASS; /* the module below has the better plan */
     }
@@ -295,9 +517,244 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
     if (info.defer) {
         return MCAST_PASS; /* the module below has the better plan */
     }
-    print_plan(m, comm, e, root, *bytes, kind);
+    print_plan(m, comm, e, root, bytes, kind);
     *plan = e;
     return OMPI_SUCCESS;
+}
+
+/* ---- the nonblocking decision (header) --------------------------------------- */
+
+#define MCAST_AGAIN 2 /* the exchange or the segment's setup is not over yet (or a lock is taken) */
+
+/* The module below when it is ours and its exchange was started (at m's first call). */
+static mcast_module_t *below_started(const mcast_module_t *m)
+{
+    mcast_module_t *b = below_ours(m);
+    return NULL != b && NULL != b->xchg.mine ? b : NULL;
+}
+
+/* The plan of the nonblocking decision for (bytes, root): never the module below, nor a
+ * multicast group; the segment where it is set up.  With *owner the module whose decision
+ * it is (m, or the module below when it is ours and m would pass the call down); on
+ * success (*owner)->lock is held, so that the plan stays in its cache while the caller
+ * starts the call.  MCAST_AGAIN, or an MPI error class. */
+static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int root,
+                   mcast_cached_plan_t **plan, mcast_module_t **owner)
+{
+    if (OPAL_THREAD_TRYLOCK(&m->lock)) {
+        return MCAST_AGAIN;
+    }
+    int rc = OMPI_SUCCESS;
+    bool delegate = false;
+    if (!nb_ready(m, comm)) {
+        rc = MCAST_AGAIN;
+        goto out;
+    }
+    if (OMPI_SUCCESS != (rc = m->xchg.rc) || OMPI_SUCCESS != (rc = m->nb_error)) {
+        goto out;
+    }
+    const int cls = mcast_size_class(bytes);
+    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->nb_plans, cls, root);
+    if (NULL == e) {
+        const bool fallback = MCAST_STATE_READY != m->nb_state;
+        if (fallback && NULL != below_started(m)) {
+            delegate = true; /* where m passes the call down */
+            goto out;
+        }
+        mcast_plan_input_t in;
+        mcast_forced_t forced;
+        m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->nb_chain);
+        in.mcast_transport = MCAST_TRANSPORT_NONE; /* a group needs a collective open */
+        if (fallback || NULL == m->shm || mcast_shm_failed(m->shm)) {
+            in.shm_slot_bytes = 0;
+            in.shm_chunk_bytes = 0;
+            in.shm_slots = 0;
+        }
+        forced.compare_previous = 0;
+        if (fallback) { /* the module below is Open MPI's: our default plan in its place */
+            mcast_forced_default(&forced);
+            forced.compare_previous = 0;
+            mcast_machine_default(&m->nb_machine);
+            in.machine = &m->nb_machine;
+            in.rules = NULL;
+            in.topology = NULL;
+            in.hosts = NULL;
+            in.switch_net = NULL;
+            in.torus = NULL;
+            in.torus_coords = NULL;
+        }
+        char why[256] = "";
+        mcast_plan_t *p = NULL;
+        if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
+            /* a forced algorithm this decision cannot run (a multicast group, ...) */
+            if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm, why,
+                                        &m->fallback_warned)) {
+                rc = MPI_ERR_UNSUPPORTED_OPERATION;
+                goto out;
+            }
+            if (NULL != below_started(m)) {
+                delegate = true;
+                goto out;
+            }
+            mcast_forced_default(&forced);
+            forced.compare_previous = 0;
+            in.rules = NULL;
+            if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
+                rc = MPI_ERR_INTERN;
+                goto out;
+            }
+        }
+        mcast_plan_info_t info;
+        mcast_plan_get_info(p, &info);
+        if (info.defer && MCAST_COMP_PATHMC == m->ops->component && NULL != below_started(m) &&
+            0 == (mcast_registry_get(info.algorithm)->component & MCAST_COMP_PATHMC)) {
+            mcast_plan_free(p); /* coll/kbinomial's algorithm: its own decision */
+            delegate = true;
+            goto out;
+        }
+        e = mcast_plan_cache_insert(&m->nb_plans, cls, root, p);
+        if (NULL == e) {
+            rc = OMPI_ERR_OUT_OF_RESOURCE;
+            goto out;
+        }
+    }
+    *plan = e;
+    *owner = m;
+    return OMPI_SUCCESS; /* m->lock held */
+out:
+    OPAL_THREAD_UNLOCK(&m->lock);
+    if (delegate) {
+        return nb_plan(below_started(m), comm, bytes, root, plan, owner);
+    }
+    return rc;
+}
+
+/* An MPI_Ibcast whose start may come later than its call: its tags and its slot in the
+ * segment's sequence are taken at the call; its plan is made once the exchange is in
+ * (the nonblocking decision), or was made at the call (a READY plan waiting for its turn
+ * on the segment: plan set). */
+typedef struct nb_call {
+    mcast_module_t *m;
+    mcast_module_t *seg_m;  /* the module in whose sequence `slot` is, or NULL */
+    int64_t slot;
+    struct ompi_communicator_t *comm;
+    void *buf;
+    int count;
+    struct ompi_datatype_t *dtype;
+    size_t bytes;
+    int root;
+    int tag;
+    mcast_call_t *call;         /* a PML plan's call */
+    const mcast_runner_t *sub;  /* a segment plan's runner */
+    void *sub_state;
+    bool done;
+    int status;
+} nb_call_t;
+
+/* The call's slot is resolved (held: a module whose lock the caller holds, or NULL). */
+static void nb_resolve(nb_call_t *c, mcast_module_t *held)
+{
+    if (NULL != c->seg_m) {
+        if (c->seg_m == held) {
+            seq_resolve_locked(c->seg_m, c->slot);
+        } else {
+            seq_resolve(c->seg_m, c->slot);
+        }
+        c->seg_m = NULL;
+    }
+}
+
+/* Starts the call on plan e of module owner (owner->lock held by the caller); MCAST_AGAIN
+ * when it uses owner's segment and an earlier call's op has not started yet. */
+static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
+{
+    mcast_plan_info_t info;
+    mcast_plan_get_info(e->plan, &info);
+    if (!uses_segment(&info)) {
+        nb_resolve(c, owner);
+        print_plan(owner, c->comm, e, c->root, c->bytes, 1);
+        return mcast_pml_call_start(e->plan, NULL, NULL, c->buf, c->count, c->dtype, c->bytes,
+                                    c->comm, c->tag, &c->call);
+    }
+    if (c->seg_m != owner || owner->seq_done != c->slot) {
+        return c->seg_m != owner ? MPI_ERR_INTERN : MCAST_AGAIN;
+    }
+    print_plan(owner, c->comm, e, c->root, c->bytes, 1);
+    const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
+    int rc = mcast_shm_begin(&owner->shm, twolevel ? e->plan : NULL, &info, c->buf, c->count,
+                             c->dtype, c->bytes, c->root, c->comm, c->tag, &c->sub, &c->sub_state);
+    seq_resolve_locked(owner, c->slot);
+    c->seg_m = NULL;
+    return MCAST_SHM_PASS == rc ? MPI_ERR_INTERN : rc; /* the decision saw the segment */
+}
+
+static bool nb_test(void *state, int *status)
+{
+    nb_call_t *c = state;
+    if (c->done) {
+        *status = c->status;
+        return true;
+    }
+    int rc = OMPI_SUCCESS;
+    if (NULL == c->call && NULL == c->sub) {
+        mcast_cached_plan_t *e = NULL;
+        mcast_module_t *owner = NULL;
+        rc = nb_plan(c->m, c->comm, c->bytes, c->root, &e, &owner);
+        if (MCAST_AGAIN == rc) {
+            return false;
+        }
+        if (OMPI_SUCCESS == rc) {
+            rc = nb_begin(c, owner, e);
+            OPAL_THREAD_UNLOCK(&owner->lock);
+            if (MCAST_AGAIN == rc) {
+                return false;
+            }
+        }
+        if (OMPI_SUCCESS != rc) {
+            nb_resolve(c, NULL);
+            c->done = true;
+            *status = c->status = rc;
+            return true;
+        }
+    }
+    if (NULL != c->sub ? !c->sub->test(c->sub_state, &rc) : !mcast_pml_call_progress(c->call)) {
+        return false;
+    }
+    c->done = true;
+    *status = c->status = NULL != c->sub ? rc : mcast_pml_call_status(c->call);
+    return true;
+}
+
+static void nb_release(void *state)
+{
+    nb_call_t *c = state;
+    nb_resolve(c, NULL); /* (not started: it no longer holds the line) */
+    if (NULL != c->sub) {
+        c->sub->release(c->sub_state);
+    }
+    mcast_pml_call_free(c->call);
+    free(c);
+}
+
+static const mcast_runner_t nb_runner = {nb_test, nb_release};
+
+/* seg_m / slot: the sequence slot the call holds (seg_m NULL: none). */
+static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, void *buf, int count,
+                     struct ompi_datatype_t *dtype, size_t bytes, int root,
+                     struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    nb_call_t *c = calloc(1, sizeof(*c));
+    if (NULL == c) {
+        if (NULL != seg_m) {
+            seq_resolve(seg_m, slot);
+        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *c = (nb_call_t){m, seg_m, slot, comm, buf, count, dtype, bytes, root,
+                     mcast_pml_reserve_tags(comm), NULL, NULL, NULL, false, OMPI_SUCCESS};
+    int status;
+    (void) nb_test(c, &status); /* the exchange may be in already: start now */
+    return mcast_ireq_start_runner(comm, dtype, &nb_runner, c, request);
 }
 
 /* No segment on some rank (every rank knows): decide again without it. */
@@ -315,12 +772,28 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
 {
     mcast_module_t *m = (mcast_module_t *) module;
     size_t bytes = 0;
+    if (!mcast_signature_bytes(count, dtype, &bytes)) {
+        return MPI_ERR_COUNT;
+    }
+    const int64_t slot = seq_take(m);
+    int rc = OMPI_SUCCESS;
+    if (MCAST_STATE_NEW == m->state || MCAST_STATE_PENDING == m->state) {
+        rc = settle(m, comm);
+    }
+    /* the earlier calls' ops are all started (any of them on the segment) */
+    while (OMPI_SUCCESS == rc && !seq_turn(m, slot)) {
+        opal_progress();
+    }
     mcast_cached_plan_t *e = NULL;
-    int rc = route(m, comm, count, dtype, root, 0, &bytes, &e);
+    if (OMPI_SUCCESS == rc) {
+        rc = route(m, comm, bytes, root, 0, &e);
+    }
     if (MCAST_PASS == rc) {
+        seq_resolve(m, slot);
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
     }
     if (OMPI_SUCCESS != rc || NULL == e) {
+        seq_resolve(m, slot);
         return rc;
     }
     mcast_plan_info_t info;
@@ -333,12 +806,14 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
         rc = twolevel ? mcast_shm_twolevel_run(&m->shm, e->plan, &e->memo, m->engine, buf, count,
                                                dtype, bytes, root, comm)
                       : mcast_shm_run(&m->shm, &info, buf, count, dtype, bytes, root, comm);
+        seq_resolve(m, slot);
         if (MCAST_SHM_PASS != rc) {
             return rc;
         }
         forget_shm_plans(m);
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
     }
+    seq_resolve(m, slot);
     if (0 != strcmp(info.transport, "pml")) {
         if (NULL == m->ops->run) {
             return MPI_ERR_INTERN;
@@ -351,44 +826,95 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     return mcast_pml_bcast(e->plan, &e->memo, m->engine, buf, count, dtype, bytes, comm);
 }
 
+static int pass_ibcast(mcast_module_t *m, void *buf, int count, struct ompi_datatype_t *dtype,
+                       int root, struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    if (NULL == m->previous_ibcast) {
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
+}
+
 int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                         struct ompi_communicator_t *comm, ompi_request_t **request,
                         mca_coll_base_module_t *module)
 {
     mcast_module_t *m = (mcast_module_t *) module;
     size_t bytes = 0;
-    mcast_cached_plan_t *e = NULL;
-    int rc = route(m, comm, count, dtype, root, 1, &bytes, &e);
-    if (MCAST_PASS == rc) {
-        if (NULL == m->previous_ibcast) {
-            return MPI_ERR_UNSUPPORTED_OPERATION;
+    if (!mcast_signature_bytes(count, dtype, &bytes)) {
+        return MPI_ERR_COUNT;
+    }
+    if (MCAST_STATE_NEW == m->state) {
+        /* the exchange starts here, without waiting (header); a module below of ours
+         * starts its own at the same call, for the calls handed to it */
+        int rc = exchange_start(m, comm, false);
+        if (OMPI_ERR_NOT_AVAILABLE == rc) {
+            return pass_ibcast(m, buf, count, dtype, root, comm, request);
         }
-        return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        m->state = MCAST_STATE_PENDING;
+        mcast_module_t *below = below_ours(m);
+        if (NULL != below && MCAST_STATE_NEW == below->state &&
+            OMPI_SUCCESS == exchange_start(below, comm, false)) {
+            below->state = MCAST_STATE_PENDING;
+        }
     }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    if (MCAST_STATE_PENDING == m->state) {
+        if (NULL != m->ops->may_apply && !m->ops->may_apply(m, comm)) {
+            return pass_ibcast(m, buf, count, dtype, root, comm, request);
+        }
+        /* a slot in this module's sequence, or in the module below's for a call it may
+         * hand down (its segment) */
+        mcast_module_t *seg_m = NULL != m->ops->segment ? m : below_started(m);
+        const int64_t slot = NULL != seg_m ? seq_take(seg_m) : 0;
+        if (0 == bytes) {
+            if (NULL != seg_m) {
+                seq_resolve(seg_m, slot);
+            }
+            *request = &ompi_request_empty;
+            return OMPI_SUCCESS;
+        }
+        return nb_ibcast(m, seg_m, slot, buf, count, dtype, bytes, root, comm, request);
     }
-    if (NULL == e) { /* nothing to move: an already completed request */
-        *request = &ompi_request_empty;
+    const int64_t slot = seq_take(m);
+    mcast_cached_plan_t *e = NULL;
+    int rc = route(m, comm, bytes, root, 1, &e);
+    if (MCAST_PASS == rc) {
+        seq_resolve(m, slot);
+        return pass_ibcast(m, buf, count, dtype, root, comm, request);
+    }
+    if (OMPI_SUCCESS != rc || NULL == e) {
+        seq_resolve(m, slot);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        *request = &ompi_request_empty; /* nothing to move: an already completed request */
         return OMPI_SUCCESS;
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
-    const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
-    if (twolevel || 0 == strcmp(info.transport, "shm")) {
+    if (uses_segment(&info)) {
+        if (!seq_turn(m, slot)) {
+            /* an earlier call's op has not started: never once a blocking call settled the
+             * module (it waits for every earlier op, and only calls before it start late) */
+            seq_resolve(m, slot);
+            return MPI_ERR_INTERN;
+        }
+        const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
         rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, buf, count, dtype, bytes, root,
                                                 comm, request)
                       : mcast_shm_irun(&m->shm, &info, buf, count, dtype, bytes, root, comm,
                                        request);
+        seq_resolve(m, slot);
         if (MCAST_SHM_PASS != rc) {
             return rc;
         }
         forget_shm_plans(m);
-        if (NULL == m->previous_ibcast) {
-            return MPI_ERR_UNSUPPORTED_OPERATION;
-        }
-        return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
+        return pass_ibcast(m, buf, count, dtype, root, comm, request);
     }
+    seq_resolve(m, slot);
     if (0 != strcmp(info.transport, "pml")) {
         /* a multicast plan has no nonblocking driver: the module below's Ibcast serves */
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
@@ -396,10 +922,7 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
                                     &m->fallback_warned)) {
             return MPI_ERR_UNSUPPORTED_OPERATION;
         }
-        if (NULL == m->previous_ibcast) {
-            return MPI_ERR_UNSUPPORTED_OPERATION;
-        }
-        return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
+        return pass_ibcast(m, buf, count, dtype, root, comm, request);
     }
     return mcast_pml_ibcast(e->plan, buf, count, dtype, bytes, comm, request);
 }

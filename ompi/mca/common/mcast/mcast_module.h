@@ -3,25 +3,49 @@
  * module below it for calls it passes on, and owns the plan cache.  A component describes
  * itself with an mcast_component_ops_t (name, parameters, how to prepare a communicator
  * and fill the planner's input); mcast_module_bcast / _ibcast do the rest the same way for
- * both:
+ * both.
  *
- *   first call on a communicator (collective: every rank is in it)
- *       one allreduce of this rank's digests of every decision input (parameters,
- *       machine model, rules, topology files): a parameter set differently on some ranks
- *       disables the module on every rank (a warning from rank 0; the module below
- *       serves), differing rules or topology files are ignored on every rank; then the
- *       component's preparation (discovery)
- *   every call
- *       size class and root -> cached plan (mcast_plan.h), else the planner; a plan that
- *       cannot be built follows the fallback policy (same outcome on every rank: the
- *       inputs are agreed); the engine runs it over the PML (mcast_pml.h)
+ * Setup never blocks inside a nonblocking call (an MPI_Ibcast, or Open MPI's own
+ * nonblocking steps, which call MPI_Ibcast from its progress engine: MPI_Comm_dup of an
+ * intercommunicator under MPI_THREAD_MULTIPLE).  Every decision depends only on the
+ * sequence of calls, which is the same on every rank:
+ *
+ *   NEW --first call--> the exchange starts: one nonblocking allgather of every rank's
+ *       |               digests of its decision inputs (parameters, machine model, rules,
+ *       |               topology files) and its locality record (host, place, fabric)
+ *       |   MPI_Ibcast                       MPI_Bcast
+ *       v                                        |
+ *   PENDING: each MPI_Ibcast is a request of     |
+ *       ours; once the exchange is in, it runs   |
+ *       the NONBLOCKING decision: PML plans      |
+ *       only (no segment, no multicast group:    |
+ *       those need a collective setup), never    |
+ *       the module below (a collective started   |
+ *       later than its call could take another   |
+ *       collective's tags), coll/pathmc handing  |
+ *       to coll/kbinomial's nonblocking decision |
+ *       where it would pass the call down        |
+ *       |  MPI_Bcast                              |
+ *       v                                        v
+ *   waits for the exchange, then: a parameter set differently on some ranks disables the
+ *   module on every rank (DISABLED: a warning from rank 0; the module below serves),
+ *   differing rules or topology files are ignored on every rank; then the component's
+ *   preparation (discovery, multicast group): READY, or PASS where it does not apply.
+ *
+ *   READY, every call: size class and root -> cached plan (mcast_plan.h), else the
+ *   planner; a plan that cannot be built follows the fallback policy (same outcome on
+ *   every rank: the inputs are agreed); the engine runs it over the PML (mcast_pml.h), the
+ *   shared segment (mcast_shmseg.h) or the multicast group.  An MPI_Ibcast whose plan
+ *   needs a segment that no blocking call has set up yet runs the nonblocking decision.
  */
 #ifndef MCAST_MODULE_H
 #define MCAST_MODULE_H
 
 #include "ompi_config.h"
 #include "ompi/mca/coll/coll.h"
+#include "opal/threads/mutex.h"
 #include "mcast_glue.h"
+#include "mcast_locality.h"
 #include "mcast_plan.h"
 
 struct mcast_module;
@@ -38,12 +62,25 @@ typedef struct mcast_component_ops {
     int component;                       /* MCAST_COMP_* */
     const mcast_common_params_t *params; /* priority, verbose, algorithm, fallback */
     void (*digests)(struct mcast_module *m, mcast_digests_t *d);
-    /* After the agreement, collectively: discovery and component state.  use_rules /
-     * use_topology say whether every rank holds the same rules / topology files.
-     * OMPI_SUCCESS; OMPI_ERR_NOT_AVAILABLE: the component does not apply to this
-     * communicator (every call goes to the module below, silently). */
+    /* After the agreement: discovery and component state.  use_rules / use_topology say
+     * whether every rank holds the same rules / topology files.  nonblocking: from the
+     * nonblocking decision, without communication (what needs a collective setup is left
+     * out); else from a blocking call, collectively (every rank is in it).  Called once
+     * each way at most, the nonblocking one possibly first.  OMPI_SUCCESS;
+     * OMPI_ERR_NOT_AVAILABLE: the component does not apply to this communicator (every
+     * call goes to the module below, silently). */
     int (*prepare)(struct mcast_module *m, struct ompi_communicator_t *comm, bool use_rules,
-                   bool use_topology);
+                   bool use_topology, bool nonblocking);
+    /* The communicator's locality (its records come from the exchange). */
+    struct mcast_locality *(*locality)(struct mcast_module *m);
+    /* Whether the component offers a shared segment (its slots and slot bytes): set up after
+     * the exchange on every rank where the parameters agree.  NULL: never. */
+    bool (*segment)(struct mcast_module *m, int *slots, size_t *slot_bytes);
+    /* false when, by this rank's own parameters, the component cannot apply to the
+     * communicator whatever the agreement says (NULL: it may): its MPI_Ibcast calls then
+     * go to the module below at once, before the exchange is in (where ranks disagree on
+     * the parameters the outcome is the module below too). */
+    bool (*may_apply)(struct mcast_module *m, struct ompi_communicator_t *comm);
     /* The planner input for (root, bytes); `chain` has room for n ranks; `forced` is
      * filled from the parameters. */
     void (*input)(struct mcast_module *m, struct ompi_communicator_t *comm, int root, size_t bytes,
@@ -59,10 +96,26 @@ typedef struct mcast_component_ops {
 
 typedef enum {
     MCAST_STATE_NEW = 0,   /* first call not yet made */
+    MCAST_STATE_PENDING,   /* exchange started by a nonblocking call; no blocking call yet */
     MCAST_STATE_READY,     /* plans run here */
     MCAST_STATE_PASS,      /* the component does not apply: the module below serves */
     MCAST_STATE_DISABLED   /* inputs differ between ranks: the module below serves */
 } mcast_state_t;
+
+/* One rank's part of the exchange. */
+typedef struct mcast_xrec {
+    mcast_digests_t digests;
+    mcast_locality_record_t loc;
+} mcast_xrec_t;
+
+typedef struct mcast_exchange {
+    ompi_request_t *req;   /* the allgather while it runs */
+    mcast_xrec_t *mine;    /* [1] */
+    mcast_xrec_t *all;     /* [n] */
+    bool finished;         /* outcome below known (and the records handed on) */
+    int rc;                /* OMPI_SUCCESS or the allgather's error */
+    bool same_params;      /* every rank's parameter digest is this rank's */
+} mcast_exchange_t;
 
 typedef struct mcast_module {
     mca_coll_base_module_t super;
@@ -80,6 +133,23 @@ typedef struct mcast_module {
     bool fallback_warned;
     int *chain;                       /* [n] scratch for the planner input */
     struct mcast_shm_seg *shm;        /* one node: the shared segment (mcast_shmseg.h) */
+    /* the exchange and the nonblocking decision (header) */
+    opal_mutex_t lock;                /* the exchange's end, nb_* and prepare */
+    mcast_exchange_t xchg;
+    int nb_state;                     /* MCAST_STATE_NEW: not yet; READY / PASS / DISABLED */
+    int nb_error;                     /* the nonblocking preparation's error, if any */
+    mcast_plan_cache_t nb_plans;
+    int *nb_chain;                    /* [n] scratch of the nonblocking decision */
+    mcast_machine_t nb_machine;       /* the built-in model, for its default plan */
+    int xtags[3];                     /* the segment setup's tags (reserved at the exchange) */
+    /* The segment's ops start in the order of the calls (mcast_shm.h: the ring counts chunks
+     * across calls), also those that start later than their call: each call takes a slot
+     * in this sequence at the call and resolves it once its op started or it knows it has
+     * none; an op starts only when every earlier slot is resolved. */
+    int64_t seq_next;                 /* the next call's slot */
+    int64_t seq_done;                 /* slots [0, seq_done) resolved */
+    int64_t *seq_ahead;               /* resolved slots beyond seq_done */
+    int nseq_ahead, seq_ahead_cap;
 } mcast_module_t;
 OBJ_CLASS_DECLARATION(mcast_module_t);
 

@@ -464,10 +464,16 @@ static int reserve_tags(struct ompi_communicator_t *comm, int32_t reserve)
     } while (!OPAL_ATOMIC_COMPARE_EXCHANGE_STRONG_32(&comm->c_nbc_tag, &old, tag - reserve));
     return tag;
 }
+int mcast_pml_reserve_tags(struct ompi_communicator_t *comm)
+{
+    return reserve_tags(comm, 2);
+}
+
+/* tag: from mcast_pml_reserve_tags at the call, or 0 = reserve now */
 static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_memo_t *memo,
                       mcast_engine_t *engine, void *buf, int count,
                       struct ompi_datatype_t *dtype, size_t bytes,
-                      struct ompi_communicator_t *comm)
+                      struct ompi_communicator_t *comm, int tag)
 {
     memset(c, 0, sizeof(*c));
     const int rank = ompi_comm_rank(comm);
@@ -510,7 +516,7 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
         c->staged = true;
     }
     /* two tags per broadcast: the same on every rank (collectives are called in order) */
-    c->tag = reserve_tags(comm, 2);
+    c->tag = 0 != tag ? tag : reserve_tags(comm, 2);
     c->tag_last = c->tag - 1;
     return OMPI_SUCCESS;
 }
@@ -552,7 +558,7 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm)
 {
     mcast_call_t c;
-    int rc = call_setup(&c, plan, memo, engine, buf, count, dtype, bytes, comm);
+    int rc = call_setup(&c, plan, memo, engine, buf, count, dtype, bytes, comm, 0);
     if (OMPI_SUCCESS == rc) {
         rc = call_start(&c);
     }
@@ -570,13 +576,13 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
 int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
                          mcast_engine_t *engine, void *buf, int count,
                          struct ompi_datatype_t *dtype, size_t bytes,
-                         struct ompi_communicator_t *comm, mcast_call_t **out)
+                         struct ompi_communicator_t *comm, int tag, mcast_call_t **out)
 {
     mcast_call_t *c = malloc(sizeof(*c));
     if (NULL == c) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    int rc = call_setup(c, plan, memo, engine, buf, count, dtype, bytes, comm);
+    int rc = call_setup(c, plan, memo, engine, buf, count, dtype, bytes, comm, tag);
     if (OMPI_SUCCESS == rc) {
         rc = call_start(c);
     }
@@ -777,7 +783,7 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    int rc = call_setup(&r->call, plan, NULL, NULL, buf, count, dtype, bytes, comm);
+    int rc = call_setup(&r->call, plan, NULL, NULL, buf, count, dtype, bytes, comm, 0);
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
     OPAL_THREAD_LOCK(&active_lock);

@@ -51,10 +51,16 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi
  * of the packed stream this rank holds (mcast_engine_held_bytes).  engine and memo as
  * for mcast_pml_bcast (NULL: its own). */
 typedef struct mcast_call mcast_call_t;
+/* The two tags a broadcast's messages use, drawn from the communicator's
+ * nonblocking-collective tag space (shared with libnbc): reserved at the MPI call, so
+ * that a call whose messages start later (its setup still under way) has the same tags
+ * on every rank whatever other collectives start meanwhile. */
+int mcast_pml_reserve_tags(struct ompi_communicator_t *comm);
+/* tag: from mcast_pml_reserve_tags, or 0 = reserved now. */
 int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
                          mcast_engine_t *engine, void *buf, int count,
                          struct ompi_datatype_t *dtype, size_t bytes,
-                         struct ompi_communicator_t *comm, mcast_call_t **out);
+                         struct ompi_communicator_t *comm, int tag, mcast_call_t **out);
 bool mcast_pml_call_progress(mcast_call_t *c);
 int mcast_pml_call_status(const mcast_call_t *c);
 size_t mcast_pml_call_held_bytes(mcast_call_t *c);

@@ -23,17 +23,40 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/pml/pml.h"
 
+/* The setup's steps (mcast_shm_setup_start / _test). */
+typedef enum {
+    SETUP_OFFER = 0, /* waiting for the creator's offer (the creator: its offers sent) */
+    SETUP_FLAGS,     /* this rank's flag sent and the verdict awaited (rank 0: gathering
+                        every flag) */
+    SETUP_VERDICT,   /* rank 0: the verdict sent */
+    SETUP_DONE
+} setup_step_t;
+
 struct mcast_shm_seg {
     bool failed;
     void *region;
     size_t region_bytes;
     mcast_shm_t *view;
     int *local_of; /* [n] each rank's index in its node's region */
+    /* the setup while it runs */
+    struct ompi_communicator_t *comm;
+    int tags[3];               /* offer, flag, verdict */
+    setup_step_t step;
+    int nlocal, creator;
+    int slots;
+    size_t slot_bytes;
+    bool room;
+    struct shm_offer *offer;   /* [1] */
+    int mine, all;             /* this rank's flag; the verdict (min over ranks) */
+    int *flags;                /* rank 0: [n] every rank's flag */
+    ompi_request_t **reqs;     /* [2 n] */
+    int nreqs;
+    int rc;                    /* a failed send or receive */
 };
 
 #define MCAST_SHM_NAME_MAX 64
 
-typedef struct {
+typedef struct shm_offer {
     int ok;
     char name[MCAST_SHM_NAME_MAX];
 } shm_offer_t;
@@ -130,68 +153,159 @@ static void membership(int n, int rank, const int *node_of_rank, int *local_of, 
     }
 }
 
-/* Collective over comm: each node's first rank creates its node's segment and sends the
- * name to the node's other ranks (point to point, the collective tag: collectives on a
- * communicator are ordered); one allreduce (min) says whether every rank mapped its
- * node's segment; the creators then unlink the names. */
-static int setup(mcast_shm_seg_t *s, int slots, size_t slot_bytes, const int *node_of_rank,
-                 struct ompi_communicator_t *comm)
+/* The setup, without blocking (mcast_shmseg.h): each node's first rank creates its node's
+ * segment and sends the name to the node's other ranks (point to point); each maps it and
+ * sends its flag (mapped or not) to rank 0, which sends every rank the minimum; the
+ * creators then unlink the names.  Every message has a tag of its own, reserved when the
+ * communicator's first call began (the same on every rank), so the steps may run from
+ * Open MPI's progress engine at any time. */
+static bool reqs_done(mcast_shm_seg_t *s)
 {
-    const int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    s->local_of = malloc((size_t) n * sizeof(int));
-    if (NULL == s->local_of) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    int nlocal = 0, creator = 0;
-    membership(n, rank, node_of_rank, s->local_of, &nlocal, &creator);
-    const size_t bytes = mcast_shm_region_bytes(nlocal, slots, slot_bytes);
-    shm_offer_t offer;
-    memset(&offer, 0, sizeof(offer));
-    const bool room = live_segments < max_segments;
-    int rc = OMPI_SUCCESS;
-    if (rank == creator) {
-        if (0 != bytes && room && nlocal > 1) {
-            s->region = create_region(comm, nlocal, slots, slot_bytes, bytes, &offer);
+    for (int i = 0; i < s->nreqs; i++) {
+        if (MPI_REQUEST_NULL != s->reqs[i] && !REQUEST_COMPLETE(s->reqs[i])) {
+            return false;
         }
-        for (int r = rank + 1; r < n && OMPI_SUCCESS == rc; r++) {
-            if (NULL == node_of_rank || node_of_rank[r] == node_of_rank[rank]) {
-                rc = MCA_PML_CALL(send(&offer, (int) sizeof(offer), MPI_BYTE, r,
-                                       MCA_COLL_BASE_TAG_BCAST, MCA_PML_BASE_SEND_STANDARD, comm));
+    }
+    for (int i = 0; i < s->nreqs; i++) {
+        if (MPI_REQUEST_NULL != s->reqs[i]) {
+            if (OMPI_SUCCESS != s->reqs[i]->req_status.MPI_ERROR && OMPI_SUCCESS == s->rc) {
+                s->rc = s->reqs[i]->req_status.MPI_ERROR;
             }
-        }
-    } else {
-        rc = MCA_PML_CALL(recv(&offer, (int) sizeof(offer), MPI_BYTE, creator,
-                               MCA_COLL_BASE_TAG_BCAST, comm, MPI_STATUS_IGNORE));
-        offer.name[MCAST_SHM_NAME_MAX - 1] = '\0';
-        if (OMPI_SUCCESS == rc && offer.ok && 0 != bytes && room) {
-            s->region = open_region(&offer, bytes);
+            ompi_request_free(&s->reqs[i]);
         }
     }
-    s->region_bytes = bytes;
+    s->nreqs = 0;
+    return true;
+}
+
+static void post(mcast_shm_seg_t *s, bool send, void *buf, int bytes, int peer, int tag)
+{
+    ompi_request_t *req = MPI_REQUEST_NULL;
+    const int rc = send ? MCA_PML_CALL(isend(buf, bytes, MPI_BYTE, peer, tag,
+                                             MCA_PML_BASE_SEND_STANDARD, s->comm, &req))
+                        : MCA_PML_CALL(irecv(buf, bytes, MPI_BYTE, peer, tag, s->comm, &req));
+    if (OMPI_SUCCESS != rc) {
+        s->rc = rc;
+        return;
+    }
+    s->reqs[s->nreqs++] = req;
+}
+
+/* After the offer: map, then the flag to rank 0 (rank 0 gathers them). */
+static void send_flag(mcast_shm_seg_t *s)
+{
+    const int n = ompi_comm_size(s->comm), rank = ompi_comm_rank(s->comm);
+    if (rank != s->creator && OMPI_SUCCESS == s->rc && s->offer->ok && 0 != s->region_bytes &&
+        s->room) {
+        s->offer->name[MCAST_SHM_NAME_MAX - 1] = '\0';
+        s->region = open_region(s->offer, s->region_bytes);
+    }
     /* a rank alone on its node needs no segment (its calls have no op there) */
-    int mine = (OMPI_SUCCESS == rc &&
-                (1 == nlocal ||
-                 (NULL != s->region &&
-                  KB_OK == mcast_shm_attach(s->region, bytes, nlocal, s->local_of[rank], &s->view))))
-                   ? 1 : 0;
+    s->mine = (OMPI_SUCCESS == s->rc &&
+               (1 == s->nlocal ||
+                (NULL != s->region && KB_OK == mcast_shm_attach(s->region, s->region_bytes,
+                                                                s->nlocal, s->local_of[rank],
+                                                                &s->view))))
+                  ? 1 : 0;
     if (NULL != s->view) {
         opal_atomic_add_fetch_32(&live_segments, 1);
     }
-    int all = 0;
-    const int arc = comm->c_coll->coll_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm,
-                                                 comm->c_coll->coll_allreduce_module);
-    if (rank == creator && offer.ok) {
-        shm_unlink(offer.name); /* nothing left behind in /dev/shm */
+    if (0 == rank) {
+        s->flags[0] = s->mine;
+        for (int r = 1; r < n; r++) {
+            post(s, false, &s->flags[r], (int) sizeof(int), r, s->tags[1]);
+        }
+    } else {
+        post(s, true, &s->mine, (int) sizeof(int), 0, s->tags[1]);
+        post(s, false, &s->all, (int) sizeof(int), 0, s->tags[2]);
     }
-    if (OMPI_SUCCESS != arc || OMPI_SUCCESS != rc) {
-        unmap(s);
-        return OMPI_SUCCESS != arc ? arc : rc;
+    s->step = SETUP_FLAGS;
+}
+
+int mcast_shm_setup_start(mcast_shm_seg_t **segp, int slots, size_t slot_bytes,
+                          const int *node_of_rank, struct ompi_communicator_t *comm,
+                          const int tags[3])
+{
+    mcast_shm_seg_t *s = calloc(1, sizeof(*s));
+    if (NULL == s) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (!all) {
+    *segp = s;
+    const int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    s->comm = comm;
+    memcpy(s->tags, tags, sizeof(s->tags));
+    s->slots = slots;
+    s->slot_bytes = slot_bytes;
+    s->local_of = malloc((size_t) n * sizeof(int));
+    s->offer = calloc(1, sizeof(*s->offer));
+    s->flags = calloc((size_t) n, sizeof(int));
+    s->reqs = malloc((size_t) (2 * n) * sizeof(*s->reqs));
+    if (NULL == s->local_of || NULL == s->offer || NULL == s->flags || NULL == s->reqs) {
+        s->failed = true; /* the others would wait for this rank's messages: an error for
+                             every later call of this rank, not a hang of the others' */
+        s->step = SETUP_DONE;
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    membership(n, rank, node_of_rank, s->local_of, &s->nlocal, &s->creator);
+    s->region_bytes = mcast_shm_region_bytes(s->nlocal, slots, slot_bytes);
+    s->room = live_segments < max_segments;
+    if (rank == s->creator) {
+        if (0 != s->region_bytes && s->room && s->nlocal > 1) {
+            s->region = create_region(comm, s->nlocal, slots, slot_bytes, s->region_bytes,
+                                      s->offer);
+        }
+        for (int r = rank + 1; r < n; r++) {
+            if (NULL == node_of_rank || node_of_rank[r] == node_of_rank[rank]) {
+                post(s, true, s->offer, (int) sizeof(shm_offer_t), r, s->tags[0]);
+            }
+        }
+        send_flag(s);
+    } else {
+        post(s, false, s->offer, (int) sizeof(shm_offer_t), s->creator, s->tags[0]);
+        s->step = SETUP_OFFER;
+    }
+    return OMPI_SUCCESS;
+}
+
+bool mcast_shm_setup_test(mcast_shm_seg_t *s)
+{
+    if (SETUP_DONE == s->step) {
+        return true;
+    }
+    if (!reqs_done(s)) {
+        return false;
+    }
+    const int n = ompi_comm_size(s->comm), rank = ompi_comm_rank(s->comm);
+    if (SETUP_OFFER == s->step) {
+        send_flag(s);
+        return false;
+    }
+    if (SETUP_FLAGS == s->step && 0 == rank) {
+        s->all = 1;
+        for (int r = 0; r < n; r++) {
+            s->all = s->all && 1 == s->flags[r];
+        }
+        for (int r = 1; r < n; r++) {
+            post(s, true, &s->all, (int) sizeof(int), r, s->tags[2]);
+        }
+        s->step = SETUP_VERDICT;
+        return false;
+    }
+    if (rank == s->creator && s->offer->ok) {
+        shm_unlink(s->offer->name); /* nothing left behind in /dev/shm */
+    }
+    if (OMPI_SUCCESS != s->rc || 1 != s->all) {
         unmap(s);
         s->failed = true;
     }
-    return OMPI_SUCCESS;
+    free(s->offer);
+    free(s->flags);
+    free(s->reqs);
+    s->offer = NULL;
+    s->flags = NULL;
+    s->reqs = NULL;
+    s->step = SETUP_DONE;
+    return true;
 }
 
 /* ---- data through the convertor (non-contiguous) or in place ---------------------- */
@@ -299,23 +413,15 @@ static int status_of(int rc)
     }
 }
 
-/* The segment of the communicator, set up at its first use (collective); NULL when some
- * rank could not map it (then and from then on). */
+/* The communicator's segment, set up by mcast_shm_setup_start / _test: MCAST_SHM_PASS
+ * when there is none or some rank could not map it (every rank alike). */
 static int segment_of(mcast_shm_seg_t **seg, const mcast_plan_info_t *info,
                       struct ompi_communicator_t *comm)
 {
-    if (NULL == *seg) {
-        *seg = calloc(1, sizeof(**seg));
-        if (NULL == *seg) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        const int rc = setup(*seg, info->shm_slots, info->shm_slot_bytes, info->node_of_rank, comm);
-        if (OMPI_SUCCESS != rc) {
-            (*seg)->failed = true;
-            return rc;
-        }
-    }
-    return (*seg)->failed ? MCAST_SHM_PASS : OMPI_SUCCESS;
+    (void) info;
+    (void) comm;
+    return NULL != *seg && SETUP_DONE == (*seg)->step && !(*seg)->failed ? OMPI_SUCCESS
+                                                                         : MCAST_SHM_PASS;
 }
 
 static size_t chunk_of(const mcast_plan_info_t *info, size_t bytes)
@@ -409,7 +515,8 @@ static const mcast_runner_t shm_runner = {ireq_test, ireq_release};
 static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
                       const mcast_plan_info_t *info, mcast_sched_memo_t *memo,
                       mcast_engine_t *engine, void *buf, int count, struct ompi_datatype_t *dtype,
-                      size_t bytes, int root, struct ompi_communicator_t *comm, shm_ireq_t *r)
+                      size_t bytes, int root, struct ompi_communicator_t *comm, int tag,
+                      shm_ireq_t *r)
 {
     const int ready = segment_of(segp, info, comm);
     if (OMPI_SUCCESS != ready) {
@@ -422,7 +529,7 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
         seg_root = mcast_plan_node_leader(plan, rank);
         int rc = seg_root < 0 ? MPI_ERR_INTERN
                               : mcast_pml_call_start(plan, memo, engine, buf, count, dtype, bytes,
-                                                     comm, &r->call);
+                                                     comm, tag, &r->call);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -457,7 +564,7 @@ static int run(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan
     r.call = NULL;
     r.call_status = OMPI_SUCCESS;
     r.call_done = false;
-    int rc = ireq_start(seg, plan, info, memo, engine, buf, count, dtype, bytes, root, comm, &r);
+    int rc = ireq_start(seg, plan, info, memo, engine, buf, count, dtype, bytes, root, comm, 0, &r);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -489,22 +596,40 @@ int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
     return run(seg, plan, &info, memo, engine, buf, count, dtype, bytes, root, comm);
 }
 
-/* plan: twolevel's (NULL: one node's shm plan, described by info) */
-static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan_info_t *info,
-                void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
-                struct ompi_communicator_t *comm, ompi_request_t **request)
+int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
+                    const mcast_plan_info_t *info, void *buf, int count,
+                    struct ompi_datatype_t *dtype, size_t bytes, int root,
+                    struct ompi_communicator_t *comm, int tag, const mcast_runner_t **runner,
+                    void **state)
 {
     shm_ireq_t *r = calloc(1, sizeof(*r));
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    int rc = ireq_start(seg, plan, info, NULL, NULL, buf, count, dtype, bytes, root, comm, r);
+    int rc = ireq_start(seg, plan, info, NULL, NULL, buf, count, dtype, bytes, root, comm, tag, r);
     if (OMPI_SUCCESS != rc) {
         free(r);
         return rc;
     }
     (void) ireq_test(r, &rc); /* a root's small message is out at once */
-    return mcast_ireq_start_runner(comm, dtype, &shm_runner, r, request);
+    *runner = &shm_runner;
+    *state = r;
+    return OMPI_SUCCESS;
+}
+
+/* plan: twolevel's (NULL: one node's shm plan, described by info) */
+static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan_info_t *info,
+                void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    const mcast_runner_t *runner = NULL;
+    void *state = NULL;
+    const int rc = mcast_shm_begin(seg, plan, info, buf, count, dtype, bytes, root, comm, 0,
+                                   &runner, &state);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    return mcast_ireq_start_runner(comm, dtype, runner, state, request);
 }
 
 int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, void *buf, int count,
@@ -526,6 +651,9 @@ int mcast_shm_irun(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *b
 void mcast_shm_free(mcast_shm_seg_t *seg)
 {
     if (NULL != seg) {
+        while (!mcast_shm_setup_test(seg)) { /* its messages are on their way: let them land */
+            opal_progress();
+        }
         unmap(seg);
         free(seg->local_of);
         free(seg);

@@ -2,14 +2,17 @@
  * The shared segment of a one-node communicator (the core's protocol: mcast_shm.h) and
  * the blocking broadcast over it.
  *
- * Setup, once per communicator at its first shm plan (collective: every rank runs the
- * same plan for the same call): the first rank of each node creates a POSIX shared memory
- * object (/mcast-<job>-<cid>-<pid>) for the node's ranks, reserves its pages
- * (posix_fallocate: a full /dev/shm is an error here, not a SIGBUS later) and formats it;
- * it sends the name to the node's other ranks (PML, point to point); each maps it; one
- * allreduce (min) says whether every rank did; the creators then unlink the names (the mapping lives until the communicator is freed, and
- * nothing is left behind if the job dies).  If any rank failed, every rank frees its
- * mapping and the communicator's shm plans go to the module below from then on.
+ * Setup, once per communicator, started after its first call's exchange (mcast_module.h)
+ * and run without blocking (its steps may run from Open MPI's progress engine): the
+ * first rank of each node creates a POSIX shared memory object
+ * (/mcast-<job>-<cid>-<pid>) for the node's ranks, reserves its pages (posix_fallocate:
+ * a full /dev/shm is an error here, not a SIGBUS later) and formats it; it sends the name
+ * to the node's other ranks (PML, point to point); each maps it and sends rank 0 whether
+ * it did; rank 0 sends every rank the verdict; the creators then unlink the names (the
+ * mapping lives until the communicator is freed, and nothing is left behind if the job
+ * dies).  If any rank failed, every rank frees its mapping and the communicator's shm
+ * plans go elsewhere from then on.  The messages use three tags reserved at the first
+ * call, so the steps may run late without meeting another collective's messages.
  *
  * Data: contiguous buffers are copied in place; other datatypes go through Open MPI's
  * convertor, chunk after chunk of the packed stream (the chunks are consecutive, so one
@@ -24,6 +27,7 @@
 #include "ompi/mca/coll/coll.h"
 #include "mcast_plan.h"
 #include "mcast_planner.h"
+#include "mcast_pml.h"
 
 typedef struct mcast_shm_seg mcast_shm_seg_t;
 
@@ -31,15 +35,22 @@ typedef struct mcast_shm_seg mcast_shm_seg_t;
  * and later calls to the module below); else OMPI_SUCCESS or an MPI error class. */
 #define MCAST_SHM_PASS 1
 
-/* The segment (info->shm_slots x shm_slot_bytes; on a communicator across nodes, one per
- * node among its ranks: info->node_of_rank) is set up at the first call; the chunk policy
- * is the plan's (mcast_shm_chunk_bytes). */
+/* Starts the setup of a segment of `slots` x slot_bytes per node (node_of_rank NULL: one
+ * node).  tags: three tags of the communicator reserved by every rank at the same call. */
+int mcast_shm_setup_start(mcast_shm_seg_t **seg, int slots, size_t slot_bytes,
+                          const int *node_of_rank, struct ompi_communicator_t *comm,
+                          const int tags[3]);
+/* Moves the setup on without waiting; true once it is over (the segment is then usable on
+ * every rank, or mcast_shm_failed on every rank). */
+bool mcast_shm_setup_test(mcast_shm_seg_t *seg);
+
+/* A broadcast over the segment set up above (MCAST_SHM_PASS: none, or it failed); the
+ * chunk policy is the plan's (mcast_shm_chunk_bytes). */
 int mcast_shm_run(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
                   struct ompi_datatype_t *dtype, size_t bytes, int root,
                   struct ompi_communicator_t *comm);
 
-/* The same as an MPI_Ibcast request, moved on by Open MPI's progress engine (the setup at
- * the first use is collective and blocking, as every rank makes it in the same call). */
+/* The same as an MPI_Ibcast request, moved on by Open MPI's progress engine. */
 int mcast_shm_irun(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
                    struct ompi_datatype_t *dtype, size_t bytes, int root,
                    struct ompi_communicator_t *comm, ompi_request_t **request);
@@ -54,6 +65,17 @@ int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
 int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, void *buf, int count,
                             struct ompi_datatype_t *dtype, size_t bytes, int root,
                             struct ompi_communicator_t *comm, ompi_request_t **request);
+
+/* This rank's part of a segment plan, started now, as the state of a runner (mcast_pml.h):
+ * plan NULL with info for a one-node shm plan, or a twolevel plan whose PML messages use
+ * `tag` (mcast_pml_reserve_tags at the call; 0: reserved now).  MCAST_SHM_PASS: no
+ * segment.  On success *runner and *state go to mcast_ireq_start_runner or are driven by
+ * another runner. */
+int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
+                    const mcast_plan_info_t *info, void *buf, int count,
+                    struct ompi_datatype_t *dtype, size_t bytes, int root,
+                    struct ompi_communicator_t *comm, int tag, const mcast_runner_t **runner,
+                    void **state);
 
 /* How many segments a process may map (communicators beyond it get PML plans). */
 void mcast_shmseg_set_max_segments(int n);

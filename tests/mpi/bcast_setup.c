@@ -1,0 +1,192 @@
+/*
+ * bcast_setup: a communicator's first broadcasts never block inside a nonblocking call.
+ *
+ * Run under MPI_THREAD_MULTIPLE (the default of mpi4py).  On fresh communicators:
+ *   dup      MPI_Comm_dup of an intercommunicator, `loops` times: Open MPI 4.1's dup runs
+ *            nonblocking steps that call MPI_Ibcast on the local group from its progress
+ *            engine (a setup that blocks there hangs every rank)
+ *   local    MPI_Ibcast is local: rank 0 starts one and only then sends rank 1 the message
+ *            rank 1 waits for before it starts its own (a first call that waits for the
+ *            other ranks deadlocks)
+ *   overlap  Ibcasts outstanding (sizes on both sides of every segment and shm chunk),
+ *            then a Bcast, more Ibcasts, completed in reverse order (an MPI_Comm_idup
+ *            outstanding among them hangs stock Open MPI 4.1 itself: its steps take
+ *            collective tags when they run, not when idup was called)
+ * Every buffer is checked on every rank.  Prints "bcast_setup: N checks, F failures"
+ * and exits non-zero on a failure.  Usage: bcast_setup [-l loops (20)]
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long checks = 0, failures = 0;
+
+static unsigned char pattern(size_t i, int seed)
+{
+    return (unsigned char) ((i * 131u + (unsigned) seed * 7u) >> 1);
+}
+
+static void fill(unsigned char *b, size_t n, int seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        b[i] = pattern(i, seed);
+    }
+}
+
+static void check(const char *what, const unsigned char *b, size_t n, int seed)
+{
+    checks++;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] != pattern(i, seed)) {
+            int rank;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            fprintf(stderr, "bcast_setup: rank %d: %s: byte %zu of %zu wrong\n", rank, what, i, n);
+            failures++;
+            return;
+        }
+    }
+}
+
+static void check_rc(const char *what, int rc)
+{
+    checks++;
+    if (MPI_SUCCESS != rc) {
+        char s[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(rc, s, &len);
+        fprintf(stderr, "bcast_setup: %s: %s\n", what, s);
+        failures++;
+    }
+}
+
+/* MPI_Comm_dup of an intercommunicator between the even and odd ranks. */
+static void dup_loop(int loops)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {
+        return;
+    }
+    MPI_Comm local, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 17, &inter);
+    for (int i = 0; i < loops; i++) {
+        MPI_Comm d;
+        check_rc("MPI_Comm_dup(intercomm)", MPI_Comm_dup(inter, &d));
+        /* the dup works: a broadcast across it from the even group's first rank */
+        int v = rank % 2 ? -1 : 1000 + i;
+        const int root = rank % 2 ? 0 : (0 == rank ? MPI_ROOT : MPI_PROC_NULL);
+        check_rc("MPI_Bcast(dup)", MPI_Bcast(&v, 1, MPI_INT, root, d));
+        checks++;
+        if (rank % 2 && v != 1000 + i) {
+            fprintf(stderr, "bcast_setup: rank %d: dup %d: got %d\n", rank, i, v);
+            failures++;
+        }
+        MPI_Comm_free(&d);
+    }
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
+/* MPI_Ibcast returns before the other ranks call it, also on a new communicator. */
+static void local_start(size_t bytes)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {
+        return;
+    }
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    unsigned char *b = malloc(bytes);
+    memset(b, 0, bytes);
+    if (0 == rank) {
+        fill(b, bytes, 3);
+    }
+    MPI_Request req;
+    int token = 42;
+    if (1 == rank) {
+        MPI_Recv(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    check_rc("MPI_Ibcast(first)", MPI_Ibcast(b, (int) bytes, MPI_BYTE, 0, c, &req));
+    if (0 == rank) {
+        MPI_Send(&token, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+    }
+    check_rc("MPI_Wait(first)", MPI_Wait(&req, MPI_STATUS_IGNORE));
+    check("local start", b, bytes, 3);
+    free(b);
+    MPI_Comm_free(&c);
+}
+
+/* Ibcasts outstanding around a Bcast on a new communicator (buffer i from root i % 2). */
+static void overlap(void)
+{
+    static const size_t sizes[] = {1, 1000, 40000, 300000, 2000000};
+    enum { NS = sizeof(sizes) / sizeof(sizes[0]), NB = 2 * NS + 1 };
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    unsigned char *b[NB];
+    MPI_Request req[NB];
+    for (int i = 0; i < NB; i++) {
+        b[i] = calloc(sizes[i % NS], 1);
+        if (i % 2 % size == rank) {
+            fill(b[i], sizes[i % NS], i);
+        }
+    }
+    for (int i = 0; i < NS; i++) {
+        check_rc("MPI_Ibcast(before)",
+                 MPI_Ibcast(b[i], (int) sizes[i], MPI_BYTE, i % 2 % size, c, &req[i]));
+    }
+    check_rc("MPI_Bcast(between)",
+             MPI_Bcast(b[NS], (int) sizes[0], MPI_BYTE, NS % 2 % size, c));
+    for (int i = NS + 1; i < NB; i++) {
+        check_rc("MPI_Ibcast(after)",
+                 MPI_Ibcast(b[i], (int) sizes[i % NS], MPI_BYTE, i % 2 % size, c, &req[i]));
+    }
+    for (int i = NB - 1; i > NS; i--) {
+        check_rc("MPI_Wait(after)", MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+    }
+    for (int i = NS - 1; i >= 0; i--) {
+        check_rc("MPI_Wait(before)", MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+    }
+    for (int i = 0; i < NB; i++) {
+        char what[64];
+        snprintf(what, sizeof(what), "overlap buffer %d (%zu bytes)", i, sizes[i % NS]);
+        check(what, b[i], sizes[i % NS], i);
+        free(b[i]);
+    }
+    MPI_Comm_free(&c);
+}
+
+int main(int argc, char **argv)
+{
+    int provided, loops = 20;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (0 == strcmp(argv[i], "-l")) {
+            loops = atoi(argv[i + 1]);
+        }
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    dup_loop(loops);
+    local_start(1);
+    local_start(1 << 20);
+    overlap();
+    long all[2] = {checks, failures}, sum[2];
+    MPI_Reduce(all, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (0 == rank) {
+        printf("bcast_setup: np=%d provided=%s %ld checks, %ld failures\n", size,
+               MPI_THREAD_MULTIPLE == provided ? "multiple" : "less than multiple", sum[0], sum[1]);
+    }
+    MPI_Finalize();
+    return 0 == rank && sum[1] > 0 ? 1 : 0;
+}
