@@ -7,7 +7,7 @@
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
        libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz
-       libibverbs-dev librdmacm-dev"
+       libibverbs-dev librdmacm-dev libssl-dev"
 TEST="libcmocka-dev hpcc iproute2 procps strace ibsim-utils opensm infiniband-diags libibumad-dev
       libopensm-dev clang libclang-rt-14-dev xxd"
 FUZZ="clang-14 libclang-rt-14-dev"

@@ -55,6 +55,26 @@
  *   DONE     p2p    number of chunks           0 / none
  *   ABORT    both   origin rank                0 / i32 error code
  *   PROBE    group  sender rank                0 / u32 round (transports' setup check)
+ *
+ * Authentication (params.auth = 1, the default of the transports): the multicast group is
+ * not trusted -- anyone on the network can read it and write to it -- so every group
+ * datagram (DATA, STATUS, ABORT, PROBE) carries a 28-byte trailer after its payload:
+ *
+ *   40 + len  u32  sender rank       the nonce: (sender, counter), never used twice
+ *   44 + len  u64  sender's counter  under one key (the sender counts every datagram)
+ *   52 + len  16   AES-128-GMAC tag  over header, payload, sender and counter
+ *
+ * under a key of the communicator (params.auth_key) that travels only over the
+ * point-to-point path (the PML is the trusted channel).  A receiver drops and counts, and
+ * the protocol never sees: a datagram whose tag does not verify (PM_MC_RX_BAD_AUTH), one
+ * whose sender is not the rank the header speaks for (DATA and STATUS: the root; ABORT
+ * and PROBE: the rank in seq) (PM_MC_RX_BAD_PEER), and one whose (sender, counter) it
+ * accepted before or that is older than the last 1024 it accepted from that sender
+ * (PM_MC_RX_REPLAY).  Epochs are in the tag, so a captured datagram replayed in a later
+ * collective is stale; a forged one never verifies.  What it stops: anyone outside the
+ * job who can reach the group.  What it does not: a rank of the job (it holds the key),
+ * nor loss or delay (the repair path recovers those as before).  Point-to-point messages
+ * (NACK, REPAIR, ACK, KEEPALIVE, DONE, ABORT to a peer) carry no trailer.
  * ------------------------------------------------------------------------------------
  *
  * Driving the state machine (the engine owns all I/O and the clock):
@@ -106,6 +126,9 @@ extern "C" {
 #define PM_MC_HDR_BYTES 40u
 #define PM_MC_MAX_PAYLOAD 65535u
 #define PM_MC_MAX_OFFSET ((1ull << 48) - 1)
+#define PM_MC_AUTH_KEY_BYTES 16u /* AES-128 */
+#define PM_MC_AUTH_TAG_BYTES 16u
+#define PM_MC_AUTH_BYTES 28u     /* trailer: sender, counter, tag */
 
 typedef enum {
     PM_MC_T_DATA = 1,
@@ -148,6 +171,8 @@ typedef enum {
     PM_MC_RX_BAD_ROOT,
     PM_MC_RX_BAD_RANGE,      /* offset/len/seq inconsistent with the message or payload */
     PM_MC_RX_BAD_PEER,       /* a type this rank never gets from that sender or path */
+    PM_MC_RX_BAD_AUTH,       /* a group datagram whose tag does not verify (forged) */
+    PM_MC_RX_REPLAY,         /* a group datagram accepted before (captured and replayed) */
     PM_MC_RX_NCLASSES
 } pm_mc_rx_t;
 
@@ -204,11 +229,13 @@ typedef struct pm_mc_params {
     double rate_Bps;           /* root pacing of group sends; 0 = as fast as accepted */
     double dead_factor;        /* T_dead = max(dead_min_ns, dead_factor * E) */
     uint64_t dead_min_ns;
+    uint32_t auth;             /* 1: group datagrams carry and need the trailer (header) */
+    uint8_t auth_key[PM_MC_AUTH_KEY_BYTES]; /* the communicator's key; equal on all ranks */
 } pm_mc_params_t;
 
 /* Defaults: chunk 1432 (MTU 1500), window 2 MiB, k = 8, ring repair, 11 chunks per
- * repair, reorder 3, 1 Gbit/s, 200 us, unpaced, dead_factor 8, dead_min 10 s.
- * job/ctx/rank/size are zeroed: the caller sets them. */
+ * repair, reorder 3, 1 Gbit/s, 200 us, unpaced, dead_factor 8, dead_min 10 s, no
+ * authentication.  job/ctx/rank/size and the key are zeroed: the caller sets them. */
 void pm_mc_params_default(pm_mc_params_t *p);
 
 typedef struct pm_mc_stats {
@@ -245,8 +272,21 @@ typedef struct pm_mc pm_mc_t;
 /* NULL on invalid parameters (*err = PM_MC_ERR_ARG) or no memory. */
 pm_mc_t *pm_mc_create(const pm_mc_params_t *p, int *err);
 void pm_mc_destroy(pm_mc_t *sm);
-/* Largest message pm_mc_next writes (size of `out`). */
+/* Largest message pm_mc_next writes (size of `out`; with authentication, the trailer
+ * included). */
 size_t pm_mc_max_message(const pm_mc_t *sm);
+
+/* Authentication outside the protocol's own traffic (the transports' probe round, tests,
+ * injectors).  pm_mc_seal appends the trailer with sm's key, rank and next counter (the
+ * length unchanged without authentication); 0 when cap is too small.  pm_mc_open_group
+ * checks a group datagram as pm_mc_on_datagram does (tag, sender, replay) and parses it,
+ * without the protocol: PM_MC_RX_ACCEPTED with *h and *sender (the rank that sealed it).
+ * pm_mc_seal_with seals with a given key, sender and counter (no state). */
+size_t pm_mc_seal(pm_mc_t *sm, void *msg, size_t len, size_t cap);
+pm_mc_rx_t pm_mc_open_group(pm_mc_t *sm, const void *msg, size_t len, pm_mc_hdr_t *h,
+                            uint32_t *sender);
+size_t pm_mc_seal_with(const uint8_t key[PM_MC_AUTH_KEY_BYTES], uint32_t sender,
+                       uint64_t counter, void *msg, size_t len, size_t cap);
 /* Chunk count of an M-byte message (0 for M = 0); PM_MC_ERR_ARG beyond 2^32 - 1 chunks
  * or 2^48 bytes. */
 int pm_mc_chunks(const pm_mc_t *sm, uint64_t bytes, uint32_t *nchunks);
@@ -293,7 +333,10 @@ const char *pm_mc_strerror(int err);
  * dead_rank never starts; rank r starts at a seeded random time in [0, start_skew_ns].
  * An outside host injects `foreign` datagrams into the group during the run, cycling
  * through other job, other communicator, stale, next and far epoch, corrupted CRC,
- * truncation, bad magic/version/type, wrong root, out-of-range and misaligned offsets.
+ * truncation, bad magic/version/type, wrong root, out-of-range and misaligned offsets;
+ * with proto.auth also DATA right in every field, a STATUS claiming 2^60 bytes and ABORTs,
+ * sealed under a key of its own, and it captures foreign / 8 genuine group datagrams and
+ * sends them again later (replays).
  * ------------------------------------------------------------------------- */
 typedef struct pm_mcsim_params {
     uint32_t n, root;

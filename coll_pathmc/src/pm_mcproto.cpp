@@ -20,10 +20,12 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <new>
 #include <vector>
 
 #include "pm_mcproto.h"
+#include "pm_mcauth.hpp"
 
 namespace {
 
@@ -117,6 +119,10 @@ struct Ctl {
 struct pm_mc {
     pm_mc_params_t p{};
     pm_mc_stats_t st{};
+    /* authentication (header): the key's MAC, this rank's counter, a window per sender */
+    std::unique_ptr<pm_mc_auth::Mac> mac;
+    uint64_t seal_counter = 0;
+    std::vector<pm_mc_auth::Window> seen;
     uint32_t repair_chunks = 1;
     size_t max_payload = 0;
     double bw = 0;   /* bytes per ns */
@@ -282,7 +288,7 @@ extern "C" const char *pm_mc_rx_name(pm_mc_rx_t c)
     static const char *const names[PM_MC_RX_NCLASSES] = {
         "accepted",  "duplicate",   "truncated",   "bad_magic",    "bad_version", "bad_type",
         "bad_length", "bad_crc",    "foreign_job", "foreign_ctx",  "stale_epoch", "future_epoch", "far_epoch",
-        "bad_root",  "bad_range",   "bad_peer"};
+        "bad_root",  "bad_range",   "bad_peer",    "bad_auth",     "replay"};
     return (c >= 0 && c < PM_MC_RX_NCLASSES) ? names[c] : "unknown";
 }
 
@@ -350,12 +356,82 @@ extern "C" pm_mc_t *pm_mc_create(const pm_mc_params_t *p, int *err)
     sm->bw = p->bandwidth_Bps / 1e9;
     sm->rtt = p->rtt_ns;
     sm->rttvar = p->rtt_ns / 2;
+    if (p->auth) {
+        try {
+            sm->mac.reset(new pm_mc_auth::Mac(p->auth_key));
+            sm->seen.resize(p->size);
+        } catch (...) {
+            delete sm;
+            if (err) *err = PM_MC_ERR_NOMEM;
+            return nullptr;
+        }
+        if (!sm->mac->ok()) {
+            delete sm;
+            if (err) *err = PM_MC_ERR_INTERNAL;
+            return nullptr;
+        }
+    }
     return sm;
 }
 
 extern "C" void pm_mc_destroy(pm_mc_t *sm) { delete sm; }
 
-extern "C" size_t pm_mc_max_message(const pm_mc_t *sm) { return sm ? PM_MC_HDR_BYTES + sm->max_payload : 0; }
+extern "C" size_t pm_mc_max_message(const pm_mc_t *sm)
+{
+    return sm ? PM_MC_HDR_BYTES + sm->max_payload + (sm->mac ? PM_MC_AUTH_BYTES : 0) : 0;
+}
+
+extern "C" size_t pm_mc_seal(pm_mc_t *sm, void *msg, size_t len, size_t cap)
+{
+    if (!sm || !msg) return 0;
+    if (!sm->mac) return len <= cap ? len : 0;
+    return sm->mac->seal(static_cast<uint8_t *>(msg), len, cap, sm->p.rank, ++sm->seal_counter);
+}
+
+/* Authentication of a group datagram (header): PM_MC_RX_ACCEPTED with the parsed header,
+ * the payload and the sender; *mark_counter is what to mark in the sender's window once
+ * the datagram is used (not kept for the next collective). */
+static pm_mc_rx_t open_group(pm_mc_t *sm, const void *msg, size_t len, pm_mc_hdr_t *h,
+                             const uint8_t **pl, uint32_t *sender, uint64_t *mark_counter)
+{
+    const uint8_t *m = static_cast<const uint8_t *>(msg);
+    size_t inner = len;
+    uint32_t from = 0;
+    uint64_t counter = 0;
+    if (sm->mac) {
+        if (!m || !sm->mac->open(m, len, &inner, &from, &counter)) return PM_MC_RX_BAD_AUTH;
+        if (from >= sm->p.size) return PM_MC_RX_BAD_PEER;
+        if (sm->seen[from].seen(counter)) return PM_MC_RX_REPLAY;
+    }
+    pm_mc_rx_t rc = pm_mc_parse(m, inner, h, pl);
+    if (rc != PM_MC_RX_ACCEPTED) return rc;
+    if (sm->mac) {
+        const uint32_t speaker = (h->type == PM_MC_T_DATA || h->type == PM_MC_T_STATUS) ? h->root : h->seq;
+        if (from != speaker) return PM_MC_RX_BAD_PEER;
+    } else {
+        from = (h->type == PM_MC_T_DATA || h->type == PM_MC_T_STATUS) ? h->root : h->seq;
+    }
+    *sender = from;
+    *mark_counter = counter;
+    return PM_MC_RX_ACCEPTED;
+}
+
+extern "C" pm_mc_rx_t pm_mc_open_group(pm_mc_t *sm, const void *msg, size_t len, pm_mc_hdr_t *h,
+                                       uint32_t *sender)
+{
+    if (!sm) return PM_MC_RX_TRUNCATED;
+    pm_mc_hdr_t t;
+    const uint8_t *pl = nullptr;
+    uint32_t from = 0;
+    uint64_t counter = 0;
+    pm_mc_rx_t rc = open_group(sm, msg, len, &t, &pl, &from, &counter);
+    if (rc == PM_MC_RX_ACCEPTED) {
+        if (sm->mac) sm->seen[from].mark(counter);
+        if (h) *h = t;
+        if (sender) *sender = from;
+    }
+    return rc;
+}
 
 extern "C" int pm_mc_chunks(const pm_mc_t *sm, uint64_t bytes, uint32_t *nchunks)
 {
@@ -574,7 +650,10 @@ pm_mc_rx_t pm_mc::datagram(const pm_mc_hdr_t &h, const uint8_t *pl, uint64_t now
         uint64_t total = get64(pl);
         uint32_t sent = get32(pl + 8), chunk = get32(pl + 12);
         if (is_root()) return PM_MC_RX_DUPLICATE;
-        if (total != bytes || chunk != p.chunk_bytes) {
+        /* the chunk was agreed at the open: another one is nobody's (dropped); a message
+         * size other than ours is the root's (an erroneous program): the size error */
+        if (chunk != p.chunk_bytes) return PM_MC_RX_BAD_RANGE;
+        if (total != bytes) {
             fail(PM_MC_ERR_SIZE, -1, true);
             return PM_MC_RX_ACCEPTED;
         }
@@ -692,7 +771,9 @@ extern "C" pm_mc_rx_t pm_mc_on_datagram(pm_mc_t *sm, const void *msg, size_t len
     if (!sm) return PM_MC_RX_TRUNCATED;
     pm_mc_hdr_t h;
     const uint8_t *pl = nullptr;
-    pm_mc_rx_t rc = pm_mc_parse(msg, len, &h, &pl);
+    uint32_t sender = 0;
+    uint64_t counter = 0;
+    pm_mc_rx_t rc = open_group(sm, msg, len, &h, &pl, &sender, &counter);
     if (rc == PM_MC_RX_ACCEPTED) rc = sm->check_identity(h);
     try {
         if (rc == PM_MC_RX_ACCEPTED) rc = sm->datagram(h, pl, now);
@@ -700,6 +781,10 @@ extern "C" pm_mc_rx_t pm_mc_on_datagram(pm_mc_t *sm, const void *msg, size_t len
         sm->fail(PM_MC_ERR_NOMEM, -1, false);
         rc = PM_MC_RX_ACCEPTED;
     }
+    /* authentic and used (a FUTURE one is kept by the engine and comes again) */
+    if (sm->mac && rc != PM_MC_RX_FUTURE_EPOCH && rc != PM_MC_RX_BAD_AUTH &&
+        rc != PM_MC_RX_REPLAY && rc != PM_MC_RX_BAD_PEER && counter != 0)
+        sm->seen[sender].mark(counter);
     sm->st.rx[rc]++;
     return rc;
 }
@@ -1007,9 +1092,8 @@ uint64_t pm_mc::wake(uint64_t now) const
     return w;
 }
 
-extern "C" int pm_mc_next(pm_mc_t *sm, uint64_t now, pm_mc_action_t *act, void *outv, size_t cap)
+static int next_action(pm_mc_t *sm, uint64_t now, pm_mc_action_t *act, void *outv)
 {
-    if (!sm || !act || !outv || cap < pm_mc_max_message(sm)) return PM_MC_ERR_ARG;
     std::memset(act, 0, sizeof *act);
     act->kind = PM_MC_ACT_NONE;
     act->wake_ns = kNever;
@@ -1069,4 +1153,20 @@ extern "C" int pm_mc_next(pm_mc_t *sm, uint64_t now, pm_mc_action_t *act, void *
         act->wake_ns = now + 1;
     }
     return PM_MC_OK;
+}
+
+extern "C" int pm_mc_next(pm_mc_t *sm, uint64_t now, pm_mc_action_t *act, void *outv, size_t cap)
+{
+    if (!sm || !act || !outv || cap < pm_mc_max_message(sm)) return PM_MC_ERR_ARG;
+    const int rc = next_action(sm, now, act, outv);
+    if (rc == PM_MC_OK && act->kind == PM_MC_ACT_SEND_GROUP && sm->mac) {
+        act->len = sm->mac->seal(static_cast<uint8_t *>(outv), size_t(act->len), cap, sm->p.rank,
+                                 ++sm->seal_counter);
+        if (act->len == 0) { /* the library failed: nothing goes out, the call ends */
+            sm->fail(PM_MC_ERR_INTERNAL, -1, false);
+            act->kind = PM_MC_ACT_NONE;
+            act->wake_ns = now + 1;
+        }
+    }
+    return rc;
 }

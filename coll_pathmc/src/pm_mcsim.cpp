@@ -89,6 +89,8 @@ struct Sim {
     std::vector<uint8_t> out;
     uint64_t dropped = 0, duplicated = 0, injected = 0;
     uint32_t live_running = 0;
+    uint32_t replays_left = 0; /* genuine datagrams the injector sends again (auth runs) */
+    uint64_t span_ns = 0;
 
     uint64_t wire_time(size_t bytes) const { return uint64_t(double(bytes) * 1e9 / p.link_Bps + 0.5); }
     void push(uint64_t t, Kind k, uint32_t rank, uint32_t src = 0, bool group = false, Bytes m = nullptr,
@@ -123,6 +125,13 @@ struct Sim {
         if (!e.group) {
             downlink(e.t, e.rank, e.src, false, e.msg, 0);
             return;
+        }
+        if (replays_left > 0 && e.src < p.n) {
+            /* the injector captured this one: it sends it again later, whole */
+            --replays_left;
+            ++injected;
+            const uint64_t later = e.t + 1 + uint64_t(rng.uniform() * double(span_ns));
+            send(later, p.n, true, 0, e.msg->data(), e.msg->size());
         }
         for (uint32_t r = 0; r < p.n; ++r) {
             if (r == e.src) continue;
@@ -237,7 +246,11 @@ struct Sim {
     }
 
     /* Foreign datagrams: each has exactly one thing wrong (or a type the group never
-     * carries); all would otherwise be accepted as DATA of this collective. */
+     * carries); all would otherwise be accepted as DATA of this collective.  With
+     * authentication three more kinds come in turn, each sealed under a key of the
+     * injector's own (it does not hold the job's): DATA right in every field, a STATUS
+     * that claims a 2^60-byte message in chunks of 0 bytes, and an ABORT for this
+     * collective and one for the next. */
     void inject(uint64_t t, uint32_t i, uint32_t nchunks)
     {
         if (nchunks == 0) return;
@@ -255,7 +268,8 @@ struct Sim {
         hd.seq = c;
         hd.offset = uint64_t(c) * chunk;
         hd.len = uint32_t(len);
-        int kind = int(i % 14);
+        const int kinds = p.proto.auth ? 17 : 14;
+        int kind = int(i % uint32_t(kinds));
         switch (kind) {
         case 0: hd.job ^= 0x5A5A; break;
         case 1: hd.ctx += 1; break;
@@ -266,10 +280,33 @@ struct Sim {
         case 11: hd.offset += 1; break;
         case 12: hd.type = PM_MC_T_REPAIR; break;
         case 13: hd.epoch += 7; break;
+        case 15: /* STATUS: 2^60 bytes, 2^32 - 1 chunks sent, chunks of 0 bytes */
+            hd.type = PM_MC_T_STATUS;
+            hd.seq = 0;
+            hd.offset = 0;
+            pl.assign(16, 0);
+            pl[0] = 0x10; /* big-endian 2^60 */
+            pl[8] = pl[9] = pl[10] = pl[11] = 0xFF;
+            hd.len = 16;
+            break;
+        case 16: /* ABORT from a rank, for this collective or the next */
+            hd.type = PM_MC_T_ABORT;
+            hd.seq = (p.root + 1) % p.n;
+            hd.offset = 0;
+            hd.epoch = p.epoch + (i / uint32_t(kinds)) % 2;
+            pl.assign(4, 0xFF);
+            hd.len = 4;
+            break;
         default: break;
         }
-        std::vector<uint8_t> m(PM_MC_HDR_BYTES + len);
-        size_t ml = pm_mc_encode(&hd, pl.data(), len, m.data(), m.size());
+        std::vector<uint8_t> m(PM_MC_HDR_BYTES + pl.size() + PM_MC_AUTH_BYTES);
+        size_t ml = pm_mc_encode(&hd, pl.data(), pl.size(), m.data(), m.size());
+        if (kind >= 14) {
+            uint8_t key[PM_MC_AUTH_KEY_BYTES];
+            for (auto &b : key) b = uint8_t(rng.next());
+            const uint32_t claimed = hd.type == PM_MC_T_ABORT ? hd.seq : hd.root;
+            ml = pm_mc_seal_with(key, claimed, 1 + rng.next() % 1000, m.data(), ml, m.size());
+        }
         m.resize(ml);
         switch (kind) {
         case 4: m.back() ^= 0x01; break;                 /* corrupted CRC */
@@ -312,6 +349,8 @@ struct Sim {
         }
         if (p.foreign) {
             double span = double(p.bytes) * 1e9 / p.link_Bps + 1e6;
+            span_ns = uint64_t(span);
+            replays_left = p.proto.auth ? std::max<uint32_t>(1, p.foreign / 8) : 0;
             std::vector<uint64_t> at(p.foreign);
             for (auto &t : at) t = uint64_t(rng.uniform() * span);
             std::sort(at.begin(), at.end()); /* the injector's uplink is a FIFO in time order */

@@ -7,7 +7,10 @@
  *   mcast_udp_check [--transport ip|ib] [--sizes 1,1000,1M] [--roots all|rotate|R,..]
  *                   [--iters N] [--interface IF] [--window BYTES] [--verbose N]
  *                   [--ident-file F [--wait-injector SEC]]     foreign-sender handshake
- *                   [--expect-foreign]                          every foreign class > 0
+ *                   [--expect-foreign]                          foreign datagrams seen: dropped as
+ *                                                               not authentic (without --no-auth),
+ *                                                               else every foreign class > 0
+ *                   [--no-auth]                                 group datagrams without the MAC
  *                   [--expect-decline]                          open must fail (with a reason)
  *                   [--split]                                   also two halves at once
  *                   [--time BYTES --reps R [--counter IF]]      latency of one size from root 0 (max
@@ -123,6 +126,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--wait-injector")) wait_injector = atof(v), ++i;
         else if (!strcmp(a, "--expect-decline")) expect_decline = 1;
         else if (!strcmp(a, "--expect-foreign")) expect_foreign = 1;
+        else if (!strcmp(a, "--no-auth")) p.auth = 0;
         else if (!strcmp(a, "--split")) split = 1;
         else if (!strcmp(a, "--time")) time_bytes = parse_size(v), ++i;
         else if (!strcmp(a, "--reps")) reps = atoi(v), ++i;
@@ -294,7 +298,9 @@ int main(int argc, char **argv)
     int fail = tot[0] || tot[1];
     static const pm_mc_rx_t foreign[] = {PM_MC_RX_FOREIGN_JOB, PM_MC_RX_FOREIGN_CTX, PM_MC_RX_STALE_EPOCH,
                                          PM_MC_RX_FAR_EPOCH, PM_MC_RX_BAD_CRC, PM_MC_RX_TRUNCATED};
-    if (expect_foreign)
+    if (expect_foreign && p.auth)
+        fail |= 0 == cnt[PM_MC_RX_BAD_AUTH];
+    else if (expect_foreign)
         for (size_t i = 0; i < sizeof foreign / sizeof *foreign; ++i) fail |= 0 == cnt[foreign[i]];
     if (0 == rank) {
         printf("mcast_udp_check: counters:");

@@ -520,6 +520,159 @@ static void test_foreign(void **state)
     free(o);
 }
 
+/* Authentication (pm_mcproto.h): two state machines of one key, a root and a receiver. */
+static void auth_pair(pm_mc_t **root, pm_mc_t **recv, uint64_t bytes, uint8_t *rbuf, uint8_t *sbuf)
+{
+    pm_mc_params_t p;
+    pm_mc_params_default(&p);
+    p.job = 77;
+    p.ctx = 5;
+    p.size = 2;
+    p.chunk_bytes = 1000;
+    p.auth = 1;
+    for (unsigned i = 0; i < PM_MC_AUTH_KEY_BYTES; ++i) p.auth_key[i] = (uint8_t)(i * 29 + 3);
+    int err;
+    p.rank = 0;
+    *root = pm_mc_create(&p, &err);
+    p.rank = 1;
+    *recv = pm_mc_create(&p, &err);
+    assert_non_null(*root);
+    assert_non_null(*recv);
+    assert_int_equal(pm_mc_start(*root, 9, 0, sbuf, bytes, 0), PM_MC_OK);
+    assert_int_equal(pm_mc_start(*recv, 9, 0, rbuf, bytes, 0), PM_MC_OK);
+}
+
+/* The root's next group datagram (sealed) into out; its length. */
+static size_t next_group(pm_mc_t *sm, uint8_t *out, size_t cap)
+{
+    for (int i = 0; i < 100; ++i) {
+        pm_mc_action_t a;
+        assert_int_equal(pm_mc_next(sm, 1000, &a, out, cap), PM_MC_OK);
+        if (a.kind == PM_MC_ACT_SEND_GROUP) return (size_t)a.len;
+        assert_true(a.kind == PM_MC_ACT_SEND_P2P || a.kind == PM_MC_ACT_DELIVER);
+    }
+    fail_msg("no group datagram");
+    return 0;
+}
+
+/* Tags verify only under the key and only for the bytes sealed; the sender is the rank
+ * the header speaks for; a datagram is accepted once. */
+static void test_auth_wire(void **state)
+{
+    (void)state;
+    enum { M = 5000 };
+    static uint8_t sbuf[M], rbuf[M], out[16384], copy[16384];
+    for (unsigned i = 0; i < M; ++i) sbuf[i] = (uint8_t)(i * 7);
+    memset(rbuf, 0, M);
+    pm_mc_t *root, *recv;
+    auth_pair(&root, &recv, M, rbuf, sbuf);
+    assert_int_equal(pm_mc_max_message(root), PM_MC_HDR_BYTES + 11000 + PM_MC_AUTH_BYTES);
+    const size_t len = next_group(root, out, sizeof out);
+    assert_int_equal(len, PM_MC_HDR_BYTES + 1000 + PM_MC_AUTH_BYTES);
+    /* every single-bit flip anywhere (header, payload, sender, counter, tag) fails */
+    for (size_t byte = 0; byte < len; byte += 7) {
+        memcpy(copy, out, len);
+        copy[byte] ^= 0x10;
+        assert_int_equal(pm_mc_on_datagram(recv, copy, len, 2000), PM_MC_RX_BAD_AUTH);
+    }
+    /* the trailer cut off, or a datagram without one: not authentic */
+    assert_int_equal(pm_mc_on_datagram(recv, out, len - PM_MC_AUTH_BYTES, 2000), PM_MC_RX_BAD_AUTH);
+    /* sealed under another key, every field right */
+    uint8_t other[PM_MC_AUTH_KEY_BYTES] = {1};
+    memcpy(copy, out, len - PM_MC_AUTH_BYTES);
+    assert_int_equal(pm_mc_seal_with(other, 0, 1, copy, len - PM_MC_AUTH_BYTES, sizeof copy), len);
+    assert_int_equal(pm_mc_on_datagram(recv, copy, len, 2000), PM_MC_RX_BAD_AUTH);
+    assert_int_equal(memcmp(rbuf, sbuf, 1000) == 0, 0); /* nothing reached the buffer yet */
+    /* the genuine one: accepted once, then a replay */
+    assert_int_equal(pm_mc_on_datagram(recv, out, len, 2000), PM_MC_RX_ACCEPTED);
+    assert_memory_equal(rbuf, sbuf, 1000);
+    assert_int_equal(pm_mc_on_datagram(recv, out, len, 2001), PM_MC_RX_REPLAY);
+    pm_mc_stats_t st;
+    pm_mc_get_stats(recv, &st);
+    assert_true(st.rx[PM_MC_RX_BAD_AUTH] >= 3);
+    assert_int_equal(st.rx[PM_MC_RX_REPLAY], 1);
+    assert_string_equal(pm_mc_rx_name(PM_MC_RX_BAD_AUTH), "bad_auth");
+    assert_string_equal(pm_mc_rx_name(PM_MC_RX_REPLAY), "replay");
+    pm_mc_destroy(root);
+    pm_mc_destroy(recv);
+}
+
+/* Replay window: out of order within the last 1024 accepted, each once; older dropped. */
+static void test_auth_window(void **state)
+{
+    (void)state;
+    enum { M = 3000 };
+    uint8_t sbuf[M], rbuf[M], out[4096];
+    uint8_t key[PM_MC_AUTH_KEY_BYTES];
+    memset(sbuf, 0x42, M);
+    pm_mc_t *root, *recv;
+    auth_pair(&root, &recv, M, rbuf, sbuf);
+    for (unsigned i = 0; i < PM_MC_AUTH_KEY_BYTES; ++i) key[i] = (uint8_t)(i * 29 + 3);
+    /* genuine STATUS datagrams of the root (counters chosen here) */
+    pm_mc_hdr_t h = {PM_MC_VERSION, PM_MC_T_STATUS, 5, 77, 9, 0, 0, 0, 0, 16};
+    uint8_t pl[16] = {0};
+    pl[6] = (uint8_t)(M >> 8);
+    pl[7] = (uint8_t)(M & 0xFF);
+    pl[11] = 1; /* chunks sent */
+    pl[15] = (uint8_t)(1000 & 0xFF);
+    pl[14] = (uint8_t)(1000 >> 8);
+    const uint64_t order[] = {5, 3, 2000, 1500, 977, 976, 2000, 5};
+    const pm_mc_rx_t want[] = {PM_MC_RX_ACCEPTED, PM_MC_RX_DUPLICATE, PM_MC_RX_DUPLICATE,
+                               PM_MC_RX_DUPLICATE, PM_MC_RX_DUPLICATE, PM_MC_RX_REPLAY,
+                               PM_MC_RX_REPLAY, PM_MC_RX_REPLAY};
+    for (size_t i = 0; i < sizeof order / sizeof *order; ++i) {
+        size_t l = pm_mc_encode(&h, pl, 16, out, sizeof out);
+        l = pm_mc_seal_with(key, 0, order[i], out, l, sizeof out);
+        assert_int_equal(l, PM_MC_HDR_BYTES + 16 + PM_MC_AUTH_BYTES);
+        pm_mc_rx_t c = pm_mc_on_datagram(recv, out, l, 3000 + i);
+        if (c != want[i])
+            fail_msg("counter %llu (step %zu): %s, expected %s", (unsigned long long)order[i], i,
+                     pm_mc_rx_name(c), pm_mc_rx_name(want[i]));
+    }
+    /* a sender that is not the rank the header speaks for (STATUS: the root) */
+    size_t l = pm_mc_encode(&h, pl, 16, out, sizeof out);
+    l = pm_mc_seal_with(key, 1, 3001, out, l, sizeof out);
+    assert_int_equal(pm_mc_on_datagram(recv, out, l, 4000), PM_MC_RX_BAD_PEER);
+    pm_mc_destroy(root);
+    pm_mc_destroy(recv);
+}
+
+/* An outsider on the group during broadcasts with loss: forgeries of every kind (DATA
+ * right in every field, a STATUS of 2^60 bytes, ABORTs for this collective and the
+ * next, all under a key of its own) and replays of captured datagrams are dropped and
+ * counted; every rank completes with the root's bytes. */
+static void test_auth_forgeries(void **state)
+{
+    (void)state;
+    outcome_t *o = malloc(sizeof *o);
+    assert_non_null(o);
+    for (int loss = 0; loss <= 5; loss += 5) {
+        pm_mcsim_params_t p;
+        sim_defaults(&p, 8, 3, 1u << 20, loss / 100.0, 777 + (uint64_t)loss);
+        p.proto.auth = 1;
+        for (unsigned i = 0; i < PM_MC_AUTH_KEY_BYTES; ++i) p.proto.auth_key[i] = (uint8_t)(i + 100);
+        p.proto.chunk_bytes -= PM_MC_AUTH_BYTES;
+        p.foreign = 17 * 24;
+        char what[64];
+        snprintf(what, sizeof what, "authenticated, forgeries, loss %d%%", loss);
+        run_ok(&p, o, what);
+        uint64_t forged = 0, replayed = 0, aborted = 0;
+        for (uint32_t r = 0; r < p.n; ++r) {
+            forged += o->ranks[r].stats.rx[PM_MC_RX_BAD_AUTH];
+            replayed += o->ranks[r].stats.rx[PM_MC_RX_REPLAY];
+            aborted += o->ranks[r].stats.failures;
+        }
+        print_message("  loss %d%%: %llu injected, %llu copies forged, %llu replayed\n", loss,
+                      (unsigned long long)o->res.foreign_injected, (unsigned long long)forged,
+                      (unsigned long long)replayed);
+        assert_true(o->res.foreign_injected > p.foreign);
+        assert_true(forged >= p.foreign * p.n * 80 / 100);
+        assert_true(replayed > 0);
+        assert_int_equal(aborted, 0);
+    }
+    free(o);
+}
+
 /* A receiver that never runs: every live rank ends with an error within a bounded time. */
 static void test_dead_receiver(void **state)
 {
@@ -606,7 +759,9 @@ int main(void)
         cmocka_unit_test(test_crc32c),          cmocka_unit_test(test_wire),
         cmocka_unit_test(test_api),             cmocka_unit_test(test_sizes_and_groups),
         cmocka_unit_test(test_loss_levels),     cmocka_unit_test(test_faults),
-        cmocka_unit_test(test_foreign),         cmocka_unit_test(test_dead_receiver),
+        cmocka_unit_test(test_foreign),         cmocka_unit_test(test_auth_wire),
+        cmocka_unit_test(test_auth_window),     cmocka_unit_test(test_auth_forgeries),
+        cmocka_unit_test(test_dead_receiver),
         cmocka_unit_test(test_root_uplink),     cmocka_unit_test(test_throughput_under_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,7 @@ typedef struct mca_coll_pathmc_component_t {
     int mcast_port;
     char *mcast_interface;
     int mcast_ttl;
+    int mcast_auth;         /* 1: datagrams authenticated (pm_mcproto.h) */
 } mca_coll_pathmc_component_t;
 
 enum { MCA_COLL_PATHMC_MC_NONE = 0, MCA_COLL_PATHMC_MC_IP, MCA_COLL_PATHMC_MC_IB, MCA_COLL_PATHMC_MC_AUTO };

@@ -195,7 +195,7 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
     const int kb_forced = kbinomial_forced() ? 1 : 0;
     h = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
     /* multicast: what every rank must agree on (the interface may differ per host) */
-    const int mc[3] = {c->mcast_transport, c->mcast_port, c->mcast_ttl};
+    const int mc[4] = {c->mcast_transport, c->mcast_port, c->mcast_ttl, c->mcast_auth};
     h = mcast_digest_bytes(h, mc, sizeof(mc));
     const char *range = NULL != c->mcast_group_range ? c->mcast_group_range : "";
     d->params = mcast_digest_bytes(h, range, strlen(range));

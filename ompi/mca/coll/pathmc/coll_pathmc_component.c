@@ -45,6 +45,7 @@ static int pathmc_register(void)
     c->mcast_port = 47470;
     c->mcast_interface = NULL;
     c->mcast_ttl = 1;
+    c->mcast_auth = 1;
     const mcast_var_t vars[] = {
         {"topology_file", "Network topology file (native, ibnetdiscover or Slurm topology.conf); "
          "when it describes a torus or mesh that names every rank's host, the torus algorithms "
@@ -81,6 +82,11 @@ static int pathmc_register(void)
         {"mcast_ttl", "IP multicast TTL, 1..255 (1: the local network only; more to cross "
          "multicast routers)",
          MCA_BASE_VAR_TYPE_INT, &c->mcast_ttl, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"mcast_auth", "1 (default): every multicast datagram carries an AES-128-GMAC tag under "
+         "a key of the communicator that travels only over the PML; forged or replayed "
+         "datagrams are dropped and counted. 0: no tag (only to measure its cost on a network "
+         "nobody else can reach: anyone who can then fails or corrupts broadcasts)",
+         MCA_BASE_VAR_TYPE_INT, &c->mcast_auth, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
     };
     rc = mcast_register_vars(v, vars, sizeof(vars) / sizeof(vars[0]));
     if (OPAL_SUCCESS != rc) {
@@ -108,6 +114,7 @@ static int pathmc_open(void)
     mcast_param_range("pathmc", "sync_sends", &f->sync_sends, -1, 1, -1);
     mcast_param_range("pathmc", "mcast_port", &mca_coll_pathmc_component.mcast_port, 1, 65535, 47470);
     mcast_param_range("pathmc", "mcast_ttl", &mca_coll_pathmc_component.mcast_ttl, 1, 255, 1);
+    mcast_param_range("pathmc", "mcast_auth", &mca_coll_pathmc_component.mcast_auth, 0, 1, 1);
     return mcast_check_runtime_version("pathmc");
 }
 

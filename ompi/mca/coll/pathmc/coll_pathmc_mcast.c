@@ -48,6 +48,7 @@ void mca_coll_pathmc_mcast_open(struct ompi_communicator_t *comm, mca_coll_pathm
     p.port = c->mcast_port;
     p.interface = c->mcast_interface;
     p.ttl = c->mcast_ttl;
+    p.auth = c->mcast_auth;
     p.verbose = c->common.verbose >= 2 ? 1 : 0;
     char why[256] = "";
     int rc = OMPI_ERR_NOT_AVAILABLE;
@@ -140,16 +141,16 @@ int mca_coll_pathmc_mcast_run(mcast_module_t *m, const mcast_plan_info_t *info, 
         return mcast_mc_bcast(st->mc, root, (char *) buf + true_lb, bytes);
     }
     char *tmp = malloc(bytes);
-    if (NULL == tmp) {
-        return MPI_ERR_NO_MEM;
-    }
     const bool is_root = ompi_comm_rank(comm) == root;
-    int rc = OMPI_SUCCESS;
-    if (is_root) {
-        rc = convert_whole(buf, count, dtype, tmp, bytes, true);
+    if (NULL == tmp || (is_root && OMPI_SUCCESS != convert_whole(buf, count, dtype, tmp, bytes, true))) {
+        /* this rank takes its part without data: the peers end with an error at once
+         * (never the root's unpacked bytes as if they were data), the epochs stay in step */
+        const int why = NULL == tmp ? MPI_ERR_NO_MEM : MPI_ERR_INTERN;
+        free(tmp);
+        (void) mcast_mc_bcast_failed(st->mc, root, bytes);
+        return why;
     }
-    /* the broadcast runs even if packing failed, so no peer waits for it; the root then
-     * reports the error */
+    int rc = OMPI_SUCCESS;
     const int brc = mcast_mc_bcast(st->mc, root, tmp, bytes);
     if (OMPI_SUCCESS == brc && !is_root) {
         rc = convert_whole(buf, count, dtype, tmp, bytes, false);

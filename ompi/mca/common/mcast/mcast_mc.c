@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,7 @@ void mcast_mc_params_default(mcast_mc_params_t *p)
     p->dead_min_s = 10;
     p->probe_rounds = 8;
     p->probe_wait_us = 2000;
+    p->auth = 1;
     p->p2p_recvs = 16;
     p->p2p_sends = 64;
     p->verbose = 0;
@@ -163,9 +165,10 @@ static void rx_dgram(mcast_mc_t *mc, const void *d, size_t len)
     mc->progressed = true;
     if (mc->probing) {
         pm_mc_hdr_t h;
-        if (PM_MC_RX_ACCEPTED == pm_mc_parse(d, len, &h, NULL) && PM_MC_T_PROBE == h.type &&
-            h.job == mc->id.job && h.ctx == mc->id.ctx && h.epoch == mc->id.epoch_base - 1 &&
-            h.seq < (uint32_t) mc->size && !mc->heard[h.seq]) {
+        uint32_t sender;
+        if (PM_MC_RX_ACCEPTED == pm_mc_open_group(mc->sm, d, len, &h, &sender) &&
+            PM_MC_T_PROBE == h.type && h.job == mc->id.job && h.ctx == mc->id.ctx &&
+            h.epoch == mc->id.epoch_base - 1 && h.seq < (uint32_t) mc->size && !mc->heard[h.seq]) {
             mc->heard[h.seq] = 1;
             mc->nheard++;
         }
@@ -241,7 +244,8 @@ static void finish(mcast_mc_t *mc, int err)
         pm_mc_get_stats(mc->sm, &st);
         fprintf(stderr,
                 "mcast:%s: comm=%u rank=%d %s%s: data_sent=%llu nacks=%llu(%llu chunks) repairs=%llu "
-                "(%llu B) dup=%llu foreign=%llu kernel_drops=%llu rtt=%.0fus bw=%.3gB/s peer=%lld (totals)\n",
+                "(%llu B) dup=%llu foreign=%llu forged=%llu replayed=%llu kernel_drops=%llu rtt=%.0fus "
+                "bw=%.3gB/s peer=%lld (totals)\n",
                 mc->be.transport, mc->id.ctx, mc->rank, err ? "error " : "complete",
                 err ? pm_mc_strerror(err) : "", (unsigned long long) st.data_sent,
                 (unsigned long long) st.nack_sent, (unsigned long long) st.nack_chunks,
@@ -249,6 +253,8 @@ static void finish(mcast_mc_t *mc, int err)
                 (unsigned long long) st.rx[PM_MC_RX_DUPLICATE],
                 (unsigned long long) (st.rx[PM_MC_RX_FOREIGN_JOB] + st.rx[PM_MC_RX_FOREIGN_CTX] +
                                       st.rx[PM_MC_RX_BAD_CRC] + st.rx[PM_MC_RX_TRUNCATED]),
+                (unsigned long long) st.rx[PM_MC_RX_BAD_AUTH],
+                (unsigned long long) st.rx[PM_MC_RX_REPLAY],
                 (unsigned long long) (mc->be.drops ? mc->be.drops(mc->be.state) : 0), st.rtt_ns / 1e3,
                 st.bandwidth_Bps, (long long) st.error_peer);
     }
@@ -377,6 +383,32 @@ int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes)
     return mc->status;
 }
 
+int mcast_mc_bcast_failed(mcast_mc_t *mc, int root, size_t bytes)
+{
+    static uint8_t none[1]; /* never written: the collective ends before any input */
+    if (NULL == mc || mc->running || root < 0 || root >= mc->size) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    if (PM_MC_OK != pm_mc_start(mc->sm, mc->id.epoch_base + mc->epoch, (uint32_t) root, none,
+                                bytes, now_ns())) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    if (bytes > 0 && mc->size > 1) {
+        mc->epoch++;
+    }
+    mc->running = true;
+    mc->done = false;
+    mc->status = OMPI_SUCCESS;
+    (void) pm_mc_abort(mc->sm, PM_MC_ERR_NOMEM); /* ABORT to the peers and the group */
+    stash_replay(mc);                             /* this collective's early input: stale */
+    while (!mcast_mc_progress(mc)) {
+        if (!mc->progressed) {
+            sched_yield();
+        }
+    }
+    return OMPI_ERR_OUT_OF_RESOURCE;
+}
+
 void mcast_mc_stats(const mcast_mc_t *mc, pm_mc_stats_t *proto, mcast_mc_xstats_t *x)
 {
     if (NULL == mc) {
@@ -417,6 +449,20 @@ void mcast_mc_close(mcast_mc_t *mc)
             fprintf(stderr, "mcast:%s: comm=%u rank=%d: a repair-channel send did not complete at close\n",
                     mc->be.transport, mc->id.ctx, mc->rank);
         }
+    }
+    if (mc->params.verbose >= 1 && NULL != mc->sm) {
+        pm_mc_stats_t st;
+        pm_mc_get_stats(mc->sm, &st);
+        fprintf(stderr, "mcast:%s: comm=%u rank=%d closed: collectives=%llu failures=%llu "
+                        "forged=%llu replayed=%llu bad_peer=%llu foreign=%llu auth=%s\n",
+                mc->be.transport, mc->id.ctx, mc->rank, (unsigned long long) st.collectives,
+                (unsigned long long) st.failures, (unsigned long long) st.rx[PM_MC_RX_BAD_AUTH],
+                (unsigned long long) st.rx[PM_MC_RX_REPLAY], (unsigned long long) st.rx[PM_MC_RX_BAD_PEER],
+                (unsigned long long) (st.rx[PM_MC_RX_FOREIGN_JOB] + st.rx[PM_MC_RX_FOREIGN_CTX] +
+                                      st.rx[PM_MC_RX_BAD_CRC] + st.rx[PM_MC_RX_TRUNCATED] +
+                                      st.rx[PM_MC_RX_BAD_MAGIC] + st.rx[PM_MC_RX_BAD_VERSION] +
+                                      st.rx[PM_MC_RX_BAD_TYPE] + st.rx[PM_MC_RX_BAD_LENGTH]),
+                mc->params.auth ? "on" : "off");
     }
     if (mc->be.close) {
         mc->be.close(mc->be.state);
@@ -480,12 +526,23 @@ static int agree_ident(struct ompi_communicator_t *comm, mcast_mc_ident_t *id)
     id->job = v[0];
     id->epoch_base = (uint32_t) v[1];
     id->ctx = ompi_comm_get_cid(comm);
-    return OMPI_SUCCESS;
+    /* The key of the group's datagrams: the XOR of a random value from every rank, over
+     * the PML (the trusted path; it never crosses the group).  Random as long as one
+     * rank's value is. */
+    uint64_t k[2] = {0, 0};
+    if (sizeof k != getrandom(k, sizeof k, 0)) {
+        return OMPI_ERR_NOT_AVAILABLE; /* no key without the kernel's random numbers */
+    }
+    rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, k, 2, MPI_UINT64_T, MPI_BXOR, comm,
+                                      comm->c_coll->coll_allreduce_module);
+    memcpy(id->key, k, sizeof id->key);
+    memset(k, 0, sizeof k);
+    return rc;
 }
 
 static int probe(mcast_mc_t *mc, bool local_ok, char *why, size_t whylen)
 {
-    uint8_t msg[PM_MC_HDR_BYTES + 4];
+    uint8_t msg[PM_MC_HDR_BYTES + 4 + PM_MC_AUTH_BYTES];
     mc->heard = calloc((size_t) mc->size, 1);
     if (NULL == mc->heard) local_ok = false;
     else {
@@ -500,7 +557,7 @@ static int probe(mcast_mc_t *mc, bool local_ok, char *why, size_t whylen)
             uint8_t pl[4] = {0, 0, (uint8_t) (round >> 8), (uint8_t) round};
             pm_mc_hdr_t h = {PM_MC_VERSION, PM_MC_T_PROBE, mc->id.ctx, mc->id.job, mc->id.epoch_base - 1, 0,
                              (uint32_t) mc->rank, 0, 0, 4};
-            size_t len = pm_mc_encode(&h, pl, 4, msg, sizeof msg);
+            size_t len = pm_mc_seal(mc->sm, msg, pm_mc_encode(&h, pl, 4, msg, sizeof msg), sizeof msg);
             for (int t = 0; t < 1000 && 1 == mc->be.send(mc->be.state, msg, len); ++t) {
                 usleep(100);
             }
@@ -546,6 +603,9 @@ static int finish_open(struct ompi_communicator_t *comm, const mcast_mc_params_t
 {
     const int rank = ompi_comm_rank(comm), n = ompi_comm_size(comm);
     *out = NULL;
+    if (params->auth && chunk > PM_MC_AUTH_BYTES) {
+        chunk -= PM_MC_AUTH_BYTES; /* the trailer rides in the same datagram */
+    }
     if (params->chunk_bytes > 0 && (uint32_t) params->chunk_bytes < chunk) {
         chunk = (uint32_t) params->chunk_bytes;
     }
@@ -603,6 +663,8 @@ static int finish_open(struct ompi_communicator_t *comm, const mcast_mc_params_t
         pp.rate_Bps = params->rate_Bps;
         pp.dead_factor = params->dead_factor;
         pp.dead_min_ns = (uint64_t) (params->dead_min_s * 1e9);
+        pp.auth = params->auth ? 1 : 0;
+        memcpy(pp.auth_key, id->key, sizeof pp.auth_key);
         int err;
         mc->sm = pm_mc_create(&pp, &err);
         mc->nrecv = params->p2p_recvs > 0 ? params->p2p_recvs : 1;

@@ -17,7 +17,9 @@
  *
  * Opening is collective over the communicator (allreduces through comm->c_coll, no
  * bcast): ranks agree on the job identity (FNV-1a of rank 0's PMIx namespace), an epoch
- * base (rank 0's random value, so a reused context id never matches old datagrams),
+ * base (rank 0's random value, so a reused context id never matches old datagrams), the
+ * key that authenticates the group's datagrams (the XOR of every rank's random bytes:
+ * it travels only over the PML; pm_mcproto.h "Authentication"),
  * chunk size (smallest path MTU) and window (smallest receive buffer), then run a probe
  * round: every rank multicasts a PROBE and all must hear every other rank (up to
  * probe_rounds rounds, waits doubling from probe_wait_us).  Every rank returns the same
@@ -67,6 +69,8 @@ typedef struct mcast_mc_params {
     int p2p_recvs;              /* irecvs kept posted */
     int p2p_sends;              /* isends in flight at most */
     int verbose;                /* 1: open result, 2: a line per collective */
+    int auth;                   /* 1 (default): group datagrams authenticated (pm_mcproto.h);
+                                   0 only to measure what that costs on a trusted network */
 } mcast_mc_params_t;
 
 void mcast_mc_params_default(mcast_mc_params_t *p);
@@ -97,6 +101,11 @@ bool mcast_mc_done(const mcast_mc_t *mc);
 int mcast_mc_status(const mcast_mc_t *mc);
 /* start + progress until done; the status. */
 int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes);
+/* This rank's part of a broadcast it cannot hold (no memory for its data, or the root's
+ * data could not be packed): the collective is taken in step with the others' (its epoch
+ * counted) and ends at once with an ABORT to the peers, who end with an error instead of
+ * waiting for a dead peer.  Returns OMPI_ERR_OUT_OF_RESOURCE. */
+int mcast_mc_bcast_failed(mcast_mc_t *mc, int root, size_t bytes);
 void mcast_mc_stats(const mcast_mc_t *mc, pm_mc_stats_t *proto, mcast_mc_xstats_t *x);
 const char *mcast_mc_transport(const mcast_mc_t *mc); /* "ip" or "ib" */
 void mcast_mc_close(mcast_mc_t *mc);
@@ -122,6 +131,7 @@ typedef struct mcast_mc_ident {
     uint64_t job;
     uint32_t epoch_base;
     uint32_t ctx;
+    uint8_t key[PM_MC_AUTH_KEY_BYTES]; /* the group's key (XOR of every rank's random bytes) */
 } mcast_mc_ident_t;
 
 /* What a backend's local setup reports: be.state == NULL means it failed (why says why). */
