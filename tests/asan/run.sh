@@ -30,7 +30,7 @@ fi
 
 echo "asan: copying the sources to $build"
 mkdir -p "$build"
-(cd "$src" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf -) | (cd "$build" && tar xf -) ||
+(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar cf - --null -T -) | (cd "$build" && tar xf -) ||
     exit 1
 cd "$build" || exit 1
 if [ ! -f Makefile ]; then

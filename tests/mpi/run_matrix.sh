@@ -578,8 +578,9 @@ fi
 rm -f "$out"
 
 # 8. Parameters: out of range -> the default with a message (every rank alike); set
-#    differently on one rank -> the module below serves on every rank (one warning), no
-#    hang, data correct.  (Per-rank values through the environment of one rank.)
+#    differently on one rank, or to a value that does not parse on one rank -> the module
+#    below serves on every rank (one warning), no hang, data correct.  (Per-rank values
+#    through the environment of one rank.)
 param_check() {  # NAME WANT_STDERR_PATTERN PLAN_LINE(yes|no) MPIRUN_ARGS...
     local name=$1 want=$2 plan=$3 out
     shift 3
@@ -617,6 +618,77 @@ param_check "pathmc coords_file on rank 1 only -> not used, no hang" "different 
     sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export OMPI_MCA_coll_pathmc_coords_file="$0"; fi; exec "$@"' \
     "$coords" "$CHECK" -l 4096
 rm -f "$coords"
+# A value this process cannot read: one Open MPI refuses (an unknown enum name, an int
+# beyond int: its registration fails, which used to drop the component on that rank
+# alone, so that rank ran tuned's bcast while the others waited in our first call's
+# agreement) or reads leniently (trailing garbage, a negative size, a double that is no
+# number).  The process keeps the default, says so in one line, and still takes part in
+# the agreement: on rank 3 only, the module below serves every rank (one warning from
+# rank 0, no plan of the component on comm 0); on every rank, each says so and the
+# default runs (our plan line, no warning).  A LOCAL parameter (verbose) on one rank
+# needs no agreement: our plans run.  No hang, data correct in every case.
+unparsed_check() {  # COMPONENT PARAM VALUE one|all|one-local
+    local comp=$1 param=$2 value=$3 where=$4 out rc why=""
+    local name="coll_${comp}_$param=$value on rank 3 only"
+    [ "$where" = all ] && name="coll_${comp}_$param=$value on every rank"
+    out=$(mktemp)
+    if [ "$where" = all ]; then
+        timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" \
+            --mca "coll_${comp}_$param" "$value" "$CHECK" -l 4096 >"$out" 2>&1
+    else
+        timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" \
+            sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 3 ]; then export "OMPI_MCA_$0=$1"; fi; shift; exec "$@"' \
+            "coll_${comp}_$param" "$value" "$CHECK" -l 4096 >"$out" 2>&1
+    fi
+    rc=$?
+    local said warned planned own
+    said=$(grep -cF "coll:$comp: coll_${comp}_$param=\"$value\" is not " "$out")
+    warned=$(grep -c "^coll:$comp: comm=0: the ranks hold different coll_${comp}_\* parameters" "$out")
+    planned=$(grep -c '^coll:kbinomial: comm=0 .* algorithm=' "$out")
+    own=$planned
+    [ "$comp" = pathmc ] && own=0 # (no torus here: pathmc hands every call to kbinomial)
+    if [ $rc -eq 124 ]; then
+        why="timeout after ${TIMEOUT}s (hang)"
+    elif [ $rc -ne 0 ]; then
+        why="exit $rc"
+    elif ! grep -q "0 failures" "$out"; then
+        why="wrong data"
+    elif [ "$where" = all ]; then
+        [ "$said" -eq 4 ] || why="$said lines about the value, want one per process (4)"
+        [ "$warned" -eq 0 ] || why="$why; the ranks were found to disagree"
+        [ "$planned" -gt 0 ] || why="$why; no plan line on comm 0 (the default did not run)"
+    else
+        [ "$said" -eq 1 ] || why="$said lines about the value, want 1 (from rank 3)"
+        if [ "$where" = one-local ]; then
+            [ "$warned" -eq 0 ] || why="$why; a local parameter made the ranks disagree"
+            [ "$planned" -gt 0 ] || why="$why; no plan line on comm 0"
+        else
+            [ "$warned" -eq 1 ] || why="$why; $warned disagreement warnings on comm 0, want 1"
+            [ "$own" -eq 0 ] || why="$why; coll/$comp still planned comm 0"
+        fi
+    fi
+    if [ -z "$why" ]; then
+        pass=$((pass + 1)); echo "PASS $name"
+    else
+        fail=$((fail + 1)); echo "FAIL $name: ${why#; }"
+        grep -v '^coll:[a-z]*: .*comm=.*algorithm=' "$out" | tail -n 6 | sed 's/^/    /'
+    fi
+    rm -f "$out"
+}
+for p in "kbinomial algorithm bogus" "kbinomial window 2147483648" "kbinomial segment_bytes garbage" \
+         "kbinomial shm_chunk_bytes -1" "kbinomial lambda bogus" "kbinomial k 12abc" \
+         "kbinomial priority 2147483648" "kbinomial fallback eror" \
+         "kbinomial postal_pipelining maybe" "pathmc mcast_transport bogus" \
+         "pathmc window 2147483648" "pathmc segment_bytes -1" "pathmc mu_r 4x"; do
+    set -- $p
+    unparsed_check "$1" "$2" "$3" one
+done
+for p in "kbinomial algorithm bogus" "kbinomial window 2147483648" "kbinomial segment_bytes garbage" \
+         "kbinomial shm_chunk_bytes -1" "pathmc mcast_transport bogus" "pathmc segment_bytes -1"; do
+    set -- $p
+    unparsed_check "$1" "$2" "$3" all
+done
+unparsed_check kbinomial verbose 2147483648 one-local
 
 echo "run_matrix: details in $LOG"
 echo "$pass passed, $fail failed"

@@ -48,6 +48,7 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     uint64_t h = mcast_forced_digest(&f, mcast_machine_of("kbinomial", c->machine_file));
     h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
+    h = mcast_digest_bytes(h, &c->common.unparsed, sizeof(c->common.unparsed));
     h = mcast_digest_bytes(h, &c->shm_chunk_bytes, sizeof(c->shm_chunk_bytes));
     h = mcast_digest_bytes(h, &c->shm_slots, sizeof(c->shm_slots));
     h = mcast_digest_bytes(h, &c->shm_max_chunk_bytes, sizeof(c->shm_max_chunk_bytes));

@@ -97,14 +97,14 @@ static int kbinomial_register(void)
          MCA_BASE_VAR_TYPE_DOUBLE, &f->lambda, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"postal_pipelining", "Postal trees: forward segment by segment at intermediate nodes "
          "(true) or the whole message at once (false)",
-         MCA_BASE_VAR_TYPE_INT, &f->postal_pipelining, OPAL_INFO_LVL_5,
+         MCA_BASE_VAR_TYPE_BOOL, &f->postal_pipelining, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"compare_previous", "Under algorithm=auto, when the cost model decides: also predict "
          "what the module below would run (Open MPI 4.1's tuned fixed decision, modelled on the "
          "same machine model) and hand the call to it unless our best plan is predicted more "
          "than 5% faster (the verbose line then says selected_by=previous; the plan line shows "
          "previous=ALG previous_us=T). false = always run our plan (default true)",
-         MCA_BASE_VAR_TYPE_INT, &f->compare_previous, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+         MCA_BASE_VAR_TYPE_BOOL, &f->compare_previous, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"machine_file", "Machine model the planner predicts with (LogGP parameters across nodes "
          "and inside a node, with provenance; format in docs/machine-model.md); empty = the "
          "built-in model. coll/pathmc uses the same file",
@@ -142,7 +142,8 @@ static int kbinomial_register(void)
          "shm plan finds a rank at the limit gets PML plans on every rank (default 64)",
          MCA_BASE_VAR_TYPE_INT, &c->shm_max_segments, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL},
     };
-    rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]));
+    rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]),
+                             &c->common);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -151,7 +152,8 @@ static int kbinomial_register(void)
                                    "model chooses per size class), ring (n - 1 steps of one "
                                    "block: long messages) or recursive_doubling (log2 n steps "
                                    "of doubling ranges; non-powers of two add fix-up steps)",
-                                   allgather_names, &f->allgather, MCA_BASE_VAR_SCOPE_ALL_EQ);
+                                   allgather_names, &f->allgather, MCA_BASE_VAR_SCOPE_ALL_EQ,
+                                   &c->common);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -159,7 +161,8 @@ static int kbinomial_register(void)
                                      "Forwarding discipline: fpfs (each segment to all children, "
                                      "then the next segment) or fcfs (all segments to child 1, "
                                      "then child 2, ...)",
-                                     discipline_names, &f->discipline, MCA_BASE_VAR_SCOPE_ALL_EQ);
+                                     discipline_names, &f->discipline, MCA_BASE_VAR_SCOPE_ALL_EQ,
+                                     &c->common);
 }
 
 /* Values out of range fall back to their defaults (with a message), the same way on

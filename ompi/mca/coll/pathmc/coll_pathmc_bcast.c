@@ -192,6 +192,7 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
     uint64_t h = mcast_forced_digest(&f, mcast_machine_of("pathmc", kbinomial_string("machine_file")));
     h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
+    h = mcast_digest_bytes(h, &c->common.unparsed, sizeof(c->common.unparsed));
     const int kb_forced = kbinomial_forced() ? 1 : 0;
     h = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
     /* multicast: what every rank must agree on (the interface may differ per host) */

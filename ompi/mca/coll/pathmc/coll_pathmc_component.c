@@ -88,7 +88,7 @@ static int pathmc_register(void)
          "nobody else can reach: anyone who can then fails or corrupts broadcasts)",
          MCA_BASE_VAR_TYPE_INT, &c->mcast_auth, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
     };
-    rc = mcast_register_vars(v, vars, sizeof(vars) / sizeof(vars[0]));
+    rc = mcast_register_vars(v, vars, sizeof(vars) / sizeof(vars[0]), &c->common);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -102,7 +102,7 @@ static int pathmc_register(void)
                                      "verbose >= 1 says why. The planner then chooses mcast when "
                                      "its model wins, or coll_pathmc_algorithm mcast forces it",
                                      mca_coll_pathmc_transport_names, &c->mcast_transport,
-                                     MCA_BASE_VAR_SCOPE_ALL_EQ);
+                                     MCA_BASE_VAR_SCOPE_ALL_EQ, &c->common);
 }
 
 

@@ -8,19 +8,175 @@
 #include <sys/stat.h>
 
 #include "mpi.h"
+#include "opal/mca/base/mca_base_vari.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/threads/mutex.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "mcast_build_config.h"
+#include "kb_param.h"
 
 #define MCAST_FILE_DIGEST_MAX (64 * 1024 * 1024) /* a larger "file" is not one of ours */
 
 static const char *const fallback_names[] = {"silent", "warn", "error", NULL};
 
+/* The text this process's value of parameter idx was read from, as Open MPI 4.1 finds
+ * it (mca_base_var.c, var_set_initial): a parameter file read by this process, else the
+ * environment (where mpirun puts --mca values and its own files' values, long name
+ * first); NULL for the default. */
+static const char *param_text(int idx)
+{
+    const mca_base_var_t *var = NULL;
+    if (OPAL_SUCCESS != mca_base_var_get(idx, &var) || NULL == var) {
+        return NULL;
+    }
+    if ((MCA_BASE_VAR_SOURCE_FILE == var->mbv_source ||
+         MCA_BASE_VAR_SOURCE_OVERRIDE == var->mbv_source) && NULL != var->mbv_file_value) {
+        return ((const mca_base_var_file_value_t *) var->mbv_file_value)->mbvfv_value;
+    }
+    if (MCA_BASE_VAR_SOURCE_DEFAULT == var->mbv_source ||
+        MCA_BASE_VAR_SOURCE_SET == var->mbv_source) {
+        return NULL;
+    }
+    const char *const names[2] = {var->mbv_long_name, var->mbv_full_name};
+    for (int i = 0; i < 2; i++) {
+        char *env = NULL;
+        if (NULL != names[i] && OPAL_SUCCESS == mca_base_var_env_name(names[i], &env)) {
+            const char *v = getenv(env);
+            free(env);
+            if (NULL != v) {
+                return v;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Whether text, which Open MPI read into storage, is all one value of the type
+ * (kb_param.h): Open MPI takes "12abc" as 12, "bogus" as 0, a size "-1" as 2^64 - 1. */
+static bool text_is_value(mca_base_var_type_t type, const mca_base_var_enum_t *enumerator,
+                          const char *text, const void *storage)
+{
+    if (NULL == text) {
+        return true; /* the default */
+    }
+    switch (type) {
+    case MCA_BASE_VAR_TYPE_INT: {
+        int v = 0;
+        if (NULL != enumerator) {
+            return '\0' != text[0]; /* Open MPI checked the name (it reads "" as 0) */
+        }
+        return KB_OK == kb_param_int(text, &v) && v == *(const int *) storage;
+    }
+    case MCA_BASE_VAR_TYPE_SIZE_T: {
+        size_t v = 0;
+        return KB_OK == kb_param_size(text, &v) && v == *(const size_t *) storage;
+    }
+    case MCA_BASE_VAR_TYPE_DOUBLE: {
+        double v = 0.0;
+        return KB_OK == kb_param_double(text, &v) && v == *(const double *) storage;
+    }
+    default:
+        return true; /* a string: any text */
+    }
+}
+
+/* "coll_kbinomial_window=\"12abc\" is not an int ...: this process uses the default 0". */
+static void report_unparsed(const mca_base_component_t *comp, const char *name,
+                            mca_base_var_type_t type, mca_base_var_enum_t *enumerator,
+                            const char *text, const void *storage)
+{
+    char dflt[64] = "";
+    char choices[160];
+    char *enum_name = NULL;
+    const char *what = "a string";
+    switch (type) {
+    case MCA_BASE_VAR_TYPE_INT:
+        if (NULL != enumerator &&
+            OPAL_SUCCESS == enumerator->string_from_value(enumerator, *(const int *) storage,
+                                                          &enum_name)) {
+            snprintf(choices, sizeof(choices),
+                     "one of its choices (ompi_info --param %s %s --level 9)",
+                     comp->mca_type_name, comp->mca_component_name);
+            what = choices;
+            snprintf(dflt, sizeof(dflt), "%s", enum_name);
+        } else {
+            what = "an int (suffixes k, m, g: 2^10, 2^20, 2^30)";
+            snprintf(dflt, sizeof(dflt), "%d", *(const int *) storage);
+        }
+        break;
+    case MCA_BASE_VAR_TYPE_SIZE_T:
+        what = "a byte count, 0 .. 2^64 - 1 (suffixes k, m, g: 2^10, 2^20, 2^30)";
+        snprintf(dflt, sizeof(dflt), "%zu", *(const size_t *) storage);
+        break;
+    case MCA_BASE_VAR_TYPE_DOUBLE:
+        what = "a finite number";
+        snprintf(dflt, sizeof(dflt), "%g", *(const double *) storage);
+        break;
+    default:
+        break;
+    }
+    free(enum_name);
+    opal_output(0, "coll:%s: %s_%s_%s=\"%s\" is not %s: this process uses the default %s (a "
+                   "communicator whose ranks do not all hold the same values is served by the "
+                   "module below)",
+                comp->mca_component_name, comp->mca_type_name, comp->mca_component_name, name,
+                NULL != text ? text : "?", what, dflt);
+}
+
+/* Registers one parameter (storage holds its default).  A value this process cannot
+ * read leaves the default in storage, says so, and, for a parameter every rank must
+ * hold alike, enters its name and text into out->unparsed, so that the first call's
+ * agreement treats it as a value that differs from every readable one.  Open MPI
+ * refuses some such values (an unknown enum name, an int out of range: the variable is
+ * registered but its registration fails, which would drop the whole component on
+ * this process only) and reads others leniently (text_is_value).  Returns an error
+ * only when the parameter could not be registered at all. */
+static int register_param(const mca_base_component_t *comp, const char *name, const char *help,
+                          mca_base_var_type_t type, mca_base_var_enum_t *enumerator,
+                          mca_base_var_info_lvl_t level, mca_base_var_scope_t scope,
+                          void *storage, mcast_common_params_t *out)
+{
+    if (MCA_BASE_VAR_TYPE_BOOL == type) {
+        /* an int flag (the core's structs hold ints) read as Open MPI reads booleans */
+        type = MCA_BASE_VAR_TYPE_INT;
+        enumerator = &mca_base_var_enum_bool;
+    }
+    union {
+        int i;
+        size_t z;
+        double d;
+    } dflt;
+    const size_t width = MCA_BASE_VAR_TYPE_INT == type      ? sizeof(int)
+                         : MCA_BASE_VAR_TYPE_SIZE_T == type ? sizeof(size_t)
+                         : MCA_BASE_VAR_TYPE_DOUBLE == type ? sizeof(double)
+                                                            : 0;
+    memcpy(&dflt, storage, width);
+    const int rc = mca_base_component_var_register(comp, name, help, type, enumerator, 0, 0,
+                                                   level, scope, storage);
+    const int idx = (rc >= 0) ? rc
+                              : mca_base_var_find(comp->mca_project_name, comp->mca_type_name,
+                                                  comp->mca_component_name, name);
+    if (idx < 0) {
+        return rc;
+    }
+    const char *text = param_text(idx);
+    if (rc >= 0 && text_is_value(type, enumerator, text, storage)) {
+        return OPAL_SUCCESS;
+    }
+    memcpy(storage, &dflt, width);
+    report_unparsed(comp, name, type, enumerator, text, storage);
+    if (MCA_BASE_VAR_SCOPE_LOCAL != scope) {
+        uint64_t h = (0 != out->unparsed) ? out->unparsed : 1469598103934665603ull;
+        h = mcast_digest_str(mcast_digest_str(h, name), text);
+        out->unparsed = (0 != h) ? h : 1;
+    }
+    return OPAL_SUCCESS;
+}
+
 int mcast_register_enum_param(const mca_base_component_t *comp, const char *name,
                               const char *help, const char *const *names, int *storage,
-                              mca_base_var_scope_t scope)
+                              mca_base_var_scope_t scope, mcast_common_params_t *out)
 {
     int n = 0;
     while (NULL != names[n]) {
@@ -40,23 +196,22 @@ int mcast_register_enum_param(const mca_base_component_t *comp, const char *name
     mca_base_var_enum_t *new_enum = NULL;
     int rc = mca_base_var_enum_create(enum_name, values, &new_enum);
     if (OPAL_SUCCESS == rc) {
-        rc = mca_base_component_var_register(comp, name, help, MCA_BASE_VAR_TYPE_INT, new_enum,
-                                             0, 0, OPAL_INFO_LVL_5, scope, storage);
+        rc = register_param(comp, name, help, MCA_BASE_VAR_TYPE_INT, new_enum, OPAL_INFO_LVL_5,
+                            scope, storage, out);
         OBJ_RELEASE(new_enum);
-        rc = (rc < 0) ? rc : OPAL_SUCCESS;
     }
     /* The enum keeps pointers to the strings, which are static; the array is copied. */
     free(values);
     return rc;
 }
 
-int mcast_register_vars(const mca_base_component_t *comp, const mcast_var_t *vars, size_t n)
+int mcast_register_vars(const mca_base_component_t *comp, const mcast_var_t *vars, size_t n,
+                        mcast_common_params_t *out)
 {
     for (size_t i = 0; i < n; i++) {
-        int rc = mca_base_component_var_register(comp, vars[i].name, vars[i].help, vars[i].type,
-                                                 NULL, 0, 0, vars[i].level, vars[i].scope,
-                                                 vars[i].storage);
-        if (rc < 0) {
+        int rc = register_param(comp, vars[i].name, vars[i].help, vars[i].type, NULL,
+                                vars[i].level, vars[i].scope, vars[i].storage, out);
+        if (OPAL_SUCCESS != rc) {
             return rc;
         }
     }
@@ -69,25 +224,20 @@ int mcast_register_common_params(const mca_base_component_t *comp, int component
     char help[4096];
     int rc;
 
+    out->unparsed = 0;
     out->priority = default_priority;
-    rc = mca_base_component_var_register(comp, "priority",
-                                         "Priority of this coll component (its bcast and ibcast are "
-                                         "used when it is the highest priority module providing "
-                                         "them); give every rank the same value",
-                                         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6,
-                                         MCA_BASE_VAR_SCOPE_ALL_EQ, &out->priority);
-    if (rc < 0) {
-        return rc;
-    }
     out->verbose = 0;
-    rc = mca_base_component_var_register(comp, "verbose",
-                                         "Verbosity: 0 quiet, >= 1 one line on stderr (from the root) "
-                                         "per new plan: comm, size, root, bytes, algorithm, "
-                                         "parameters, predicted time, selected_by; >= 2 also the "
-                                         "chain",
-                                         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_9,
-                                         MCA_BASE_VAR_SCOPE_LOCAL, &out->verbose);
-    if (rc < 0) {
+    const mcast_var_t vars[] = {
+        {"priority", "Priority of this coll component (its bcast and ibcast are used when it is "
+                     "the highest priority module providing them); give every rank the same value",
+         MCA_BASE_VAR_TYPE_INT, &out->priority, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"verbose", "Verbosity: 0 quiet, >= 1 one line on stderr (from the root) per new plan: "
+                    "comm, size, root, bytes, algorithm, parameters, predicted time, "
+                    "selected_by; >= 2 also the chain",
+         MCA_BASE_VAR_TYPE_INT, &out->verbose, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL},
+    };
+    rc = mcast_register_vars(comp, vars, sizeof(vars) / sizeof(vars[0]), out);
+    if (OPAL_SUCCESS != rc) {
         return rc;
     }
 
@@ -119,13 +269,12 @@ int mcast_register_common_params(const mca_base_component_t *comp, int component
     rc = mca_base_var_enum_create(enum_name, values, &alg_enum);
     if (OPAL_SUCCESS == rc) {
         out->algorithm = MCAST_ALG_AUTO;
-        rc = mca_base_component_var_register(comp, "algorithm", help, MCA_BASE_VAR_TYPE_INT,
-                                             alg_enum, 0, 0, OPAL_INFO_LVL_5,
-                                             MCA_BASE_VAR_SCOPE_ALL_EQ, &out->algorithm);
+        rc = register_param(comp, "algorithm", help, MCA_BASE_VAR_TYPE_INT, alg_enum,
+                            OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ, &out->algorithm, out);
         OBJ_RELEASE(alg_enum);
     }
     free(values);
-    if (rc < 0) {
+    if (OPAL_SUCCESS != rc) {
         return rc;
     }
 
@@ -135,7 +284,8 @@ int mcast_register_common_params(const mca_base_component_t *comp, int component
                                      "silent (use the previous module's bcast), warn (same, with a "
                                      "message on stderr), error (the call fails with "
                                      "MPI_ERR_UNSUPPORTED_OPERATION; tests use this)",
-                                     fallback_names, &out->fallback, MCA_BASE_VAR_SCOPE_ALL_EQ);
+                                     fallback_names, &out->fallback, MCA_BASE_VAR_SCOPE_ALL_EQ,
+                                     out);
 }
 
 void mcast_param_range(const char *component, const char *name, int *value, int lo, int hi,

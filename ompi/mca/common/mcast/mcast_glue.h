@@ -9,6 +9,7 @@
 #include "ompi_config.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "ompi/communicator/communicator.h"
@@ -26,15 +27,31 @@ typedef struct mcast_common_params {
     int verbose;
     int algorithm;
     int fallback;
+    /* Digest of the names and texts of this process's parameters that must agree between
+     * ranks (scope other than LOCAL) but whose value it could not read (each holds its
+     * default instead); 0 when there are none.  The component's parameter digest
+     * includes it: a rank given such a value disagrees with every rank given a readable
+     * one, as for a value set differently on some ranks. */
+    uint64_t unparsed;
 } mcast_common_params_t;
+
+/* The registration functions below: a value this process cannot read (one Open MPI
+ * refuses, such as an unknown enum name or an int out of range, or one it would read
+ * leniently, such as "12abc" for an int: kb_param.h) leaves the parameter at its default
+ * with a message from this process and is recorded in out->unparsed; the component then
+ * still registers, opens and takes part in the first call's agreement on every rank.
+ * They return an error only when a parameter cannot be registered at all. */
 
 /* Register <fw>_<comp>_{priority,verbose,algorithm,fallback}.  The algorithm enum (values
  * are the core registry's ids) and its help text are generated from the core's one
- * registry, rows of `component` (mcast_component_t).  Returns OPAL_SUCCESS or error. */
+ * registry, rows of `component` (mcast_component_t).  Resets out->unparsed: call it
+ * first.  Returns OPAL_SUCCESS or error. */
 int mcast_register_common_params(const mca_base_component_t *comp, int component,
                                  int default_priority, mcast_common_params_t *out);
 
-/* One MCA parameter of a component's table (the storage holds its default). */
+/* One MCA parameter of a component's table (the storage holds its default).  Type
+ * MCA_BASE_VAR_TYPE_BOOL: an int holding 0 or 1, registered as an int whose text is
+ * read as Open MPI reads booleans (true/false, yes/no, 1/0, ...). */
 typedef struct mcast_var {
     const char *name;
     const char *help;
@@ -45,12 +62,13 @@ typedef struct mcast_var {
 } mcast_var_t;
 
 /* Register a table of parameters; OPAL_SUCCESS or the first error. */
-int mcast_register_vars(const mca_base_component_t *comp, const mcast_var_t *vars, size_t n);
+int mcast_register_vars(const mca_base_component_t *comp, const mcast_var_t *vars, size_t n,
+                        mcast_common_params_t *out);
 
 /* Register an enum-valued parameter from a NULL-terminated list of names (value = index). */
 int mcast_register_enum_param(const mca_base_component_t *comp, const char *name,
                               const char *help, const char *const *names, int *storage,
-                              mca_base_var_scope_t scope);
+                              mca_base_var_scope_t scope, mcast_common_params_t *out);
 
 /* Checks an integer parameter's range after registration: out of [lo, hi] it is reset to
  * `dflt` with a message (once per process, rank 0 of the job).  Every rank applies the
