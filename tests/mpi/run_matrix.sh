@@ -4,7 +4,8 @@
 # the algorithm parameters of each issue, bad input, and proof from the verbose plan
 # line that our component served the bcast.  Ends with "N passed, M failed".
 #
-# Environment: MATRIX=quick|full (default full), MPIRUN, COMPONENT_DIR, BUILD_DIR.
+# Environment: MATRIX=quick|full|elements (default full; elements: section 1e alone),
+# MPIRUN, COMPONENT_DIR, BUILD_DIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD_DIR=${BUILD_DIR:-$here}
@@ -102,6 +103,54 @@ echo "algorithms: coll/kbinomial: $ALGS; coll/pathmc: $PM_ALGS"
 expect_of() { [ "$1" = auto ] && echo '[a-z_]*' || echo "$1"; }
 
 if [ "$MATRIX" = quick ]; then NPS="1 2 4 7"; else NPS="1 2 3 4 5 6 7 8 9"; fi
+
+# Elements larger than a block (section 1e): bcast_check's long double complex types
+# (32-byte elements in indexed, vector, padded struct and resized layouts, alone and
+# against one another) with every algorithm of the registry forced in blocks of 24 bytes
+# (odd rank counts: an element spans two blocks) or 40 (even: the cuts fall at every
+# offset inside an element), shm in 520-byte chunks (its smallest are 512), auto with
+# the blocks and without the segment, coll/pathmc's torus algorithms on the Cartesian
+# communicators; MPI_Bcast at the ranks counts of $1, MPI_Ibcast at those of $2.
+cut_element_rows() {
+    local np alg seg kind flag
+    # the glue's byte ranges themselves, every range of such types (one process)
+    row "cut elements: dtio_check, every byte range through the convertor" - 1 PML_OB1 \
+        "$BUILD_DIR/dtio_check"
+    for kind in bcast ibcast; do
+        local nps=$1 pre="" flag=""
+        [ $kind = ibcast ] && { nps=$2; pre="ibcast "; flag=-n; }
+        for np in $nps; do
+            seg=$((np % 2 ? 24 : 40))
+            for alg in $ALGS; do
+                local want="$alg .*segment_bytes=$seg" shm=520
+                case $alg in
+                shm) want="shm .*segment_bytes=520" ;;
+                auto) want="[a-z_]* .*segment_bytes=$seg" shm=0 ;;
+                esac
+                row "cut elements $kind np=$np alg=$alg seg=$seg" "$pre$want" "$np" PML_OB1 \
+                    --mca coll_kbinomial_algorithm "$alg" --mca coll_kbinomial_segment_bytes "$seg" \
+                    --mca coll_kbinomial_shm_chunk_bytes "$shm" --mca coll_kbinomial_shm_max_chunk_bytes "$shm" \
+                    "$CHECK" $flag -l 2000
+            done
+            for alg in $PM_ALGS; do
+                local want=$alg
+                [ "$alg" = auto ] && want='[a-z_]*'
+                row "cut elements $kind np=$np pathmc alg=$alg seg=$seg" "${pre}pathmc:$want .*segment_bytes=$seg" \
+                    "$np" PML_OB1 --mca coll_pathmc_algorithm "$alg" --mca coll_pathmc_segment_bytes "$seg" \
+                    "$CHECK" -c $flag -l 2000
+            done
+        done
+    done
+}
+# MATRIX=elements: that section alone, at every rank count from 3 to 9 (issue 44's check
+# under the sanitizers: MATRIX=elements ASAN_SUITES=mpi tests/asan/run.sh).
+if [ "$MATRIX" = elements ]; then
+    cut_element_rows "3 4 5 6 7 8 9" "3 4 5 6 7 8 9"
+    echo "run_matrix: details in $LOG"
+    echo "$pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+    exit
+fi
 
 # 1. every algorithm, 1..9 ranks, pml ob1 (binomial/linear also segmented)
 for np in $NPS; do
@@ -240,6 +289,13 @@ if [ -z "${MATRIX_DRY:-}" ]; then
 else
     echo "PASS shm auto"; echo "PASS shm off"; echo "PASS shm limit"; echo "PASS shm calibrate"
     echo "PASS shm missing"
+fi
+# 1e. Elements larger than a block (cut_element_rows above): quick, MPI_Bcast at 4 and 7
+#     ranks and MPI_Ibcast at 3; full, both at every count from 3 to 9.
+if [ "$MATRIX" = quick ]; then
+    cut_element_rows "4 7" "3"
+else
+    cut_element_rows "3 4 5 6 7 8 9" "3 4 5 6 7 8 9"
 fi
 
 # 2. pml ucx
