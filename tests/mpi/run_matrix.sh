@@ -610,6 +610,42 @@ else
     fail=$((fail + 1)); echo "FAIL fallback=error: unexpected output"; tail -n 5 "$out" | sed 's/^/    /'
 fi
 rm -f "$out"
+# 7b. Intercommunicators under the same forced twolevel (bcast_intercomm): our components
+#     do not serve them; Open MPI's coll/inter does, over each group's local communicator
+#     (ours), and MPI_Intercomm_create broadcasts on the local communicator it is given.
+#     silent/warn: the module below serves, MPI_Intercomm_create succeeds and every
+#     MPI_Bcast and MPI_Ibcast on the intercommunicators (even/odd ranks; rank 0 and the
+#     others) delivers the root's data, no plan line; error: MPI_Bcast on the even/odd
+#     communicator fails with MPI_ERR_UNSUPPORTED_OPERATION, and MPI_Intercomm_create,
+#     whose own broadcast there is refused alike, fails on every rank instead of returning
+#     a communicator (Open MPI reports any failure inside it as MPI_ERR_INTERN), no hang.
+INTERCOMM=$BUILD_DIR/bcast_intercomm
+for policy in silent warn; do
+    for np in 4 5; do
+        out=$(mktemp)
+        if timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${PML_OB1[@]}" \
+            --mca coll_kbinomial_algorithm twolevel --mca coll_kbinomial_fallback "$policy" \
+            "$INTERCOMM" >"$out" 2>&1 && grep -q "np=$np served .* 0 failures" "$out" &&
+            ! grep -q '^coll:kbinomial: comm=.* algorithm=' "$out" &&
+            { [ "$policy" = silent ] || grep -q 'declined (twolevel needs several nodes' "$out"; }; then
+            pass=$((pass + 1)); echo "PASS intercommunicators, twolevel forced, fallback=$policy np=$np: $(grep -o '[0-9]* checks, 0 failures' "$out")"
+        else
+            fail=$((fail + 1)); echo "FAIL intercommunicators, twolevel forced, fallback=$policy np=$np"
+            grep -v '^coll:kbinomial: comm=[0-9]*: declined' "$out" | tail -n 5 | sed 's/^/    /'
+        fi
+        rm -f "$out"
+    done
+done
+out=$(mktemp)
+if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+    --mca coll_kbinomial_algorithm twolevel "$INTERCOMM" -e >"$out" 2>&1 &&
+    grep -q "np=4 refused .* 0 failures" "$out" &&
+    grep -q 'declined (twolevel needs several nodes.*) and coll_kbinomial_fallback=error' "$out"; then
+    pass=$((pass + 1)); echo "PASS intercommunicators, twolevel forced, fallback=error: MPI_ERR_UNSUPPORTED_OPERATION, MPI_Intercomm_create fails, no hang"
+else
+    fail=$((fail + 1)); echo "FAIL intercommunicators, twolevel forced, fallback=error"; tail -n 5 "$out" | sed 's/^/    /'
+fi
+rm -f "$out"
 
 # 8. Parameters: out of range -> the default with a message (every rank alike); set
 #    differently on one rank -> the module below serves on every rank (one warning), no
