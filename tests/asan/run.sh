@@ -30,7 +30,10 @@ fi
 
 echo "asan: copying the sources to $build"
 mkdir -p "$build"
-(cd "$src" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf -) | (cd "$build" && tar xf -) ||
+# (one archive: xargs splits a long file list into several tar runs, and the reading tar
+# stops at the end of the first archive)
+(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) |
+    (cd "$build" && tar xf -) ||
     exit 1
 cd "$build" || exit 1
 if [ ! -f Makefile ]; then
