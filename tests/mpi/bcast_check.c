@@ -8,8 +8,16 @@
  * leaves, and elements larger than a small block: long double complex, 32 bytes, in
  * indexed, vector, padded struct and resized layouts), the root's buffer is filled
  * from a packed reference stream and every rank's buffer, gaps included, is compared
- * with that stream unpacked into its own layout.  Usage: bcast_check [-l large_bytes] [-c [-t]] [-n]
+ * with that stream unpacked into its own layout.
+ * Usage: bcast_check [-l large_bytes] [-c [-t]] [-n] [-x]
  *   -n  MPI_Ibcast instead, completed by MPI_Wait or an MPI_Test loop (alternating)
+ *   -x  also different datatypes of one signature whose elements are larger than 16
+ *       bytes (long double complex numbers contiguous or resized on the root, an indexed
+ *       block of them on the leaves): Open MPI 4.1's own point-to-point path aborts on
+ *       them ("buffer overflow detected" in opal_generic_simple_unpack, even for one
+ *       MPI_Send / MPI_Recv pair: the PML cuts the sender's bytes anywhere, the
+ *       receiver's convertor completes a cut element in 16-byte buffers), so its bcast
+ *       does too: only for rows where our components serve every call.
  *   -c  run on periodic Cartesian communicators instead (MPI_Dims_create(np, 2), and
  *       a 1-D ring), where coll/pathmc's torus algorithms apply.
  *   -t  with -c: a second 2-D torus instead of the ring (algorithms for 2-D tori only:
@@ -34,10 +42,12 @@ typedef struct {
     int unit_bytes;         /* bytes of a signature unit */
     int step;               /* counts in units: 0, step, step * mid_steps (prime), large */
     int mid_steps;
+    int only_x;             /* with -x only */
 } type_case_t;
 
 static long failures = 0, cases = 0;
 static int nonblocking = 0; /* -n: MPI_Ibcast completed by MPI_Wait (even cases) or MPI_Test */
+static int with_x = 0;      /* -x */
 
 static unsigned char pattern(size_t i, unsigned seed)
 {
@@ -135,7 +145,7 @@ int main(int argc, char **argv)
 {
     int large_bytes = 1 << 18, opt, cart = 0, only2d = 0;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "l:cnt")) != -1) {
+    while ((opt = getopt(argc, argv, "l:cntx")) != -1) {
         if (opt == 'l') {
             large_bytes = atoi(optarg);
         } else if (opt == 'c') {
@@ -144,6 +154,8 @@ int main(int argc, char **argv)
             only2d = 1;
         } else if (opt == 'n') {
             nonblocking = 1;
+        } else if (opt == 'x') {
+            with_x = 1;
         }
     }
     int wrank, wsize;
@@ -195,11 +207,12 @@ int main(int argc, char **argv)
         {"indexed_block_ldcomplex", cut[CUT_INDEXED_BLOCK], cut[CUT_INDEXED_BLOCK], 5, 5, 32, 5,
          101},
         {"ldcomplex_vs_indexed_block", MPI_C_LONG_DOUBLE_COMPLEX, cut[CUT_INDEXED_BLOCK], 1, 5,
-         32, 5, 101},
+         32, 5, 101, 1},
         {"vector_ldcomplex", cut[CUT_VECTOR], cut[CUT_VECTOR], 6, 6, 32, 6, 67},
         {"struct_char_ldcomplex_int", cut[CUT_STRUCT], cut[CUT_STRUCT], 1, 1, 37, 1, 433},
         {"resized_ldcomplex", cut[CUT_RESIZED], cut[CUT_RESIZED], 1, 1, 32, 1, 509},
-        {"resized_vs_indexed_block", cut[CUT_RESIZED], cut[CUT_INDEXED_BLOCK], 1, 5, 32, 5, 101},
+        {"resized_vs_indexed_block", cut[CUT_RESIZED], cut[CUT_INDEXED_BLOCK], 1, 5, 32, 5, 101,
+         1},
     };
     const int ntc = (int) (sizeof(tcases) / sizeof(tcases[0]));
 
@@ -234,6 +247,9 @@ int main(int argc, char **argv)
         for (int root = 0; root < csize; root++) {
             for (int t = 0; t < ntc; t++) {
                 const type_case_t *tc = &tcases[t];
+                if (tc->only_x && !with_x) {
+                    continue;
+                }
                 int big = large_bytes / tc->unit_bytes;
                 int counts[4] = {0, tc->step, tc->step * tc->mid_steps,
                                  (big / tc->step + 1) * tc->step};
