@@ -7,7 +7,7 @@
 #
 #   ASAN_BUILD   build directory (default /tmp/mcast-asan-build; a copy of the
 #                sources is built in place there, the source tree is not touched)
-#   MATRIX       quick|full (default quick)
+#   MATRIX       quick|full|elements (default quick; see tests/mpi/run_matrix.sh)
 #   ASAN_SUITES  what to run (default "unit fuzz contrib mpi")
 #
 # Prints one line per suite and the number of sanitizer reports (from log_path

@@ -4,7 +4,8 @@
 # the algorithm parameters of each issue, bad input, and proof from the verbose plan
 # line that our component served the bcast.  Ends with "N passed, M failed".
 #
-# Environment: MATRIX=quick|full (default full), MPIRUN, COMPONENT_DIR, BUILD_DIR.
+# Environment: MATRIX=quick|full|elements (default full; elements: section 1e alone),
+# MPIRUN, COMPONENT_DIR, BUILD_DIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD_DIR=${BUILD_DIR:-$here}
@@ -102,6 +103,54 @@ echo "algorithms: coll/kbinomial: $ALGS; coll/pathmc: $PM_ALGS"
 expect_of() { [ "$1" = auto ] && echo '[a-z_]*' || echo "$1"; }
 
 if [ "$MATRIX" = quick ]; then NPS="1 2 4 7"; else NPS="1 2 3 4 5 6 7 8 9"; fi
+
+# Elements larger than a block (section 1e): bcast_check's long double complex types
+# (32-byte elements in indexed, vector, padded struct and resized layouts, alone and,
+# with -x, against one another: Open MPI's own bcast aborts on those) with every algorithm of the registry forced in blocks of 24 bytes
+# (odd rank counts: an element spans two blocks) or 40 (even: the cuts fall at every
+# offset inside an element), shm in 520-byte chunks (its smallest are 512), auto with
+# the blocks and without the segment, coll/pathmc's torus algorithms on the Cartesian
+# communicators; MPI_Bcast at the ranks counts of $1, MPI_Ibcast at those of $2.
+cut_element_rows() {
+    local np alg seg kind flag
+    # the glue's byte ranges themselves, every range of such types (one process)
+    row "cut elements: dtio_check, every byte range through the convertor" - 1 PML_OB1 \
+        "$BUILD_DIR/dtio_check"
+    for kind in bcast ibcast; do
+        local nps=$1 pre="" flag=""
+        [ $kind = ibcast ] && { nps=$2; pre="ibcast "; flag=-n; }
+        for np in $nps; do
+            seg=$((np % 2 ? 24 : 40))
+            for alg in $ALGS; do
+                local want="$alg .*segment_bytes=$seg" shm=520
+                case $alg in
+                shm) want="shm .*segment_bytes=520" ;;
+                auto) want="[a-z_]* .*segment_bytes=$seg" shm=0 ;;
+                esac
+                row "cut elements $kind np=$np alg=$alg seg=$seg" "$pre$want" "$np" PML_OB1 \
+                    --mca coll_kbinomial_algorithm "$alg" --mca coll_kbinomial_segment_bytes "$seg" \
+                    --mca coll_kbinomial_shm_chunk_bytes "$shm" --mca coll_kbinomial_shm_max_chunk_bytes "$shm" \
+                    "$CHECK" -x $flag -l 2000
+            done
+            for alg in $PM_ALGS; do
+                local want=$alg
+                [ "$alg" = auto ] && want='[a-z_]*'
+                row "cut elements $kind np=$np pathmc alg=$alg seg=$seg" "${pre}pathmc:$want .*segment_bytes=$seg" \
+                    "$np" PML_OB1 --mca coll_pathmc_algorithm "$alg" --mca coll_pathmc_segment_bytes "$seg" \
+                    "$CHECK" -c -x $flag -l 2000
+            done
+        done
+    done
+}
+# MATRIX=elements: that section alone, at every rank count from 3 to 9 (issue 44's check
+# under the sanitizers: MATRIX=elements ASAN_SUITES=mpi tests/asan/run.sh).
+if [ "$MATRIX" = elements ]; then
+    cut_element_rows "3 4 5 6 7 8 9" "3 4 5 6 7 8 9"
+    echo "run_matrix: details in $LOG"
+    echo "$pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+    exit
+fi
 
 # 1. every algorithm, 1..9 ranks, pml ob1 (binomial/linear also segmented)
 for np in $NPS; do
@@ -253,6 +302,13 @@ if [ -z "${MATRIX_DRY:-}" ]; then
 else
     echo "PASS shm auto"; echo "PASS shm off"; echo "PASS shm limit"; echo "PASS shm calibrate"
     echo "PASS shm missing"
+fi
+# 1e. Elements larger than a block (cut_element_rows above): quick, MPI_Bcast at 4 and 7
+#     ranks and MPI_Ibcast at 3; full, both at every count from 3 to 9.
+if [ "$MATRIX" = quick ]; then
+    cut_element_rows "4 7" "3"
+else
+    cut_element_rows "3 4 5 6 7 8 9" "3 4 5 6 7 8 9"
 fi
 
 # 2. pml ucx
@@ -574,6 +630,42 @@ elif grep -q 'declined (twolevel needs several nodes.*) and coll_kbinomial_fallb
     pass=$((pass + 1)); echo "PASS fallback=error: the call fails with an MPI error, no hang"
 else
     fail=$((fail + 1)); echo "FAIL fallback=error: unexpected output"; tail -n 5 "$out" | sed 's/^/    /'
+fi
+rm -f "$out"
+# 7b. Intercommunicators under the same forced twolevel (bcast_intercomm): our components
+#     do not serve them; Open MPI's coll/inter does, over each group's local communicator
+#     (ours), and MPI_Intercomm_create broadcasts on the local communicator it is given.
+#     silent/warn: the module below serves, MPI_Intercomm_create succeeds and every
+#     MPI_Bcast and MPI_Ibcast on the intercommunicators (even/odd ranks; rank 0 and the
+#     others) delivers the root's data, no plan line; error: MPI_Bcast on the even/odd
+#     communicator fails with MPI_ERR_UNSUPPORTED_OPERATION, and MPI_Intercomm_create,
+#     whose own broadcast there is refused alike, fails on every rank instead of returning
+#     a communicator (Open MPI reports any failure inside it as MPI_ERR_INTERN), no hang.
+INTERCOMM=$BUILD_DIR/bcast_intercomm
+for policy in silent warn; do
+    for np in 4 5; do
+        out=$(mktemp)
+        if timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${PML_OB1[@]}" \
+            --mca coll_kbinomial_algorithm twolevel --mca coll_kbinomial_fallback "$policy" \
+            "$INTERCOMM" >"$out" 2>&1 && grep -q "np=$np served .* 0 failures" "$out" &&
+            ! grep -q '^coll:kbinomial: comm=.* algorithm=' "$out" &&
+            { [ "$policy" = silent ] || grep -q 'declined (twolevel needs several nodes' "$out"; }; then
+            pass=$((pass + 1)); echo "PASS intercommunicators, twolevel forced, fallback=$policy np=$np: $(grep -o '[0-9]* checks, 0 failures' "$out")"
+        else
+            fail=$((fail + 1)); echo "FAIL intercommunicators, twolevel forced, fallback=$policy np=$np"
+            grep -v '^coll:kbinomial: comm=[0-9]*: declined' "$out" | tail -n 5 | sed 's/^/    /'
+        fi
+        rm -f "$out"
+    done
+done
+out=$(mktemp)
+if timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+    --mca coll_kbinomial_algorithm twolevel "$INTERCOMM" -e >"$out" 2>&1 &&
+    grep -q "np=4 refused .* 0 failures" "$out" &&
+    grep -q 'declined (twolevel needs several nodes.*) and coll_kbinomial_fallback=error' "$out"; then
+    pass=$((pass + 1)); echo "PASS intercommunicators, twolevel forced, fallback=error: MPI_ERR_UNSUPPORTED_OPERATION, MPI_Intercomm_create fails, no hang"
+else
+    fail=$((fail + 1)); echo "FAIL intercommunicators, twolevel forced, fallback=error"; tail -n 5 "$out" | sed 's/^/    /'
 fi
 rm -f "$out"
 

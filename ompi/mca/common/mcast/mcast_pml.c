@@ -12,6 +12,7 @@
  *                     completes when its engine is done
  */
 #include "mcast_pml.h"
+#include "mcast_dtio.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -22,11 +23,9 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/message/message.h"
-#include "opal/datatype/opal_convertor.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/threads/mutex.h"
 
-#define MCAST_STAGE_SLACK 64  /* the convertor packs whole elements from an element start */
 #define MCAST_IDLE_PROBE 1024 /* polls without progress between two probes */
 
 typedef struct mcast_slot {
@@ -52,8 +51,7 @@ typedef struct mcast_call {
     int tag, tag_last;
     char *base;          /* contiguous: the packed stream in place */
     bool staged;
-    opal_convertor_t sconv, rconv;
-    bool sconv_ready, rconv_ready;
+    mcast_dtio_t io;     /* staged: ranges through the convertor */
     void *buf;
     int count;
     struct ompi_datatype_t *dtype;
@@ -97,96 +95,9 @@ static bool grow(char **p, size_t *cap, size_t want)
 
 /* ---- the transport -------------------------------------------------------- */
 
-/* A convertor positioned at byte `off` of the stream.  Open MPI's convertor continues a
- * stream safely, but jumping forward after an op that ended inside an element corrupts
- * its state (seen with a struct datatype): the call's own convertor serves ops that
- * continue where it stopped, any other op gets a fresh one (*tmp, destructed by the
- * caller when *fresh).  Packing restarts at the element holding `off` (*pos <= off). */
-static opal_convertor_t *convertor_at(mcast_call_t *c, bool send, size_t off, opal_convertor_t *tmp,
-                                      bool *fresh, size_t *pos)
-{
-    opal_convertor_t *own = send ? &c->sconv : &c->rconv;
-    bool *ready = send ? &c->sconv_ready : &c->rconv_ready;
-    *fresh = false;
-    opal_convertor_t *cv = own;
-    if (*ready && own->bConverted != off) {
-        cv = tmp;
-        *fresh = true;
-    }
-    if (!*ready || *fresh) {
-        OBJ_CONSTRUCT(cv, opal_convertor_t);
-        const int rc = send ? opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor,
-                                                                        &c->dtype->super, c->count,
-                                                                        c->buf, 0, cv)
-                            : opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor,
-                                                                        &c->dtype->super, c->count,
-                                                                        c->buf, 0, cv);
-        if (OMPI_SUCCESS != rc) {
-            OBJ_DESTRUCT(cv);
-            *fresh = false;
-            return NULL;
-        }
-        if (cv == own) {
-            *ready = true;
-        }
-    }
-    *pos = off;
-    if (OMPI_SUCCESS != opal_convertor_set_position(cv, pos)) {
-        if (*fresh) {
-            OBJ_DESTRUCT(cv);
-            *fresh = false;
-        }
-        return NULL;
-    }
-    return cv;
-}
-
-/* Pack bytes [off, off + len) of the user buffer into s->stage; returns where they start
- * (the convertor restarts at the element that holds byte `off`). */
-static char *pack_range(mcast_call_t *c, mcast_slot_t *s, size_t off, size_t len)
-{
-    opal_convertor_t tmp, *cv;
-    bool fresh;
-    size_t pos;
-    char *out = NULL;
-    if (NULL == (cv = convertor_at(c, true, off, &tmp, &fresh, &pos))) {
-        return NULL;
-    }
-    if (pos <= off && grow(&s->stage, &s->stage_cap, (off - pos) + len + MCAST_STAGE_SLACK)) {
-        struct iovec iov = {.iov_base = s->stage, .iov_len = (off - pos) + len + MCAST_STAGE_SLACK};
-        uint32_t iov_count = 1;
-        size_t max_data = iov.iov_len;
-        if (opal_convertor_pack(cv, &iov, &iov_count, &max_data) >= 0 &&
-            max_data >= (off - pos) + len) {
-            out = s->stage + (off - pos);
-        }
-    }
-    if (fresh) {
-        OBJ_DESTRUCT(cv);
-    }
-    return out;
-}
-
 static int unpack_range(mcast_call_t *c, mcast_slot_t *s)
 {
-    opal_convertor_t tmp, *cv;
-    bool fresh;
-    size_t pos;
-    int rc = MPI_ERR_INTERN;
-    if (NULL == (cv = convertor_at(c, false, s->off, &tmp, &fresh, &pos))) {
-        return rc;
-    }
-    struct iovec iov = {.iov_base = s->stage, .iov_len = s->len};
-    uint32_t iov_count = 1;
-    size_t max_data = s->len;
-    if (pos == s->off && opal_convertor_unpack(cv, &iov, &iov_count, &max_data) >= 0 &&
-        max_data == s->len) {
-        rc = OMPI_SUCCESS;
-    }
-    if (fresh) {
-        OBJ_DESTRUCT(cv);
-    }
-    return rc;
+    return mcast_dtio_unpack(&c->io, s->off, s->len, s->stage);
 }
 
 static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_t off, size_t len,
@@ -210,11 +121,15 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
     } else if (len > 0 && !c->staged) {
         data = c->base + off;
     } else if (len > 0 && MCAST_OP_SEND == kind) {
-        data = pack_range(c, s, off, len);
-        if (NULL == data) {
-            s->err = OMPI_ERR_OUT_OF_RESOURCE;
-            data = nothing;
-            len = 0;
+        size_t packed = 0;
+        const int prc = grow(&s->stage, &s->stage_cap, len)
+                            ? mcast_dtio_pack(&c->io, off, len, len, s->stage, &packed)
+                            : OMPI_ERR_OUT_OF_RESOURCE;
+        if (OMPI_SUCCESS == prc) {
+            data = s->stage;
+        } else {
+            s->err = prc;
+            len = 0; /* the receiver sees the length mismatch */
         }
     } else if (len > 0) {
         if (grow(&s->stage, &s->stage_cap, len)) {
@@ -514,6 +429,7 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
         c->base = (char *) buf + true_lb;
     } else {
         c->staged = true;
+        mcast_dtio_init(&c->io, buf, count, dtype);
     }
     /* two tags per broadcast: the same on every rank (collectives are called in order) */
     c->tag = 0 != tag ? tag : reserve_tags(comm, 2);
@@ -534,12 +450,7 @@ static void call_cleanup(mcast_call_t *c)
         free(c->slots[i].stage);
     }
     free(c->slots);
-    if (c->sconv_ready) {
-        OBJ_DESTRUCT(&c->sconv);
-    }
-    if (c->rconv_ready) {
-        OBJ_DESTRUCT(&c->rconv);
-    }
+    mcast_dtio_fini(&c->io);
     if (!c->sched_borrowed) {
         mcast_sched_free(c->sched);
     }

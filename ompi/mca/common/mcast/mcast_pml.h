@@ -6,8 +6,9 @@
  * Transport contract, as the engine expects it:
  *   - an op is bytes [off, off + len) of the packed type signature: contiguous buffers in
  *     place; other datatypes through Open MPI's convertor, packed (send) or unpacked
- *     (receive) per op into a staging slot of at most one op's bytes (+64), so memory
- *     stays bounded by (window + max_sends) ops whatever the message size;
+ *     (receive) per op into a staging slot of one op's bytes (mcast_dtio.h: an op may cut
+ *     an element), so memory stays bounded by (window + max_sends) ops whatever the
+ *     message size;
  *   - a send always puts a message on the wire: when staging fails it sends 0 bytes, the
  *     receiver sees the length mismatch (error mode of the engine); a receive always
  *     consumes its message (0-byte buffer when staging fails, which truncates);

@@ -15,11 +15,11 @@
 #include "mpi.h"
 #include "kbinomial.h"
 #include "mcast_shm.h"
-#include "opal/datatype/opal_convertor.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/proc.h"
 #include "opal/sys/atomic.h"
 #include "mcast_pml.h"
+#include "mcast_dtio.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/pml/pml.h"
 
@@ -311,35 +311,12 @@ bool mcast_shm_setup_test(mcast_shm_seg_t *s)
 /* ---- data through the convertor (non-contiguous) or in place ---------------------- */
 typedef struct {
     char *base; /* contiguous: the packed stream in place */
-    opal_convertor_t conv;
-    bool conv_ready;
-    bool send;
-    void *buf;
-    int count;
-    struct ompi_datatype_t *dtype;
+    mcast_dtio_t io;
 } shm_io_ctx_t;
 
-static int conv_ready(shm_io_ctx_t *c)
-{
-    if (c->conv_ready) {
-        return 0;
-    }
-    OBJ_CONSTRUCT(&c->conv, opal_convertor_t);
-    const int rc = c->send ? opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor,
-                                                                      &c->dtype->super, c->count,
-                                                                      c->buf, 0, &c->conv)
-                           : opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor,
-                                                                      &c->dtype->super, c->count,
-                                                                      c->buf, 0, &c->conv);
-    if (OMPI_SUCCESS != rc) {
-        OBJ_DESTRUCT(&c->conv);
-        return -1;
-    }
-    c->conv_ready = true;
-    return 0;
-}
-
-/* The convertor packs whole basic elements: a chunk may end a few bytes short. */
+/* The root packs up to `max` bytes, stopping where an element ends when one ends in
+ * them (the receivers then unpack whole elements; a chunk that cuts one is unpacked
+ * right too: mcast_dtio.h). */
 static int io_pack(void *ctx, size_t off, size_t max, void *dst, size_t *packed)
 {
     shm_io_ctx_t *c = ctx;
@@ -348,18 +325,7 @@ static int io_pack(void *ctx, size_t off, size_t max, void *dst, size_t *packed)
         *packed = max;
         return 0;
     }
-    if (0 != conv_ready(c) || c->conv.bConverted != off) {
-        return -1;
-    }
-    struct iovec iov = {.iov_base = dst, .iov_len = max};
-    uint32_t iov_count = 1;
-    size_t max_data = max;
-    if (opal_convertor_pack(&c->conv, &iov, &iov_count, &max_data) < 0 || 0 == max_data ||
-        max_data > max) {
-        return -1;
-    }
-    *packed = max_data;
-    return 0;
+    return OMPI_SUCCESS == mcast_dtio_pack(&c->io, off, 1, max, dst, packed) ? 0 : -1;
 }
 
 static int io_unpack(void *ctx, size_t off, size_t len, const void *src)
@@ -369,24 +335,13 @@ static int io_unpack(void *ctx, size_t off, size_t len, const void *src)
         memcpy(c->base + off, src, len);
         return 0;
     }
-    if (0 != conv_ready(c) || c->conv.bConverted != off) {
-        return -1;
-    }
-    struct iovec iov = {.iov_base = (void *) src, .iov_len = len};
-    uint32_t iov_count = 1;
-    size_t max_data = len;
-    return (opal_convertor_unpack(&c->conv, &iov, &iov_count, &max_data) >= 0 && max_data == len)
-               ? 0
-               : -1;
+    return OMPI_SUCCESS == mcast_dtio_unpack(&c->io, off, len, src) ? 0 : -1;
 }
 
-static void io_init(shm_io_ctx_t *c, void *buf, int count, struct ompi_datatype_t *dtype, bool send)
+static void io_init(shm_io_ctx_t *c, void *buf, int count, struct ompi_datatype_t *dtype)
 {
-    memset(c, 0, sizeof(*c));
-    c->send = send;
-    c->buf = buf;
-    c->count = count;
-    c->dtype = dtype;
+    c->base = NULL;
+    mcast_dtio_init(&c->io, buf, count, dtype);
     if (ompi_datatype_is_contiguous_memory_layout(dtype, count)) {
         ptrdiff_t true_lb = 0, true_extent = 0;
         ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
@@ -396,10 +351,7 @@ static void io_init(shm_io_ctx_t *c, void *buf, int count, struct ompi_datatype_
 
 static void io_fini(shm_io_ctx_t *c)
 {
-    if (c->conv_ready) {
-        OBJ_DESTRUCT(&c->conv);
-        c->conv_ready = false;
-    }
+    mcast_dtio_fini(&c->io);
 }
 
 static int status_of(int rc)
@@ -534,7 +486,7 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
             return rc;
         }
     }
-    io_init(&r->io_ctx, buf, count, dtype, rank == seg_root);
+    io_init(&r->io_ctx, buf, count, dtype);
     r->view = seg->view;
     /* a leader that is not the root streams what the engine receives */
     const bool fed = NULL != plan && rank == seg_root && rank != root;
