@@ -83,18 +83,47 @@ mcast_module_t *mcast_module_new(const mcast_component_ops_t *ops,
     return m;
 }
 
+/* A rank that could not set the module up (no memory, a failed discovery) tells the others
+ * in an agreement: then every rank leaves the communicator to the module below (this call
+ * included), instead of that rank failing alone while the others run plans it takes no
+ * part in. */
+static void set_up_failed(mcast_module_t *m, struct ompi_communicator_t *comm, const char *what)
+{
+    m->state = MCAST_STATE_PASS;
+    if (0 == ompi_comm_rank(comm)) {
+        fprintf(stderr, "coll:%s: comm=%u: a rank could not set up %s: the module below serves "
+                        "this communicator on every rank\n",
+                m->ops->name, ompi_comm_get_cid(comm), what);
+    }
+}
+
 /* First call on the communicator: agree on the inputs, then let the component prepare. */
 static int first_call(mcast_module_t *m, struct ompi_communicator_t *comm)
 {
     mcast_digests_t d = {0, 0, 0};
     m->ops->digests(m, &d);
-    /* one allreduce: max of each digest and of its complement (= ~min) */
-    uint64_t v[6] = {d.params, ~d.params, d.rules, ~d.rules, d.topology, ~d.topology};
-    uint64_t r[6];
-    int rc = comm->c_coll->coll_allreduce(v, r, 6, MPI_UINT64_T, MPI_MAX, comm,
+    /* what the module keeps from here on, taken before the agreement so that a rank
+     * without memory for it says so there */
+    if (NULL == m->chain) {
+        m->chain = malloc(sizeof(int) * (size_t) ompi_comm_size(comm));
+    }
+    if (NULL == m->plans.decisions) {
+        m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
+    }
+    const uint64_t short_of_memory = NULL == m->chain || NULL == m->plans.decisions;
+    /* one allreduce: max of each digest and of its complement (= ~min), and whether some
+     * rank is short of memory */
+    uint64_t v[7] = {d.params, ~d.params, d.rules, ~d.rules, d.topology, ~d.topology,
+                     short_of_memory};
+    uint64_t r[7];
+    int rc = comm->c_coll->coll_allreduce(v, r, 7, MPI_UINT64_T, MPI_MAX, comm,
                                           comm->c_coll->coll_allreduce_module);
     if (OMPI_SUCCESS != rc) {
         return rc;
+    }
+    if (0 != r[6]) {
+        set_up_failed(m, comm, "the module's state (no memory)");
+        return OMPI_SUCCESS;
     }
     const bool same_params = r[0] == d.params && ~r[1] == d.params;
     m->use_rules = r[2] == d.rules && ~r[3] == d.rules;
@@ -120,19 +149,21 @@ static int first_call(mcast_module_t *m, struct ompi_communicator_t *comm)
                 ompi_comm_get_cid(comm));
     }
     rc = m->ops->prepare(m, comm, m->use_rules, m->use_topology);
-    if (OMPI_ERR_NOT_AVAILABLE == rc) {
-        m->state = MCAST_STATE_PASS;
-        return OMPI_SUCCESS;
-    }
+    /* The preparation's outcome is local where it fails (no memory for the discovery on
+     * one rank): the ranks agree on it.  {prepared, prepared or declined}: a preparation
+     * declines (OMPI_ERR_NOT_AVAILABLE) on inputs every rank shares. */
+    int mine[2] = {OMPI_SUCCESS == rc, OMPI_SUCCESS == rc || OMPI_ERR_NOT_AVAILABLE == rc};
+    int all[2] = {0, 0};
+    rc = comm->c_coll->coll_allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm,
+                                      comm->c_coll->coll_allreduce_module);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    m->chain = malloc(sizeof(int) * (size_t) ompi_comm_size(comm));
-    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
-    if (NULL == m->chain || NULL == m->plans.decisions) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    if (!all[1]) {
+        set_up_failed(m, comm, "its locality");
+        return OMPI_SUCCESS;
     }
-    m->state = MCAST_STATE_READY;
+    m->state = all[0] ? MCAST_STATE_READY : MCAST_STATE_PASS;
     return OMPI_SUCCESS;
 }
 
@@ -145,7 +176,9 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* The class's decision: the planner on root 0's chain, once per communicator. */
+/* The class's decision: the planner on root 0's chain, once per communicator.  NULL when
+ * this rank had no memory for it (nothing kept: a later call decides again; a decision
+ * that differs from the other ranks' would send this rank down another path for good). */
 static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
 {
     mcast_decision_t *d = &m->plans.decisions[cls];
@@ -157,8 +190,12 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     char why[256] = "";
     m->ops->input(m, comm, 0, mcast_class_bytes(cls), &in, &forced, m->chain);
     mcast_plan_t *p = NULL;
+    const int rc = mcast_plan_select(&in, &p, why, sizeof(why));
+    if (KB_ERR_NOMEM == rc) {
+        return NULL;
+    }
     d->made = true;
-    if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
+    if (KB_OK != rc) {
         d->failed = true;
         d->why = dup_str('\0' != why[0] ? why : "no plan for these parameters");
         return d;
@@ -184,15 +221,20 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
 }
 
 /* The plan of (class, root); NULL with *why set when there is none, NULL with *defer
- * set when the class's decision is the module below's. */
+ * set when the class's decision is the module below's, NULL with *no_memory set when this
+ * rank had no memory to build it (a local failure: the caller must not decide on it). */
 static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
-                                     int root, const char **why, bool *defer)
+                                     int root, const char **why, bool *defer, bool *no_memory)
 {
     mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
     if (NULL != e) {
         return e;
     }
     const mcast_decision_t *d = decide(m, comm, cls);
+    if (NULL == d) {
+        *no_memory = true;
+        return NULL;
+    }
     if (d->failed) {
         *why = d->why;
         return NULL;
@@ -216,13 +258,15 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
     in.selected_by = d->selected_by;
     mcast_plan_t *p = NULL;
     static char err[256];
-    if (KB_OK != mcast_plan_select(&in, &p, err, sizeof(err))) {
+    const int rc = mcast_plan_select(&in, &p, err, sizeof(err));
+    if (KB_OK != rc) {
+        *no_memory = KB_ERR_NOMEM == rc;
         *why = err;
         return NULL;
     }
     e = mcast_plan_cache_insert(&m->plans, cls, root, p);
     if (NULL == e) {
-        *why = "out of memory";
+        *no_memory = true;
     }
     return e;
 }
@@ -278,10 +322,17 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
         return OMPI_SUCCESS; /* nothing to move: no plan needed */
     }
     const char *why = NULL;
-    bool defer = false;
-    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), root, &why, &defer);
+    bool defer = false, no_memory = false;
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(*bytes), root, &why, &defer,
+                                      &no_memory);
     if (defer) {
         return MCAST_PASS; /* the module below has the better plan */
+    }
+    if (no_memory) {
+        /* This rank alone cannot follow the plan the others run: it reports the error
+         * (the fallback policy is for plans that do not apply on every rank).  Its peers
+         * may wait for it (docs/local-failures.md: what is not covered). */
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (NULL == e) {
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
@@ -303,11 +354,7 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
 /* No segment on some rank (every rank knows): decide again without it. */
 static void forget_shm_plans(mcast_module_t *m)
 {
-    mcast_plan_cache_clear(&m->plans);
-    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
-    if (NULL == m->plans.decisions) {
-        m->state = MCAST_STATE_PASS;
-    }
+    mcast_plan_cache_forget(&m->plans);
 }
 
 int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
@@ -376,8 +423,8 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     mcast_plan_get_info(e->plan, &info);
     const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
     if (twolevel || 0 == strcmp(info.transport, "shm")) {
-        rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, buf, count, dtype, bytes, root,
-                                                comm, request)
+        rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, &e->memo, buf, count, dtype,
+                                                bytes, root, comm, request)
                       : mcast_shm_irun(&m->shm, &info, buf, count, dtype, bytes, root, comm,
                                        request);
         if (MCAST_SHM_PASS != rc) {
@@ -401,5 +448,5 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
         }
         return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
     }
-    return mcast_pml_ibcast(e->plan, buf, count, dtype, bytes, comm, request);
+    return mcast_pml_ibcast(e->plan, &e->memo, buf, count, dtype, bytes, comm, request);
 }

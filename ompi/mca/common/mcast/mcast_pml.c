@@ -10,6 +10,9 @@
  *   blocking          poll / opal_progress until the engine is done
  *   nonblocking       a progress function polls every active Ibcast; the request
  *                     completes when its engine is done
+ *   no memory         a rank that cannot set its call up (slots, engine, request) runs
+ *                     its schedule without data (void_run): its peers end with
+ *                     MPI_ERR_TRUNCATE where they depend on it, never wait for it
  */
 #include "mcast_pml.h"
 
@@ -28,6 +31,7 @@
 
 #define MCAST_STAGE_SLACK 64  /* the convertor packs whole elements from an element start */
 #define MCAST_IDLE_PROBE 1024 /* polls without progress between two probes */
+#define MCAST_VOID_POSTED 1024 /* void_run's requests of a kind (coll_kbinomial_window's bound) */
 
 typedef struct mcast_slot {
     ompi_request_t *req;
@@ -46,7 +50,7 @@ typedef struct mcast_call {
     mcast_engine_t *engine;
     bool own_engine;
     mcast_sched_t *sched;
-    bool sched_borrowed; /* sched belongs to a memo */
+    mcast_sched_ref_t *sched_ref; /* sched is shared with a memo (NULL: the call's own) */
     mcast_engine_params_t ep;
     struct ompi_communicator_t *comm;
     int tag, tag_last;
@@ -471,25 +475,33 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
 {
     memset(c, 0, sizeof(*c));
     const int rank = ompi_comm_rank(comm);
+    /* two tags per broadcast: the same on every rank (collectives are called in order),
+     * taken first, so that a call that fails further on keeps the count in step */
+    c->tag = reserve_tags(comm, 2);
+    c->tag_last = c->tag - 1;
     c->comm = comm;
     c->buf = buf;
     c->count = count;
     c->dtype = dtype;
-    if (NULL != memo && NULL != memo->sched && memo->bytes == bytes) {
-        c->sched = memo->sched;
+    if (NULL != memo && NULL != memo->ref && memo->bytes == bytes) {
+        c->sched_ref = mcast_sched_ref_take(memo->ref);
+        c->sched = c->sched_ref->sched;
         c->ep = memo->ep;
-        c->sched_borrowed = true;
     } else {
         if (KB_OK != mcast_plan_engine_params(plan, rank, bytes, &c->ep) ||
             KB_OK != mcast_plan_schedule(plan, rank, bytes, &c->sched)) {
+            c->sched = NULL;
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        if (NULL != memo) {
-            mcast_sched_free(memo->sched);
-            memo->sched = c->sched;
+        mcast_sched_ref_t *ref = NULL != memo ? malloc(sizeof(*ref)) : NULL;
+        if (NULL != ref) { /* (without one the schedule stays the call's own) */
+            ref->sched = c->sched;
+            ref->holders = 2; /* the memo and this call */
+            mcast_sched_ref_release(memo->ref);
+            memo->ref = ref;
             memo->bytes = bytes;
             memo->ep = c->ep;
-            c->sched_borrowed = true;
+            c->sched_ref = ref;
         }
     }
     c->nslots = c->ep.window + c->ep.max_sends;
@@ -509,10 +521,68 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
     } else {
         c->staged = true;
     }
-    /* two tags per broadcast: the same on every rank (collectives are called in order) */
-    c->tag = reserve_tags(comm, 2);
-    c->tag_last = c->tag - 1;
     return OMPI_SUCCESS;
+}
+
+/* A rank that cannot run its engine (no memory for its slots, its engine or its request)
+ * still owes its peers its schedule: it takes every message they send it (into nothing:
+ * consumed, truncated) and sends each of its own empty (its receivers see the length
+ * mismatch, as from an engine in error mode, and pass the error on), in list order, with
+ * at most the engine's window of receives and max_sends of sends posted, so it waits for
+ * no peer longer than its engine would.  Its requests live on the stack: nothing here
+ * allocates. */
+static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep,
+                     struct ompi_communicator_t *comm, int tag, int tag_last)
+{
+    static char none[1];
+    ompi_request_t *req[2][MCAST_VOID_POSTED];
+    const size_t count[2] = {mcast_sched_count(sched, MCAST_OP_RECV),
+                             mcast_sched_count(sched, MCAST_OP_SEND)};
+    const int want[2] = {ep->window, ep->max_sends};
+    size_t next[2] = {0, 0};
+    int cap[2], posted = 0;
+    for (int k = 0; k < 2; k++) {
+        cap[k] = want[k] < 1 ? 1 : want[k] > MCAST_VOID_POSTED ? MCAST_VOID_POSTED : want[k];
+        for (int i = 0; i < cap[k]; i++) {
+            req[k][i] = MPI_REQUEST_NULL;
+        }
+    }
+    while (next[0] < count[0] || next[1] < count[1] || posted > 0) {
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < cap[k]; i++) {
+                if (MPI_REQUEST_NULL != req[k][i] && REQUEST_COMPLETE(req[k][i])) {
+                    ompi_request_free(&req[k][i]); /* (a receive's truncation is expected) */
+                    req[k][i] = MPI_REQUEST_NULL;
+                    posted--;
+                }
+                mcast_op_t op;
+                if (MPI_REQUEST_NULL != req[k][i] || next[k] >= count[k] ||
+                    KB_OK != mcast_sched_op(sched, (mcast_op_kind_t) k, next[k]++, &op)) {
+                    continue;
+                }
+                const int t = op.last ? tag_last : tag;
+                const int rc = (MCAST_OP_RECV == k)
+                                   ? MCA_PML_CALL(irecv(none, 0, MPI_BYTE, op.peer, t, comm, &req[k][i]))
+                                   : MCA_PML_CALL(isend(none, 0, MPI_BYTE, op.peer, t,
+                                                        MCA_PML_BASE_SEND_STANDARD, comm, &req[k][i]));
+                if (OMPI_SUCCESS == rc) {
+                    posted++;
+                } else {
+                    req[k][i] = MPI_REQUEST_NULL;
+                }
+            }
+        }
+        opal_progress();
+    }
+}
+
+/* The failure path of a call that could not start: its schedule without data when it has
+ * one (without, its peers cannot be told: see mcast_pml.h); the caller then frees it. */
+static void call_abandon(mcast_call_t *c)
+{
+    if (NULL != c->sched) {
+        void_run(c->sched, &c->ep, c->comm, c->tag, c->tag_last);
+    }
 }
 
 static int call_start(mcast_call_t *c)
@@ -534,9 +604,12 @@ static void call_cleanup(mcast_call_t *c)
     if (c->rconv_ready) {
         OBJ_DESTRUCT(&c->rconv);
     }
-    if (!c->sched_borrowed) {
+    if (NULL != c->sched_ref) {
+        mcast_sched_ref_release(c->sched_ref);
+    } else {
         mcast_sched_free(c->sched);
     }
+    c->sched_ref = NULL;
     if (c->own_engine) {
         mcast_engine_destroy(c->engine);
     }
@@ -561,6 +634,8 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
             opal_progress();
         }
         rc = mcast_engine_status(c.engine);
+    } else {
+        call_abandon(&c);
     }
     call_cleanup(&c);
     return rc;
@@ -574,6 +649,11 @@ int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
 {
     mcast_call_t *c = malloc(sizeof(*c));
     if (NULL == c) {
+        /* its part without data, from a call on the stack */
+        mcast_call_t tmp;
+        (void) call_setup(&tmp, plan, memo, NULL, buf, count, dtype, bytes, comm);
+        call_abandon(&tmp);
+        call_cleanup(&tmp);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     int rc = call_setup(c, plan, memo, engine, buf, count, dtype, bytes, comm);
@@ -581,6 +661,7 @@ int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
         rc = call_start(c);
     }
     if (OMPI_SUCCESS != rc) {
+        call_abandon(c);
         call_cleanup(c);
         free(c);
         return rc;
@@ -750,34 +831,54 @@ static void ireq_activate(mcast_ireq_t *r, ompi_request_t **request)
     *request = &r->super;
 }
 
-int mcast_ireq_start_runner(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
-                            const mcast_runner_t *runner, void *state, ompi_request_t **request)
+int mcast_ireq_runner_new(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
+                          ompi_request_t **request)
 {
     mcast_ireq_t *r = ireq_new();
     if (NULL == r) {
-        runner->release(state);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    r->runner = runner;
-    r->runner_state = state;
     r->call.dtype = dtype;
     r->call.comm = comm;
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
-    OPAL_THREAD_LOCK(&active_lock);
-    ireq_activate(r, request);
-    OPAL_THREAD_UNLOCK(&active_lock);
+    *request = &r->super;
     return OMPI_SUCCESS;
 }
 
-int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi_datatype_t *dtype,
-                     size_t bytes, struct ompi_communicator_t *comm, ompi_request_t **request)
+void mcast_ireq_runner_start(ompi_request_t *request, const mcast_runner_t *runner, void *state)
+{
+    mcast_ireq_t *r = (mcast_ireq_t *) request;
+    ompi_request_t *out;
+    r->runner = runner;
+    r->runner_state = state;
+    OPAL_THREAD_LOCK(&active_lock);
+    ireq_activate(r, &out);
+    OPAL_THREAD_UNLOCK(&active_lock);
+}
+
+void mcast_ireq_runner_discard(ompi_request_t *request)
+{
+    if (NULL != request) {
+        ireq_release((mcast_ireq_t *) request); /* (no runner yet: nothing of its own) */
+    }
+}
+
+int mcast_pml_ibcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, void *buf, int count,
+                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
+                     ompi_request_t **request)
 {
     mcast_ireq_t *r = ireq_new();
     if (NULL == r) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        /* No memory for a request: this rank's part now, blocking (a request cannot be
+         * handed back; its peers would otherwise wait for it), then an empty one. */
+        const int rc = mcast_pml_bcast(plan, memo, NULL, buf, count, dtype, bytes, comm);
+        if (OMPI_SUCCESS == rc) {
+            *request = &ompi_request_empty;
+        }
+        return rc;
     }
-    int rc = call_setup(&r->call, plan, NULL, NULL, buf, count, dtype, bytes, comm);
+    int rc = call_setup(&r->call, plan, memo, NULL, buf, count, dtype, bytes, comm);
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
     OPAL_THREAD_LOCK(&active_lock);
@@ -786,6 +887,7 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi
     }
     if (OMPI_SUCCESS != rc) {
         OPAL_THREAD_UNLOCK(&active_lock);
+        call_abandon(&r->call); /* (blocking: the peers must not wait for this rank) */
         ireq_release(r);
         return rc;
     }

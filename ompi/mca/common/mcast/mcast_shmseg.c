@@ -105,16 +105,19 @@ static void *open_region(const shm_offer_t *offer, size_t bytes)
 }
 
 /* Every rank's index among the ranks of its node (in rank order; node_of_rank NULL: one
- * node), this node's size and its first rank (the segment's creator). */
+ * node; local_of NULL: not wanted), this node's size and its first rank (the segment's
+ * creator). */
 static void membership(int n, int rank, const int *node_of_rank, int *local_of, int *nlocal,
                        int *creator)
 {
     *nlocal = 0;
     *creator = -1;
     for (int r = 0; r < n; r++) {
-        local_of[r] = 0;
-        for (int q = 0; NULL != node_of_rank && q < r; q++) {
-            local_of[r] += node_of_rank[q] == node_of_rank[r];
+        if (NULL != local_of) {
+            local_of[r] = 0;
+            for (int q = 0; NULL != node_of_rank && q < r; q++) {
+                local_of[r] += node_of_rank[q] == node_of_rank[r];
+            }
         }
         if (NULL == node_of_rank || node_of_rank[r] == node_of_rank[rank]) {
             if (*creator < 0) {
@@ -123,31 +126,29 @@ static void membership(int n, int rank, const int *node_of_rank, int *local_of, 
             ++*nlocal;
         }
     }
-    if (NULL == node_of_rank) {
-        for (int r = 0; r < n; r++) {
-            local_of[r] = r;
-        }
+    for (int r = 0; NULL == node_of_rank && NULL != local_of && r < n; r++) {
+        local_of[r] = r;
     }
 }
 
 /* Collective over comm: each node's first rank creates its node's segment and sends the
  * name to the node's other ranks (point to point, the collective tag: collectives on a
  * communicator are ordered); one allreduce (min) says whether every rank mapped its
- * node's segment; the creators then unlink the names. */
+ * node's segment; the creators then unlink the names.  A rank that refuses (no memory for
+ * its part) still takes every step, mapping nothing: the segment then fails on every rank
+ * alike. */
 static int setup(mcast_shm_seg_t *s, int slots, size_t slot_bytes, const int *node_of_rank,
-                 struct ompi_communicator_t *comm)
+                 struct ompi_communicator_t *comm, bool refuse)
 {
     const int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    s->local_of = malloc((size_t) n * sizeof(int));
-    if (NULL == s->local_of) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
+    s->local_of = refuse ? NULL : malloc((size_t) n * sizeof(int));
+    refuse = refuse || NULL == s->local_of;
     int nlocal = 0, creator = 0;
     membership(n, rank, node_of_rank, s->local_of, &nlocal, &creator);
     const size_t bytes = mcast_shm_region_bytes(nlocal, slots, slot_bytes);
     shm_offer_t offer;
     memset(&offer, 0, sizeof(offer));
-    const bool room = live_segments < max_segments;
+    const bool room = !refuse && live_segments < max_segments;
     int rc = OMPI_SUCCESS;
     if (rank == creator) {
         if (0 != bytes && room && nlocal > 1) {
@@ -169,7 +170,7 @@ static int setup(mcast_shm_seg_t *s, int slots, size_t slot_bytes, const int *no
     }
     s->region_bytes = bytes;
     /* a rank alone on its node needs no segment (its calls have no op there) */
-    int mine = (OMPI_SUCCESS == rc &&
+    int mine = (!refuse && OMPI_SUCCESS == rc &&
                 (1 == nlocal ||
                  (NULL != s->region &&
                   KB_OK == mcast_shm_attach(s->region, bytes, nlocal, s->local_of[rank], &s->view))))
@@ -299,6 +300,10 @@ static int status_of(int rc)
     }
 }
 
+/* A communicator whose rank had no memory for its segment's state: failed, like one that
+ * could not map it (never freed). */
+static mcast_shm_seg_t no_segment = {.failed = true};
+
 /* The segment of the communicator, set up at its first use (collective); NULL when some
  * rank could not map it (then and from then on). */
 static int segment_of(mcast_shm_seg_t **seg, const mcast_plan_info_t *info,
@@ -307,9 +312,15 @@ static int segment_of(mcast_shm_seg_t **seg, const mcast_plan_info_t *info,
     if (NULL == *seg) {
         *seg = calloc(1, sizeof(**seg));
         if (NULL == *seg) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
+            /* its part of the setup all the same, refusing (the others would wait for it) */
+            mcast_shm_seg_t none = {.failed = true};
+            const int rc = setup(&none, info->shm_slots, info->shm_slot_bytes, info->node_of_rank,
+                                 comm, true);
+            *seg = &no_segment;
+            return OMPI_SUCCESS != rc ? rc : MCAST_SHM_PASS;
         }
-        const int rc = setup(*seg, info->shm_slots, info->shm_slot_bytes, info->node_of_rank, comm);
+        const int rc = setup(*seg, info->shm_slots, info->shm_slot_bytes, info->node_of_rank, comm,
+                             false);
         if (OMPI_SUCCESS != rc) {
             (*seg)->failed = true;
             return rc;
@@ -333,6 +344,7 @@ typedef struct {
     shm_io_ctx_t io_ctx;
     mcast_shm_t *view;
     mcast_shm_op_t *op;
+    mcast_shm_op_space_t op_space; /* the op lives here: starting it allocates nothing */
     mcast_call_t *call; /* the engine's call (NULL once done and freed) */
     int call_status;
     bool call_done;
@@ -405,7 +417,11 @@ static const mcast_runner_t shm_runner = {ireq_test, ireq_release};
 
 /* Starts this rank's part in *r (its fields zero, io_ctx as it may be; the segment is set up at the
  * communicator's first call): the engine's call (twolevel: plan != NULL) and the
- * segment's op.  MCAST_SHM_PASS: no segment.  On failure nothing is left to release. */
+ * segment's op.  MCAST_SHM_PASS: no segment.  On failure nothing is left to release.
+ * Once the segment is there, this rank's part always starts: an engine call that could
+ * not start (it has done its schedule without data: mcast_pml_call_start) is this rank's
+ * error, and a node leader then publishes its chunks marked (io_pack_fed fails), so its
+ * node's ranks end with MPI_ERR_INTERN instead of waiting for them. */
 static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
                       const mcast_plan_info_t *info, mcast_sched_memo_t *memo,
                       mcast_engine_t *engine, void *buf, int count, struct ompi_datatype_t *dtype,
@@ -420,11 +436,15 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
     int seg_root = root;
     if (NULL != plan) {
         seg_root = mcast_plan_node_leader(plan, rank);
-        int rc = seg_root < 0 ? MPI_ERR_INTERN
-                              : mcast_pml_call_start(plan, memo, engine, buf, count, dtype, bytes,
-                                                     comm, &r->call);
+        if (seg_root < 0) {
+            return MPI_ERR_INTERN;
+        }
+        const int rc = mcast_pml_call_start(plan, memo, engine, buf, count, dtype, bytes, comm,
+                                            &r->call);
         if (OMPI_SUCCESS != rc) {
-            return rc;
+            r->call = NULL;
+            r->call_status = rc;
+            r->call_done = true;
         }
     }
     io_init(&r->io_ctx, buf, count, dtype, rank == seg_root);
@@ -434,10 +454,11 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
     const mcast_shm_io_t io = fed ? (mcast_shm_io_t){r, io_pack_fed, io_unpack_fed, NULL, io_avail}
                                   : (mcast_shm_io_t){&r->io_ctx, io_pack, io_unpack, NULL, NULL};
     if (NULL != r->view &&
-        KB_OK != mcast_shm_start(r->view, seg->local_of[seg_root], bytes, chunk_of(info, bytes),
-                                 &io, &r->op)) {
+        KB_OK != mcast_shm_start_in(r->view, seg->local_of[seg_root], bytes, chunk_of(info, bytes),
+                                    &io, &r->op_space, &r->op)) {
+        r->op = NULL;
         ireq_fini(r);
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        return MPI_ERR_INTERN;
     }
     return OMPI_SUCCESS;
 }
@@ -489,43 +510,56 @@ int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
     return run(seg, plan, &info, memo, engine, buf, count, dtype, bytes, root, comm);
 }
 
-/* plan: twolevel's (NULL: one node's shm plan, described by info) */
+/* plan: twolevel's (NULL: one node's shm plan, described by info).  The request and the
+ * state are allocated before anything starts; a rank without memory for them does its
+ * part now, blocking (run allocates nothing for the segment; its peers would otherwise
+ * wait for its part), and hands back an empty request when that went well. */
 static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan_info_t *info,
-                void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
-                struct ompi_communicator_t *comm, ompi_request_t **request)
+                mcast_sched_memo_t *memo, void *buf, int count, struct ompi_datatype_t *dtype,
+                size_t bytes, int root, struct ompi_communicator_t *comm, ompi_request_t **request)
 {
     shm_ireq_t *r = calloc(1, sizeof(*r));
-    if (NULL == r) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    ompi_request_t *req = NULL;
+    if (NULL == r || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
+        free(r);
+        const int rc = run(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm);
+        if (OMPI_SUCCESS == rc) {
+            *request = &ompi_request_empty;
+        }
+        return rc;
     }
-    int rc = ireq_start(seg, plan, info, NULL, NULL, buf, count, dtype, bytes, root, comm, r);
+    int rc = ireq_start(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm, r);
     if (OMPI_SUCCESS != rc) {
+        mcast_ireq_runner_discard(req);
         free(r);
         return rc;
     }
     (void) ireq_test(r, &rc); /* a root's small message is out at once */
-    return mcast_ireq_start_runner(comm, dtype, &shm_runner, r, request);
+    mcast_ireq_runner_start(req, &shm_runner, r);
+    *request = req;
+    return OMPI_SUCCESS;
 }
 
-int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, void *buf, int count,
+int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
+                            mcast_sched_memo_t *memo, void *buf, int count,
                             struct ompi_datatype_t *dtype, size_t bytes, int root,
                             struct ompi_communicator_t *comm, ompi_request_t **request)
 {
     mcast_plan_info_t info;
     mcast_plan_get_info(plan, &info);
-    return irun(seg, plan, &info, buf, count, dtype, bytes, root, comm, request);
+    return irun(seg, plan, &info, memo, buf, count, dtype, bytes, root, comm, request);
 }
 
 int mcast_shm_irun(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
                    struct ompi_datatype_t *dtype, size_t bytes, int root,
                    struct ompi_communicator_t *comm, ompi_request_t **request)
 {
-    return irun(seg, NULL, info, buf, count, dtype, bytes, root, comm, request);
+    return irun(seg, NULL, info, NULL, buf, count, dtype, bytes, root, comm, request);
 }
 
 void mcast_shm_free(mcast_shm_seg_t *seg)
 {
-    if (NULL != seg) {
+    if (NULL != seg && &no_segment != seg) {
         unmap(seg);
         free(seg->local_of);
         free(seg);

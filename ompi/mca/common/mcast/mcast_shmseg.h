@@ -51,7 +51,8 @@ int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                            mcast_sched_memo_t *memo, mcast_engine_t *engine, void *buf, int count,
                            struct ompi_datatype_t *dtype, size_t bytes, int root,
                            struct ompi_communicator_t *comm);
-int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, void *buf, int count,
+int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
+                            mcast_sched_memo_t *memo, void *buf, int count,
                             struct ompi_datatype_t *dtype, size_t bytes, int root,
                             struct ompi_communicator_t *comm, ompi_request_t **request);
 
