@@ -298,6 +298,32 @@ static void print_plan(mcast_module_t *m, struct ompi_communicator_t *comm, mcas
     fflush(stderr);
 }
 
+/* A call of 0 bytes has nothing to move, but where the communicator's smallest messages go
+ * through the shared segment (forced shm, or the one-node plan of the smallest class) it
+ * goes through it too, as one empty chunk (*plan set): whether a rank passes 0 is its own
+ * business (an erroneous program passes 0 on one rank while the root sends more), and
+ * only the segment tells it what the root sent.  Such a rank then meets the root's chunks,
+ * reports MPI_ERR_TRUNCATE and takes them off the ring, so its next call is clean; a
+ * receiver that expects bytes from a 0-byte root meets the empty chunk.  (MPI_Bcast and
+ * MPI_Ibcast with count 0 never reach a coll component in Open MPI 4.1: this is the
+ * zero-size datatype's case.)  Any other plan, or none: nothing to do. */
+static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, int root,
+                           mcast_cached_plan_t **plan)
+{
+    const char *why = NULL;
+    bool defer = false, no_memory = false;
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(1), root, &why, &defer, &no_memory);
+    if (no_memory) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    mcast_plan_info_t info;
+    if (NULL != e && KB_OK == mcast_plan_get_info(e->plan, &info) && !info.defer &&
+        0 == strcmp(info.transport, "shm")) {
+        *plan = e;
+    }
+    return OMPI_SUCCESS;
+}
+
 /* What a call does: run a plan (*plan set), pass to the module below (MCAST_PASS), or fail. */
 #define MCAST_PASS 1
 
@@ -319,7 +345,7 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, int count,
         return MCAST_PASS;
     }
     if (0 == *bytes) {
-        return OMPI_SUCCESS; /* nothing to move: no plan needed */
+        return zero_bytes_plan(m, comm, root, plan);
     }
     const char *why = NULL;
     bool defer = false, no_memory = false;
