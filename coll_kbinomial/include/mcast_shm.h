@@ -36,8 +36,10 @@
  * The chunks carry the root's message size: a receiver that expected another size still
  * consumes exactly the root's chunks (so the ring stays in step for the next call) and
  * reports MCAST_SHM_MISMATCH; a root whose pack failed still publishes its chunks, marked,
- * and the receivers report MCAST_SHM_ROOT_FAILED.  Nobody waits for a chunk that never
- * comes, as long as every rank of the region calls with the same root.
+ * and the receivers report MCAST_SHM_ROOT_FAILED; a receiver whose unpack failed still
+ * consumes its chunks.  A 0-byte call publishes one empty chunk, so a receiver of any size
+ * meets a 0-byte root's size, and a 0-byte receiver a larger root's.  Nobody waits for a
+ * chunk that never comes, as long as every rank of the region calls with the same root.
  */
 #ifndef MCAST_SHM_H
 #define MCAST_SHM_H
@@ -87,10 +89,11 @@ typedef struct mcast_shm_io {
     size_t (*avail)(void *ctx);
 } mcast_shm_io_t;
 
-/* One broadcast of `bytes` (> 0) bytes from `root` over the region, the root packing
- * chunks of at most chunk_bytes (0 or more than a slot: a slot).  KB_OK,
+/* One broadcast of `bytes` bytes (0: one empty chunk) from `root` over the region, the
+ * root packing chunks of at most chunk_bytes (0 or more than a slot: a slot).  KB_OK,
  * MCAST_SHM_MISMATCH, MCAST_SHM_ROOT_FAILED, a failed unpack's KB_ERR_INTERNAL (the
- * chunks are still consumed), or KB_ERR_ARG (nothing done). */
+ * chunks are still consumed), or KB_ERR_ARG (nothing done).  It allocates nothing (its op
+ * lives on the stack), so it cannot stop half-way for want of memory. */
 int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes, size_t chunk_bytes,
                     const mcast_shm_io_t *io);
 
@@ -103,6 +106,18 @@ int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes, size_t chunk_bytes,
 typedef struct mcast_shm_op mcast_shm_op_t;
 int mcast_shm_start(mcast_shm_t *s, int root, size_t bytes, size_t chunk_bytes,
                     const mcast_shm_io_t *io, mcast_shm_op_t **op);
+/* mcast_shm_start in the caller's memory: nothing allocated, so it cannot fail for want of
+ * memory (KB_OK or KB_ERR_ARG).  The op must complete before its space goes:
+ * mcast_shm_op_free of an op not yet complete polls the region until it is. */
+typedef union mcast_shm_op_space {
+    long double align_ld;
+    void *align_ptr;
+    uint64_t align_u64;
+    unsigned char bytes[256];
+} mcast_shm_op_space_t;
+int mcast_shm_start_in(mcast_shm_t *s, int root, size_t bytes, size_t chunk_bytes,
+                       const mcast_shm_io_t *io, mcast_shm_op_space_t *space,
+                       mcast_shm_op_t **op);
 int mcast_shm_poll(mcast_shm_t *s);
 int mcast_shm_op_test(const mcast_shm_op_t *op, int *result);
 void mcast_shm_op_free(mcast_shm_op_t *op);

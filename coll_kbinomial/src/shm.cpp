@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -93,7 +92,9 @@ struct mcast_shm {
     size_t slot_bytes = 0;
     uint64_t g = 0;         /* next chunk number */
     uint64_t min_done = 0;  /* lower bound of every other rank's done (root's cache) */
-    std::deque<mcast_shm_op *> queue; /* started, not complete, in order */
+    /* started, not complete, in order: a list through the ops themselves, so that queueing
+     * an op allocates nothing (a blocking call's op lives on its caller's stack) */
+    mcast_shm_op *head = nullptr, *tail = nullptr;
     std::atomic_flag busy = ATOMIC_FLAG_INIT; /* one poller at a time */
 
     uint64_t *done(int r) const { return reinterpret_cast<uint64_t *>(base + l.done_off + size_t(r) * LINE); }
@@ -122,7 +123,13 @@ struct mcast_shm_op {
     size_t root_bytes = 1;    /* a receiver learns it from the first chunk */
     int rc = KB_OK;
     bool freed = false;       /* the owner let go before completion */
+    bool in_place = false;    /* lives in its caller's mcast_shm_op_space_t */
+    mcast_shm_op *next = nullptr; /* the region's queue */
 };
+
+static_assert(sizeof(mcast_shm_op) <= sizeof(mcast_shm_op_space_t) &&
+                  alignof(mcast_shm_op) <= alignof(mcast_shm_op_space_t),
+              "mcast_shm_op_space_t must hold an op");
 
 namespace {
 
@@ -203,7 +210,8 @@ __attribute__((visibility("default"))) void mcast_shm_detach(mcast_shm_t *s)
     if (s == nullptr) {
         return;
     }
-    for (mcast_shm_op *op : s->queue) {
+    for (mcast_shm_op *op = s->head, *next = nullptr; op != nullptr; op = next) {
+        next = op->next;
         op->s = nullptr;
         if (op->freed) {
             delete op;
@@ -248,7 +256,9 @@ bool step(mcast_shm_op *op)
         op->g0 = s->g;
     }
     if (s->me == op->root) {
-        while (op->off < op->bytes) {
+        /* a 0-byte call publishes one empty chunk: a receiver that expects bytes sees the
+         * root's size there, and a 0-byte receiver has a chunk to wait for */
+        while (op->off < op->bytes || op->i == 0) {
             const uint64_t g = op->g0 + op->i;
             if (g >= S) {
                 /* the slot's last chunk (g - S) must be read by every other rank */
@@ -271,7 +281,7 @@ bool step(mcast_shm_op *op)
                 break; /* a streaming root: the chunk is not all there yet */
             }
             size_t len = 0;
-            if (!op->failed &&
+            if (max > 0 && !op->failed &&
                 (op->io.pack(op->io.ctx, op->off, max, s->data(g), &len) != 0 || len < 1 || len > max)) {
                 op->failed = true;
             }
@@ -291,15 +301,17 @@ bool step(mcast_shm_op *op)
             return false;
         }
     } else {
-        /* a receiver: the root's size and chunk lengths decide how many chunks there are */
-        while (op->off < op->root_bytes) {
+        /* a receiver: the root's size and chunk lengths decide how many chunks there are
+         * (whatever this rank's own size: a receiver that expected another, 0 included,
+         * still takes exactly the root's chunks off the ring) */
+        while (op->i == 0 || op->off < op->root_bytes) {
             const uint64_t g = op->g0 + op->i;
             SlotHeader *sh = s->slot(g);
             if (load_acquire(&sh->ready) != g + 1) {
                 return false;
             }
             if (op->i == 0) {
-                op->root_bytes = std::max<size_t>(1, size_t(sh->msg_bytes));
+                op->root_bytes = size_t(sh->msg_bytes);
                 if (op->root_bytes != op->bytes) {
                     op->rc = MCAST_SHM_MISMATCH;
                 }
@@ -307,9 +319,11 @@ bool step(mcast_shm_op *op)
             if ((sh->flags & FLAG_ROOT_FAILED) != 0 && op->rc == KB_OK) {
                 op->rc = MCAST_SHM_ROOT_FAILED;
             }
-            /* a root publishes 1..C bytes per chunk; anything else ends the call here */
-            const size_t len = size_t(std::min<uint64_t>(std::max<uint64_t>(sh->len, 1), C));
-            if (op->rc == KB_OK &&
+            /* a root publishes 1..C bytes per chunk of a message (one empty chunk for 0
+             * bytes); anything else ends the call here */
+            const size_t len =
+                op->root_bytes == 0 ? 0 : size_t(std::min<uint64_t>(std::max<uint64_t>(sh->len, 1), C));
+            if (op->rc == KB_OK && len > 0 &&
                 op->io.unpack(op->io.ctx, op->off, std::min(len, op->bytes - op->off), s->data(g)) != 0) {
                 op->rc = KB_ERR_INTERNAL;
             }
@@ -325,18 +339,20 @@ bool step(mcast_shm_op *op)
 
 } // namespace
 
-__attribute__((visibility("default"))) int mcast_shm_start(mcast_shm_t *s, int root, size_t bytes,
-                                                         size_t chunk_bytes, const mcast_shm_io_t *io,
-                                                         mcast_shm_op_t **out)
+} // extern "C"
+
+namespace {
+
+bool start_args_ok(const mcast_shm_t *s, int root, const mcast_shm_io_t *io)
 {
-    if (s == nullptr || io == nullptr || out == nullptr || root < 0 || root >= s->n || bytes == 0 ||
-        io->pack == nullptr || io->unpack == nullptr) {
-        return KB_ERR_ARG;
-    }
-    mcast_shm_op *op = new (std::nothrow) mcast_shm_op;
-    if (op == nullptr) {
-        return KB_ERR_NOMEM;
-    }
+    return s != nullptr && io != nullptr && root >= 0 && root < s->n && io->pack != nullptr &&
+           io->unpack != nullptr;
+}
+
+/* Queues op (fresh, wherever it lives) behind the region's earlier ops. */
+void enqueue(mcast_shm *s, mcast_shm_op *op, int root, size_t bytes, size_t chunk_bytes,
+             const mcast_shm_io_t *io)
+{
     op->s = s;
     op->io = *io;
     op->root = root;
@@ -344,17 +360,47 @@ __attribute__((visibility("default"))) int mcast_shm_start(mcast_shm_t *s, int r
     op->chunk = (chunk_bytes == 0) ? s->slot_bytes : std::min(chunk_bytes, s->slot_bytes);
     lock(s); /* a poll on another thread may be moving the queue (MPI_Wait on an earlier
                 Ibcast of the communicator while this thread starts the next one) */
-    bool queued = true;
-    try {
-        s->queue.push_back(op);
-    } catch (...) {
-        queued = false;
+    if (s->tail == nullptr) {
+        s->head = op;
+    } else {
+        s->tail->next = op;
     }
+    s->tail = op;
     unlock(s);
-    if (!queued) {
-        delete op;
+}
+
+} // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int mcast_shm_start(mcast_shm_t *s, int root, size_t bytes,
+                                                         size_t chunk_bytes, const mcast_shm_io_t *io,
+                                                         mcast_shm_op_t **out)
+{
+    if (!start_args_ok(s, root, io) || out == nullptr) {
+        return KB_ERR_ARG;
+    }
+    mcast_shm_op *op = new (std::nothrow) mcast_shm_op;
+    if (op == nullptr) {
         return KB_ERR_NOMEM;
     }
+    enqueue(s, op, root, bytes, chunk_bytes, io);
+    *out = op;
+    return KB_OK;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_start_in(mcast_shm_t *s, int root, size_t bytes,
+                                                            size_t chunk_bytes,
+                                                            const mcast_shm_io_t *io,
+                                                            mcast_shm_op_space_t *space,
+                                                            mcast_shm_op_t **out)
+{
+    if (!start_args_ok(s, root, io) || space == nullptr || out == nullptr) {
+        return KB_ERR_ARG;
+    }
+    mcast_shm_op *op = new (space) mcast_shm_op;
+    op->in_place = true;
+    enqueue(s, op, root, bytes, chunk_bytes, io);
     *out = op;
     return KB_OK;
 }
@@ -368,9 +414,12 @@ __attribute__((visibility("default"))) int mcast_shm_poll(mcast_shm_t *s)
         return 0; /* another thread is polling this region */
     }
     int completed = 0;
-    while (!s->queue.empty() && step(s->queue.front())) {
-        mcast_shm_op *op = s->queue.front();
-        s->queue.pop_front();
+    while (s->head != nullptr && step(s->head)) {
+        mcast_shm_op *op = s->head;
+        s->head = op->next;
+        if (s->head == nullptr) {
+            s->tail = nullptr;
+        }
         ++completed;
         if (op->freed) {
             delete op;
@@ -397,6 +446,18 @@ __attribute__((visibility("default"))) void mcast_shm_op_free(mcast_shm_op_t *op
         return;
     }
     mcast_shm *s = op->s;
+    if (op->in_place) {
+        /* its space goes with the caller: it must leave the queue first */
+        while (s != nullptr && !op->done.load(std::memory_order_acquire)) {
+            mcast_shm_poll(s);
+        }
+        if (s != nullptr) {
+            lock(s); /* a poll on another thread that completed it has let go of it */
+            unlock(s);
+        }
+        op->~mcast_shm_op();
+        return;
+    }
     if (s != nullptr) {
         lock(s); /* a poll on another thread may be completing it */
     }
@@ -415,23 +476,23 @@ __attribute__((visibility("default"))) void mcast_shm_op_free(mcast_shm_op_t *op
 __attribute__((visibility("default"))) int mcast_shm_bcast(mcast_shm_t *s, int root, size_t bytes,
                                                          size_t chunk_bytes, const mcast_shm_io_t *io)
 {
-    if (io == nullptr || io->idle == nullptr) {
+    if (!start_args_ok(s, root, io) || io->idle == nullptr) {
         return KB_ERR_ARG;
     }
-    mcast_shm_op_t *op = nullptr;
-    const int rc = mcast_shm_start(s, root, bytes, chunk_bytes, io, &op);
-    if (rc != KB_OK) {
-        return rc;
-    }
+    /* the op lives here: a blocking call allocates nothing, so it cannot fail half-way
+     * for want of memory (its peers would wait for chunks it never takes or publishes) */
+    mcast_shm_op op;
+    enqueue(s, &op, root, bytes, chunk_bytes, io);
     int result = KB_OK;
     for (;;) {
         mcast_shm_poll(s);
-        if (mcast_shm_op_test(op, &result)) {
-            break;
+        if (mcast_shm_op_test(&op, &result)) {
+            break; /* the poll that completed it took it off the queue */
         }
         io->idle(io->ctx);
     }
-    mcast_shm_op_free(op);
+    lock(s); /* a poll on another thread that completed it has let go of it */
+    unlock(s);
     return result;
 }
 

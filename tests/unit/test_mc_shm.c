@@ -6,7 +6,9 @@
  *    slots, chunk sizes that do not divide the messages, sizes 1 .. several rings, every
  *    root in turn, calls back to back (the ring runs on across calls);
  *  - a receiver that expects another size gets MCAST_SHM_MISMATCH, the others their
- *    data, and the next call is right on every rank (the ring stayed in step); a root
+ *    data, and the next call is right on every rank (the ring stayed in step), 0 bytes
+ *    included (a 0-byte receiver of a larger root's call, a larger receiver of a 0-byte
+ *    root's call, every rank at 0 bytes: one empty chunk goes round); a root
  *    whose pack fails makes every receiver report MCAST_SHM_ROOT_FAILED, same;
  *  - a streaming root (a two-level plan's node leader: io.avail grows as the network
  *    brings the message) packs nothing beyond what is there, and every rank gets its data;
@@ -207,7 +209,7 @@ static void test_layout(void **state)
     assert_int_equal(mcast_shm_attach(region, b, 4, 3, &s), KB_OK);
     assert_int_equal(mcast_shm_slot_bytes(s), 1000);
     const mcast_shm_io_t io = {NULL, io_pack, io_unpack, io_idle, NULL};
-    assert_int_equal(mcast_shm_bcast(s, 0, 0, 0, &io), KB_ERR_ARG); /* nothing to send */
+    assert_int_equal(mcast_shm_bcast(s, -1, 0, 0, &io), KB_ERR_ARG);
     assert_int_equal(mcast_shm_bcast(s, 4, 10, 0, &io), KB_ERR_ARG);
     assert_int_equal(mcast_shm_bcast(s, 0, 10, 0, NULL), KB_ERR_ARG);
     /* a call's chunk: the smallest one, or (fit_ring) M / slots within [chunk_min, slot] */
@@ -274,9 +276,14 @@ static void test_mismatch_keeps_step(void **state)
      * 5000 of 700; the calls after each are right everywhere */
     const int roots[] = {0, 3, 1, 0, 2};
     const size_t bytes[] = {3000, 5000, 4096, 700, 2600};
-    for (int variant = 0; variant < 2; ++variant) {
-        const script_t sc = {5, roots, bytes, variant == 0 ? 2 : 1, variant == 0 ? 1 : 3,
-                             variant == 0 ? 100 : 5000, -1, -1, 0, 0};
+    /* then 0 bytes: call 1's rank 2 expects 0 of 5000 (an erroneous program's count 0 on
+     * one rank); call 2's rank 3 expects 64 where the root sends 0 */
+    const size_t zero_bytes[] = {3000, 5000, 0, 700, 2600};
+    const int odd_rank[] = {2, 1, 2, 3}, odd_call[] = {1, 3, 1, 2};
+    const size_t odd_bytes[] = {100, 5000, 0, 64};
+    for (int variant = 0; variant < 4; ++variant) {
+        const script_t sc = {5, roots, variant == 3 ? zero_bytes : bytes, odd_rank[variant],
+                             odd_call[variant], odd_bytes[variant], -1, -1, 0, 0};
         int rc[4 * 5], ok[4 * 5];
         run_script(n, slots, C, &sc, rc, ok);
         for (int r = 0; r < n; ++r) {
@@ -290,6 +297,22 @@ static void test_mismatch_keeps_step(void **state)
                 }
             }
         }
+    }
+}
+
+/* Every rank at 0 bytes, between calls that move data: the empty chunk keeps the ring in
+ * step and every call succeeds. */
+static void test_zero_bytes(void **state)
+{
+    (void) state;
+    const int roots[] = {0, 1, 1, 3, 2, 2};
+    const size_t bytes[] = {1500, 0, 2600, 0, 0, 700};
+    const script_t sc = {6, roots, bytes, -1, -1, 0, -1, -1, 0, 0};
+    int rc[4 * 6], ok[4 * 6];
+    run_script(4, 2, 512, &sc, rc, ok);
+    for (int i = 0; i < 4 * 6; ++i) {
+        assert_int_equal(rc[i], KB_OK);
+        assert_int_equal(ok[i], 1);
     }
 }
 
@@ -471,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_every_root_and_size),
         cmocka_unit_test(test_mismatch_keeps_step),
+        cmocka_unit_test(test_zero_bytes),
         cmocka_unit_test(test_root_failure),
         cmocka_unit_test(test_slow_reader),
         cmocka_unit_test(test_nonblocking),

@@ -129,8 +129,25 @@ static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, b
     x->mine = calloc(1, sizeof(*x->mine));
     x->all = calloc((size_t) n, sizeof(*x->all));
     if (NULL == x->mine || NULL == x->all) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        free(x->mine);
+        free(x->all);
+        x->mine = x->all = NULL;
+        return OMPI_ERR_OUT_OF_RESOURCE; /* (nothing started: this rank's part is missing) */
     }
+    /* what the module keeps from here on, taken before the exchange so that a rank without
+     * memory for it says so in its record (every rank then leaves the communicator to the
+     * module below, instead of this rank failing alone) */
+    m->chain = malloc(sizeof(int) * (size_t) n);
+    m->nb_chain = malloc(sizeof(int) * (size_t) n);
+    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
+    int slots = 0;
+    size_t slot_bytes = 0;
+    if (NULL != m->ops->segment && m->ops->segment(m, &slots, &slot_bytes) && NULL == m->shm) {
+        m->shm = mcast_shm_seg_new(n); /* the segment's setup state: its steps allocate nothing */
+        x->mine->short_of_memory = NULL == m->shm;
+    }
+    x->mine->short_of_memory = x->mine->short_of_memory || NULL == m->chain ||
+                               NULL == m->nb_chain || NULL == m->plans.decisions;
     m->ops->digests(m, &x->mine->digests);
     mcast_locality_record_self(&x->mine->loc);
     /* the segment setup's tags, reserved now by every rank whatever comes of it */
@@ -180,6 +197,7 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
     x->same_params = true;
     m->use_rules = m->use_topology = true;
     for (int r = 0; r < n; r++) {
+        x->short_of_memory = x->short_of_memory || 0 != x->all[r].short_of_memory;
         x->same_params = x->same_params && x->all[r].digests.params == d->params;
         m->use_rules = m->use_rules && x->all[r].digests.rules == d->rules;
         m->use_topology = m->use_topology && x->all[r].digests.topology == d->topology;
@@ -196,7 +214,11 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
     free(recs);
     const unsigned cid = ompi_comm_get_cid(comm);
     if (0 == ompi_comm_rank(comm) && OMPI_SUCCESS == x->rc) {
-        if (!x->same_params) {
+        if (x->short_of_memory) {
+            fprintf(stderr, "coll:%s: comm=%u: a rank had no memory for the module's state: the "
+                            "module below serves this communicator's MPI_Bcast on every rank\n",
+                    m->ops->name, cid);
+        } else if (!x->same_params) {
             fprintf(stderr, "coll:%s: comm=%u: the ranks hold different coll_%s_* parameters "
                             "(or machine files): the module below serves this communicator on "
                             "every rank; give every rank the same values\n",
@@ -225,6 +247,9 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
         return;
     }
     m->nb_state = MCAST_STATE_DISABLED;
+    if (m->xchg.short_of_memory) {
+        return; /* (every rank knows: the minimal plan, nb_plan) */
+    }
     if (m->xchg.same_params) {
         m->nb_error = m->ops->prepare(m, comm, m->use_rules, m->use_topology, true);
         m->nb_state = OMPI_SUCCESS == m->nb_error ? MCAST_STATE_READY : MCAST_STATE_PASS;
@@ -232,16 +257,12 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
             m->nb_error = OMPI_SUCCESS;
         }
     }
-    m->nb_chain = malloc(sizeof(int) * (size_t) ompi_comm_size(comm));
-    if (NULL == m->nb_chain && OMPI_SUCCESS == m->nb_error) {
-        m->nb_error = OMPI_ERR_OUT_OF_RESOURCE;
-    }
     int slots = 0;
     size_t slot_bytes = 0;
-    if (OMPI_SUCCESS == m->nb_error && MCAST_STATE_READY == m->nb_state && NULL == m->shm &&
+    if (OMPI_SUCCESS == m->nb_error && MCAST_STATE_READY == m->nb_state && NULL != m->shm &&
         NULL != m->ops->segment && m->ops->segment(m, &slots, &slot_bytes)) {
         const mcast_locality_t *loc = m->ops->locality(m);
-        (void) mcast_shm_setup_start(&m->shm, slots, slot_bytes, loc->all_local ? NULL : loc->node_of,
+        (void) mcast_shm_setup_start(m->shm, slots, slot_bytes, loc->all_local ? NULL : loc->node_of,
                                      comm, m->xtags);
     }
 }
@@ -282,7 +303,7 @@ static int settle(mcast_module_t *m, struct ompi_communicator_t *comm)
     }
     int rc = m->xchg.rc;
     m->state = MCAST_STATE_PASS; /* unless all goes well below */
-    if (OMPI_SUCCESS != rc) {
+    if (OMPI_SUCCESS != rc || m->xchg.short_of_memory) {
         return rc;
     }
     if (!m->xchg.same_params) {
@@ -291,18 +312,22 @@ static int settle(mcast_module_t *m, struct ompi_communicator_t *comm)
     }
     /* what needs communication (a multicast group), without the lock */
     rc = m->ops->prepare(m, comm, m->use_rules, m->use_topology, false);
-    if (OMPI_ERR_NOT_AVAILABLE == rc) {
-        return OMPI_SUCCESS;
-    }
+    /* The preparation's outcome is local where it fails (no memory for the discovery on
+     * one rank): the ranks agree on it.  {prepared, prepared or declined}: a preparation
+     * declines (OMPI_ERR_NOT_AVAILABLE) on inputs every rank shares. */
+    int mine[2] = {OMPI_SUCCESS == rc, OMPI_SUCCESS == rc || OMPI_ERR_NOT_AVAILABLE == rc};
+    int all[2] = {0, 0};
+    rc = comm->c_coll->coll_allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm,
+                                      comm->c_coll->coll_allreduce_module);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    m->chain = malloc(sizeof(int) * (size_t) ompi_comm_size(comm));
-    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
-    if (NULL == m->chain || NULL == m->plans.decisions) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    if (!all[1] && 0 == ompi_comm_rank(comm)) {
+        fprintf(stderr, "coll:%s: comm=%u: a rank could not prepare the communicator: the "
+                        "module below serves it on every rank\n",
+                m->ops->name, ompi_comm_get_cid(comm));
     }
-    m->state = MCAST_STATE_READY;
+    m->state = all[0] ? MCAST_STATE_READY : MCAST_STATE_PASS;
     return OMPI_SUCCESS;
 }
 
@@ -376,7 +401,9 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* The class's decision: the planner on root 0's chain, once per communicator. */
+/* The class's decision: the planner on root 0's chain, once per communicator.  NULL when
+ * this rank had no memory for it (nothing kept: a later call decides again; a decision
+ * that differs from the other ranks' would send this rank down another path for good). */
 static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
 {
     mcast_decision_t *d = &m->plans.decisions[cls];
@@ -388,8 +415,12 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     char why[256] = "";
     m->ops->input(m, comm, 0, mcast_class_bytes(cls), &in, &forced, m->chain);
     mcast_plan_t *p = NULL;
+    const int rc = mcast_plan_select(&in, &p, why, sizeof(why));
+    if (KB_ERR_NOMEM == rc) {
+        return NULL;
+    }
     d->made = true;
-    if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
+    if (KB_OK != rc) {
         d->failed = true;
         d->why = dup_str('\0' != why[0] ? why : "no plan for these parameters");
         return d;
@@ -415,15 +446,20 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
 }
 
 /* The plan of (class, root); NULL with *why set when there is none, NULL with *defer
- * set when the class's decision is the module below's. */
+ * set when the class's decision is the module below's, NULL with *no_memory set when this
+ * rank had no memory to build it (a local failure: the caller must not decide on it). */
 static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
-                                     int root, const char **why, bool *defer)
+                                     int root, const char **why, bool *defer, bool *no_memory)
 {
     mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
     if (NULL != e) {
         return e;
     }
     const mcast_decision_t *d = decide(m, comm, cls);
+    if (NULL == d) {
+        *no_memory = true;
+        return NULL;
+    }
     if (d->failed) {
         *why = d->why;
         return NULL;
@@ -447,13 +483,15 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
     in.selected_by = d->selected_by;
     mcast_plan_t *p = NULL;
     static char err[256];
-    if (KB_OK != mcast_plan_select(&in, &p, err, sizeof(err))) {
+    const int rc = mcast_plan_select(&in, &p, err, sizeof(err));
+    if (KB_OK != rc) {
+        *no_memory = KB_ERR_NOMEM == rc;
         *why = err;
         return NULL;
     }
     e = mcast_plan_cache_insert(&m->plans, cls, root, p);
     if (NULL == e) {
-        *why = "out of memory";
+        *no_memory = true;
     }
     return e;
 }
@@ -488,6 +526,32 @@ static void print_plan(mcast_module_t *m, struct ompi_communicator_t *comm, mcas
 /* What a call does: run a plan (*plan set), pass to the module below (MCAST_PASS), or fail. */
 #define MCAST_PASS 1
 
+/* A call of 0 bytes has nothing to move, but where the communicator's smallest messages go
+ * through the shared segment (forced shm, or the one-node plan of the smallest class) it
+ * goes through it too, as one empty chunk (*plan set): whether a rank passes 0 is its own
+ * business (an erroneous program passes 0 on one rank while the root sends more), and
+ * only the segment tells it what the root sent.  Such a rank then meets the root's chunks,
+ * reports MPI_ERR_TRUNCATE and takes them off the ring, so its next call is clean; a
+ * receiver that expects bytes from a 0-byte root meets the empty chunk.  (MPI_Bcast and
+ * MPI_Ibcast with count 0 never reach a coll component in Open MPI 4.1: this is the
+ * zero-size datatype's case.)  Any other plan, or none: nothing to do. */
+static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, int root,
+                           mcast_cached_plan_t **plan)
+{
+    const char *why = NULL;
+    bool defer = false, no_memory = false;
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(1), root, &why, &defer, &no_memory);
+    if (no_memory) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    mcast_plan_info_t info;
+    if (NULL != e && KB_OK == mcast_plan_get_info(e->plan, &info) && !info.defer &&
+        0 == strcmp(info.transport, "shm")) {
+        *plan = e;
+    }
+    return OMPI_SUCCESS;
+}
+
 /* A call in state READY / PASS / DISABLED. */
 static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int root,
                  int kind, mcast_cached_plan_t **plan)
@@ -497,13 +561,20 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
         return MCAST_PASS;
     }
     if (0 == bytes) {
-        return OMPI_SUCCESS; /* nothing to move: no plan needed */
+        return zero_bytes_plan(m, comm, root, plan);
     }
     const char *why = NULL;
-    bool defer = false;
-    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(bytes), root, &why, &defer);
+    bool defer = false, no_memory = false;
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(bytes), root, &why, &defer,
+                                      &no_memory);
     if (defer) {
         return MCAST_PASS; /* the module below has the better plan */
+    }
+    if (no_memory) {
+        /* This rank alone cannot follow the plan the others run: it reports the error
+         * (the fallback policy is for plans that do not apply on every rank).  Its peers
+         * may wait for it (docs/local-failures.md: what is not covered). */
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (NULL == e) {
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
@@ -525,6 +596,7 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
 /* ---- the nonblocking decision (header) --------------------------------------- */
 
 #define MCAST_AGAIN 2 /* the exchange or the segment's setup is not over yet (or a lock is taken) */
+#define MCAST_NOTHING 3 /* nothing to move (0 bytes on a plan other than the segment's) */
 
 /* The module below when it is ours and its exchange was started (at m's first call). */
 static mcast_module_t *below_started(const mcast_module_t *m)
@@ -553,8 +625,37 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
     if (OMPI_SUCCESS != (rc = m->xchg.rc) || OMPI_SUCCESS != (rc = m->nb_error)) {
         goto out;
     }
-    const int cls = mcast_size_class(bytes);
+    const int cls = mcast_size_class(0 != bytes ? bytes : 1); /* 0 bytes: the smallest class's */
     mcast_cached_plan_t *e = mcast_plan_cache_find(&m->nb_plans, cls, root);
+    if (NULL == e && m->xchg.short_of_memory) {
+        /* A rank had no memory for the module's state (every rank knows): a binomial tree
+         * on rank order from the built-in model, which needs none of it. */
+        mcast_plan_input_t in;
+        mcast_forced_t forced;
+        memset(&in, 0, sizeof(in));
+        mcast_forced_default(&forced);
+        forced.algorithm = MCAST_ALG_BINOMIAL;
+        forced.compare_previous = 0;
+        mcast_machine_default(&m->nb_machine);
+        in.component = MCAST_COMP_KBINOMIAL;
+        in.n = ompi_comm_size(comm);
+        in.root = root;
+        in.bytes = mcast_class_bytes(cls);
+        in.all_local = m->ops->locality(m)->all_local;
+        in.nnodes = in.all_local ? 1 : in.n;
+        in.machine = &m->nb_machine;
+        in.forced = &forced;
+        mcast_plan_t *p = NULL;
+        if (KB_OK != mcast_plan_select(&in, &p, NULL, 0)) {
+            rc = OMPI_ERR_OUT_OF_RESOURCE;
+            goto out;
+        }
+        e = mcast_plan_cache_insert(&m->nb_plans, cls, root, p);
+        if (NULL == e) {
+            rc = OMPI_ERR_OUT_OF_RESOURCE;
+            goto out;
+        }
+    }
     if (NULL == e) {
         const bool fallback = MCAST_STATE_READY != m->nb_state;
         if (fallback && NULL != below_started(m)) {
@@ -670,6 +771,10 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
 {
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
+    if (0 == c->bytes && 0 != strcmp(info.transport, "shm")) {
+        nb_resolve(c, owner); /* as route's zero_bytes_plan: only the segment carries 0 bytes */
+        return MCAST_NOTHING;
+    }
     if (!uses_segment(&info)) {
         nb_resolve(c, owner);
         print_plan(owner, c->comm, e, c->root, c->bytes, 1);
@@ -709,6 +814,11 @@ static bool nb_test(void *state, int *status)
             if (MCAST_AGAIN == rc) {
                 return false;
             }
+            if (MCAST_NOTHING == rc) {
+                c->done = true;
+                *status = c->status = OMPI_SUCCESS;
+                return true;
+            }
         }
         if (OMPI_SUCCESS != rc) {
             nb_resolve(c, NULL);
@@ -743,28 +853,30 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, voi
                      struct ompi_datatype_t *dtype, size_t bytes, int root,
                      struct ompi_communicator_t *comm, ompi_request_t **request)
 {
+    const int tag = mcast_pml_reserve_tags(comm);
     nb_call_t *c = calloc(1, sizeof(*c));
-    if (NULL == c) {
+    ompi_request_t *req = NULL;
+    if (NULL == c || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
+        /* (its peers may wait for its part: docs/local-failures.md) */
+        free(c);
         if (NULL != seg_m) {
             seq_resolve(seg_m, slot);
         }
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    *c = (nb_call_t){m, seg_m, slot, comm, buf, count, dtype, bytes, root,
-                     mcast_pml_reserve_tags(comm), NULL, NULL, NULL, false, OMPI_SUCCESS};
+    *c = (nb_call_t){m, seg_m, slot, comm, buf, count, dtype, bytes, root, tag, NULL, NULL, NULL,
+                     false, OMPI_SUCCESS};
     int status;
     (void) nb_test(c, &status); /* the exchange may be in already: start now */
-    return mcast_ireq_start_runner(comm, dtype, &nb_runner, c, request);
+    mcast_ireq_runner_start(req, &nb_runner, c);
+    *request = req;
+    return OMPI_SUCCESS;
 }
 
 /* No segment on some rank (every rank knows): decide again without it. */
 static void forget_shm_plans(mcast_module_t *m)
 {
-    mcast_plan_cache_clear(&m->plans);
-    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
-    if (NULL == m->plans.decisions) {
-        m->state = MCAST_STATE_PASS;
-    }
+    mcast_plan_cache_forget(&m->plans);
 }
 
 int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
@@ -869,13 +981,6 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
          * hand down (its segment) */
         mcast_module_t *seg_m = NULL != m->ops->segment ? m : below_started(m);
         const int64_t slot = NULL != seg_m ? seq_take(seg_m) : 0;
-        if (0 == bytes) {
-            if (NULL != seg_m) {
-                seq_resolve(seg_m, slot);
-            }
-            *request = &ompi_request_empty;
-            return OMPI_SUCCESS;
-        }
         return nb_ibcast(m, seg_m, slot, buf, count, dtype, bytes, root, comm, request);
     }
     const int64_t slot = seq_take(m);
@@ -903,8 +1008,8 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
             return MPI_ERR_INTERN;
         }
         const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
-        rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, buf, count, dtype, bytes, root,
-                                                comm, request)
+        rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, &e->memo, buf, count, dtype,
+                                                bytes, root, comm, request)
                       : mcast_shm_irun(&m->shm, &info, buf, count, dtype, bytes, root, comm,
                                        request);
         seq_resolve(m, slot);
@@ -924,5 +1029,5 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
         }
         return pass_ibcast(m, buf, count, dtype, root, comm, request);
     }
-    return mcast_pml_ibcast(e->plan, buf, count, dtype, bytes, comm, request);
+    return mcast_pml_ibcast(e->plan, &e->memo, buf, count, dtype, bytes, comm, request);
 }

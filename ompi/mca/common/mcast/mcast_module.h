@@ -105,6 +105,7 @@ typedef enum {
 /* One rank's part of the exchange. */
 typedef struct mcast_xrec {
     mcast_digests_t digests;
+    uint64_t short_of_memory; /* no memory for the module's state on this rank */
     mcast_locality_record_t loc;
 } mcast_xrec_t;
 
@@ -115,6 +116,7 @@ typedef struct mcast_exchange {
     bool finished;         /* outcome below known (and the records handed on) */
     int rc;                /* OMPI_SUCCESS or the allgather's error */
     bool same_params;      /* every rank's parameter digest is this rank's */
+    bool short_of_memory;  /* some rank had no memory for the module's state */
 } mcast_exchange_t;
 
 typedef struct mcast_module {

@@ -2,6 +2,23 @@
 #include "mcast_plan.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "opal/sys/atomic.h"
+
+mcast_sched_ref_t *mcast_sched_ref_take(mcast_sched_ref_t *r)
+{
+    opal_atomic_add_fetch_32(&r->holders, 1);
+    return r;
+}
+
+void mcast_sched_ref_release(mcast_sched_ref_t *r)
+{
+    if (NULL != r && 0 == opal_atomic_add_fetch_32(&r->holders, -1)) {
+        mcast_sched_free(r->sched);
+        free(r);
+    }
+}
 
 mcast_cached_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int cls, int root)
 {
@@ -38,7 +55,7 @@ mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls,
             p = p->next;
         }
         mcast_plan_free(p->next->plan);
-        mcast_sched_free(p->next->memo.sched);
+        mcast_sched_ref_release(p->next->memo.ref);
         free(p->next);
         p->next = NULL;
         cache->count--;
@@ -46,13 +63,13 @@ mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls,
     return e;
 }
 
-void mcast_plan_cache_clear(mcast_plan_cache_t *cache)
+void mcast_plan_cache_forget(mcast_plan_cache_t *cache)
 {
     mcast_cached_plan_t *p = cache->head;
     while (NULL != p) {
         mcast_cached_plan_t *next = p->next;
         mcast_plan_free(p->plan);
-        mcast_sched_free(p->memo.sched);
+        mcast_sched_ref_release(p->memo.ref);
         free(p);
         p = next;
     }
@@ -61,7 +78,13 @@ void mcast_plan_cache_clear(mcast_plan_cache_t *cache)
     for (int i = 0; NULL != cache->decisions && i < MCAST_MAX_CLASSES; i++) {
         free(cache->decisions[i].selected_by);
         free(cache->decisions[i].why);
+        memset(&cache->decisions[i], 0, sizeof(cache->decisions[i]));
     }
+}
+
+void mcast_plan_cache_clear(mcast_plan_cache_t *cache)
+{
+    mcast_plan_cache_forget(cache);
     free(cache->decisions);
     cache->decisions = NULL;
 }

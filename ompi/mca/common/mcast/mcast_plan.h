@@ -17,10 +17,21 @@
 #define MCAST_PLAN_CACHE_CAP 256
 #define MCAST_MAX_CLASSES 260 /* size classes of a size_t (mcast_size_class: at most 256) */
 
+/* A schedule shared by the memo and the calls that run it (schedules are read-only while
+ * an engine runs them): freed when the last holder lets go (a nonblocking call may end
+ * after the memo moved on to another size, on another thread). */
+typedef struct mcast_sched_ref {
+    mcast_sched_t *sched;
+    int32_t holders;
+} mcast_sched_ref_t;
+mcast_sched_ref_t *mcast_sched_ref_take(mcast_sched_ref_t *r); /* one more holder */
+void mcast_sched_ref_release(mcast_sched_ref_t *r);            /* NULL: nothing */
+
 /* This rank's schedule and engine parameters of a plan at one exact size, kept for the
- * next blocking call of that size (schedules are read-only while an engine runs them). */
+ * next call of that size, blocking or not: a call that finds it allocates no schedule,
+ * so a rank short of memory still knows its peers (mcast_pml.h). */
 typedef struct mcast_sched_memo {
-    mcast_sched_t *sched; /* NULL: none yet */
+    mcast_sched_ref_t *ref; /* NULL: none yet */
     size_t bytes;
     mcast_engine_params_t ep;
 } mcast_sched_memo_t;
@@ -61,5 +72,8 @@ mcast_cached_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int cls, i
 mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls, int root,
                                              mcast_plan_t *plan);
 void mcast_plan_cache_clear(mcast_plan_cache_t *cache);
+/* Plans and decisions gone, the decisions' array kept (nothing to allocate, so nothing
+ * that can fail on one rank only). */
+void mcast_plan_cache_forget(mcast_plan_cache_t *cache);
 
 #endif /* MCAST_PLAN_H */

@@ -10,6 +10,9 @@
  *   blocking          poll / opal_progress until the engine is done
  *   nonblocking       a progress function polls every active Ibcast; the request
  *                     completes when its engine is done
+ *   no memory         a rank that cannot set its call up (slots, engine, request) runs
+ *                     its schedule without data (void_run): its peers end with
+ *                     MPI_ERR_TRUNCATE where they depend on it, never wait for it
  */
 #include "mcast_pml.h"
 #include "mcast_dtio.h"
@@ -27,6 +30,7 @@
 #include "opal/threads/mutex.h"
 
 #define MCAST_IDLE_PROBE 1024 /* polls without progress between two probes */
+#define MCAST_VOID_POSTED 1024 /* void_run's requests of a kind (coll_kbinomial_window's bound) */
 
 typedef struct mcast_slot {
     ompi_request_t *req;
@@ -45,7 +49,7 @@ typedef struct mcast_call {
     mcast_engine_t *engine;
     bool own_engine;
     mcast_sched_t *sched;
-    bool sched_borrowed; /* sched belongs to a memo */
+    mcast_sched_ref_t *sched_ref; /* sched is shared with a memo (NULL: the call's own) */
     mcast_engine_params_t ep;
     struct ompi_communicator_t *comm;
     int tag, tag_last;
@@ -61,8 +65,12 @@ typedef struct mcast_call {
     unsigned long posts;
     int *drain;          /* peers sending more than we expect */
     int ndrain;
-    char *scratch;
-    size_t scratch_cap;
+    /* messages taken off a peer that sent more than expected, still arriving: polled,
+     * never waited for (a wait inside Open MPI's progress engine cannot progress under
+     * MPI_THREAD_MULTIPLE) */
+    ompi_request_t **sinks;
+    char **sink_bufs;
+    int nsinks, sinks_cap;
 } mcast_call_t;
 
 bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes)
@@ -197,7 +205,8 @@ static int poll_slots(mcast_call_t *c)
     return progressed;
 }
 
-/* Receive one message of (peer, tag) into the scratch buffer, if one is there. */
+/* Takes one message of (peer, tag) off the queue, if one is there: received into a buffer
+ * of its own and dropped once it arrived (poll_sinks). */
 static bool take_message(mcast_call_t *c, int peer, int tag)
 {
     int matched = 0;
@@ -209,12 +218,54 @@ static bool take_message(mcast_call_t *c, int peer, int tag)
     if (OMPI_SUCCESS != rc || !matched) {
         return false;
     }
-    size_t len = st._ucount;
-    if (!grow(&c->scratch, &c->scratch_cap, len > 0 ? len : 1)) {
+    size_t len = st._ucount > INT_MAX ? 0 : st._ucount;
+    char *buf = malloc(len > 0 ? len : 1);
+    if (NULL == buf) {
         len = 0; /* truncates: still consumed */
     }
-    MCA_PML_CALL(mrecv(c->scratch, (int) (len > INT_MAX ? 0 : len), MPI_BYTE, &msg, &st));
+    if (c->nsinks == c->sinks_cap) {
+        const int cap = c->sinks_cap ? 2 * c->sinks_cap : 8;
+        ompi_request_t **r = realloc(c->sinks, sizeof(*r) * (size_t) cap);
+        if (NULL != r) {
+            c->sinks = r;
+        }
+        char **b = realloc(c->sink_bufs, sizeof(*b) * (size_t) cap);
+        if (NULL != b) {
+            c->sink_bufs = b;
+        }
+        if (NULL != r && NULL != b) {
+            c->sinks_cap = cap;
+        }
+    }
+    ompi_request_t *req = MPI_REQUEST_NULL;
+    static char none[1];
+    if (OMPI_SUCCESS != MCA_PML_CALL(imrecv(NULL != buf ? buf : none, (int) len, MPI_BYTE, &msg,
+                                            &req)) ||
+        c->nsinks == c->sinks_cap) {
+        /* (no room to keep it: the request goes; the PML completes it on its own) */
+        if (MPI_REQUEST_NULL != req) {
+            ompi_request_free(&req);
+        }
+        free(buf);
+        return true;
+    }
+    c->sinks[c->nsinks] = req;
+    c->sink_bufs[c->nsinks++] = buf;
     return true;
+}
+
+/* Drops the taken messages that arrived; true when none is left. */
+static bool poll_sinks(mcast_call_t *c)
+{
+    for (int k = 0; k < c->nsinks; k++) {
+        if (REQUEST_COMPLETE(c->sinks[k])) {
+            ompi_request_free(&c->sinks[k]);
+            free(c->sink_bufs[k]);
+            c->sinks[k] = c->sinks[--c->nsinks];
+            c->sink_bufs[k--] = c->sink_bufs[c->nsinks];
+        }
+    }
+    return 0 == c->nsinks;
 }
 
 /* The PML's probes run opal_progress once when nothing matches, and opal_progress
@@ -245,8 +296,13 @@ static void peer_ended(mcast_call_t *c, int peer)
             continue;
         }
         ompi_request_cancel(s->req);
-        ompi_status_public_t st;
-        ompi_request_wait(&s->req, &st);
+        if (!REQUEST_COMPLETE(s->req)) {
+            /* it had matched: its data are arriving, and it completes (truncated) then */
+            s->err = MPI_ERR_TRUNCATE;
+            continue;
+        }
+        ompi_request_free(&s->req);
+        s->req = MPI_REQUEST_NULL;
         s->active = false;
         /* cancelled (or, had it matched meanwhile, still a mismatched stream) */
         mcast_engine_complete(c->engine, i, MPI_ERR_TRUNCATE);
@@ -294,10 +350,13 @@ static void idle_probe(mcast_call_t *c)
         }
         const int o = oldest_recv(c, peer);
         mcast_slot_t *os = &c->slots[o];
-        ompi_status_public_t st;
         ompi_request_cancel(os->req);
-        /* (a wait returns the error; it does not set st.MPI_ERROR) */
-        int rc = ompi_request_wait(&os->req, &st);
+        if (!REQUEST_COMPLETE(os->req)) {
+            return; /* it had matched: its data are arriving, an ordinary completion follows */
+        }
+        const ompi_status_public_t st = os->req->req_status;
+        int rc = st.MPI_ERROR;
+        ompi_request_free(&os->req);
         os->req = MPI_REQUEST_NULL;
         os->active = false;
         if (st._cancelled) {
@@ -358,7 +417,7 @@ static bool call_progress(mcast_call_t *c)
     if (c->ndrain > 0) {
         drain_step(c);
     }
-    return mcast_engine_done(c->engine);
+    return poll_sinks(c) && mcast_engine_done(c->engine);
 }
 
 /* ---- calls ---------------------------------------------------------------- */
@@ -392,25 +451,34 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
 {
     memset(c, 0, sizeof(*c));
     const int rank = ompi_comm_rank(comm);
+    /* two tags per broadcast: the same on every rank (collectives are called in order),
+     * taken first (or at the call, for a call that starts later), so that a call that
+     * fails further on keeps the count in step */
+    c->tag = 0 != tag ? tag : reserve_tags(comm, 2);
+    c->tag_last = c->tag - 1;
     c->comm = comm;
     c->buf = buf;
     c->count = count;
     c->dtype = dtype;
-    if (NULL != memo && NULL != memo->sched && memo->bytes == bytes) {
-        c->sched = memo->sched;
+    if (NULL != memo && NULL != memo->ref && memo->bytes == bytes) {
+        c->sched_ref = mcast_sched_ref_take(memo->ref);
+        c->sched = c->sched_ref->sched;
         c->ep = memo->ep;
-        c->sched_borrowed = true;
     } else {
         if (KB_OK != mcast_plan_engine_params(plan, rank, bytes, &c->ep) ||
             KB_OK != mcast_plan_schedule(plan, rank, bytes, &c->sched)) {
+            c->sched = NULL;
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        if (NULL != memo) {
-            mcast_sched_free(memo->sched);
-            memo->sched = c->sched;
+        mcast_sched_ref_t *ref = NULL != memo ? malloc(sizeof(*ref)) : NULL;
+        if (NULL != ref) { /* (without one the schedule stays the call's own) */
+            ref->sched = c->sched;
+            ref->holders = 2; /* the memo and this call */
+            mcast_sched_ref_release(memo->ref);
+            memo->ref = ref;
             memo->bytes = bytes;
             memo->ep = c->ep;
-            c->sched_borrowed = true;
+            c->sched_ref = ref;
         }
     }
     c->nslots = c->ep.window + c->ep.max_sends;
@@ -431,10 +499,68 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
         c->staged = true;
         mcast_dtio_init(&c->io, buf, count, dtype);
     }
-    /* two tags per broadcast: the same on every rank (collectives are called in order) */
-    c->tag = 0 != tag ? tag : reserve_tags(comm, 2);
-    c->tag_last = c->tag - 1;
     return OMPI_SUCCESS;
+}
+
+/* A rank that cannot run its engine (no memory for its slots, its engine or its request)
+ * still owes its peers its schedule: it takes every message they send it (into nothing:
+ * consumed, truncated) and sends each of its own empty (its receivers see the length
+ * mismatch, as from an engine in error mode, and pass the error on), in list order, with
+ * at most the engine's window of receives and max_sends of sends posted, so it waits for
+ * no peer longer than its engine would.  Its requests live on the stack: nothing here
+ * allocates. */
+static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep,
+                     struct ompi_communicator_t *comm, int tag, int tag_last)
+{
+    static char none[1];
+    ompi_request_t *req[2][MCAST_VOID_POSTED];
+    const size_t count[2] = {mcast_sched_count(sched, MCAST_OP_RECV),
+                             mcast_sched_count(sched, MCAST_OP_SEND)};
+    const int want[2] = {ep->window, ep->max_sends};
+    size_t next[2] = {0, 0};
+    int cap[2], posted = 0;
+    for (int k = 0; k < 2; k++) {
+        cap[k] = want[k] < 1 ? 1 : want[k] > MCAST_VOID_POSTED ? MCAST_VOID_POSTED : want[k];
+        for (int i = 0; i < cap[k]; i++) {
+            req[k][i] = MPI_REQUEST_NULL;
+        }
+    }
+    while (next[0] < count[0] || next[1] < count[1] || posted > 0) {
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < cap[k]; i++) {
+                if (MPI_REQUEST_NULL != req[k][i] && REQUEST_COMPLETE(req[k][i])) {
+                    ompi_request_free(&req[k][i]); /* (a receive's truncation is expected) */
+                    req[k][i] = MPI_REQUEST_NULL;
+                    posted--;
+                }
+                mcast_op_t op;
+                if (MPI_REQUEST_NULL != req[k][i] || next[k] >= count[k] ||
+                    KB_OK != mcast_sched_op(sched, (mcast_op_kind_t) k, next[k]++, &op)) {
+                    continue;
+                }
+                const int t = op.last ? tag_last : tag;
+                const int rc = (MCAST_OP_RECV == k)
+                                   ? MCA_PML_CALL(irecv(none, 0, MPI_BYTE, op.peer, t, comm, &req[k][i]))
+                                   : MCA_PML_CALL(isend(none, 0, MPI_BYTE, op.peer, t,
+                                                        MCA_PML_BASE_SEND_STANDARD, comm, &req[k][i]));
+                if (OMPI_SUCCESS == rc) {
+                    posted++;
+                } else {
+                    req[k][i] = MPI_REQUEST_NULL;
+                }
+            }
+        }
+        opal_progress();
+    }
+}
+
+/* The failure path of a call that could not start: its schedule without data when it has
+ * one (without, its peers cannot be told: see mcast_pml.h); the caller then frees it. */
+static void call_abandon(mcast_call_t *c)
+{
+    if (NULL != c->sched) {
+        void_run(c->sched, &c->ep, c->comm, c->tag, c->tag_last);
+    }
 }
 
 static int call_start(mcast_call_t *c)
@@ -451,14 +577,22 @@ static void call_cleanup(mcast_call_t *c)
     }
     free(c->slots);
     mcast_dtio_fini(&c->io);
-    if (!c->sched_borrowed) {
+    if (NULL != c->sched_ref) {
+        mcast_sched_ref_release(c->sched_ref);
+    } else {
         mcast_sched_free(c->sched);
     }
+    c->sched_ref = NULL;
     if (c->own_engine) {
         mcast_engine_destroy(c->engine);
     }
     free(c->drain);
-    free(c->scratch);
+    for (int k = 0; k < c->nsinks; k++) { /* (a call ends only once they arrived) */
+        ompi_request_free(&c->sinks[k]);
+        free(c->sink_bufs[k]);
+    }
+    free(c->sinks);
+    free(c->sink_bufs);
     c->slots = NULL;
     c->sched = NULL;
     c->engine = NULL;
@@ -478,6 +612,8 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
             opal_progress();
         }
         rc = mcast_engine_status(c.engine);
+    } else {
+        call_abandon(&c);
     }
     call_cleanup(&c);
     return rc;
@@ -491,6 +627,11 @@ int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
 {
     mcast_call_t *c = malloc(sizeof(*c));
     if (NULL == c) {
+        /* its part without data, from a call on the stack */
+        mcast_call_t tmp;
+        (void) call_setup(&tmp, plan, memo, NULL, buf, count, dtype, bytes, comm, tag);
+        call_abandon(&tmp);
+        call_cleanup(&tmp);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     int rc = call_setup(c, plan, memo, engine, buf, count, dtype, bytes, comm, tag);
@@ -498,6 +639,7 @@ int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
         rc = call_start(c);
     }
     if (OMPI_SUCCESS != rc) {
+        call_abandon(c);
         call_cleanup(c);
         free(c);
         return rc;
@@ -508,7 +650,7 @@ int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
 
 bool mcast_pml_call_progress(mcast_call_t *c)
 {
-    return mcast_engine_done(c->engine) || call_progress(c);
+    return call_progress(c); /* (also once the engine is done: the drained messages) */
 }
 
 int mcast_pml_call_status(const mcast_call_t *c)
@@ -667,34 +809,54 @@ static void ireq_activate(mcast_ireq_t *r, ompi_request_t **request)
     *request = &r->super;
 }
 
-int mcast_ireq_start_runner(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
-                            const mcast_runner_t *runner, void *state, ompi_request_t **request)
+int mcast_ireq_runner_new(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
+                          ompi_request_t **request)
 {
     mcast_ireq_t *r = ireq_new();
     if (NULL == r) {
-        runner->release(state);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    r->runner = runner;
-    r->runner_state = state;
     r->call.dtype = dtype;
     r->call.comm = comm;
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
-    OPAL_THREAD_LOCK(&active_lock);
-    ireq_activate(r, request);
-    OPAL_THREAD_UNLOCK(&active_lock);
+    *request = &r->super;
     return OMPI_SUCCESS;
 }
 
-int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi_datatype_t *dtype,
-                     size_t bytes, struct ompi_communicator_t *comm, ompi_request_t **request)
+void mcast_ireq_runner_start(ompi_request_t *request, const mcast_runner_t *runner, void *state)
+{
+    mcast_ireq_t *r = (mcast_ireq_t *) request;
+    ompi_request_t *out;
+    r->runner = runner;
+    r->runner_state = state;
+    OPAL_THREAD_LOCK(&active_lock);
+    ireq_activate(r, &out);
+    OPAL_THREAD_UNLOCK(&active_lock);
+}
+
+void mcast_ireq_runner_discard(ompi_request_t *request)
+{
+    if (NULL != request) {
+        ireq_release((mcast_ireq_t *) request); /* (no runner yet: nothing of its own) */
+    }
+}
+
+int mcast_pml_ibcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, void *buf, int count,
+                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
+                     ompi_request_t **request)
 {
     mcast_ireq_t *r = ireq_new();
     if (NULL == r) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        /* No memory for a request: this rank's part now, blocking (a request cannot be
+         * handed back; its peers would otherwise wait for it), then an empty one. */
+        const int rc = mcast_pml_bcast(plan, memo, NULL, buf, count, dtype, bytes, comm);
+        if (OMPI_SUCCESS == rc) {
+            *request = &ompi_request_empty;
+        }
+        return rc;
     }
-    int rc = call_setup(&r->call, plan, NULL, NULL, buf, count, dtype, bytes, comm, 0);
+    int rc = call_setup(&r->call, plan, memo, NULL, buf, count, dtype, bytes, comm, 0);
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
     OPAL_THREAD_LOCK(&active_lock);
@@ -703,6 +865,7 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi
     }
     if (OMPI_SUCCESS != rc) {
         OPAL_THREAD_UNLOCK(&active_lock);
+        call_abandon(&r->call); /* (blocking: the peers must not wait for this rank) */
         ireq_release(r);
         return rc;
     }

@@ -20,7 +20,14 @@
  *     arriving where more was expected (its message was shorter: the peer's stream ended)
  *     cancels the remaining receives from it; a peer sending more than expected is
  *     drained until its last message.  So ranks that pass different signatures end with
- *     MPI_ERR_TRUNCATE instead of waiting forever or matching a later broadcast.
+ *     MPI_ERR_TRUNCATE instead of waiting forever or matching a later broadcast;
+ *   - a rank that cannot set its call up (no memory for its slots, its engine, its
+ *     request) still runs its schedule, without data: it consumes what it is sent and
+ *     sends empty messages, returns the error, and its peers that depend on it end with
+ *     MPI_ERR_TRUNCATE; an MPI_Ibcast without memory for its request does its part before
+ *     it returns.  What it cannot do without its schedule: a rank that has no memory for
+ *     the schedule itself (a size this plan has not run before: the memo keeps the last
+ *     size's) returns the error and its peers may wait for it (docs/local-failures.md).
  */
 #ifndef MCAST_PML_H
 #define MCAST_PML_H
@@ -40,9 +47,11 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
                     void *buf, int count,
                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm);
 
-/* The same, nonblocking: *request completes (MPI_Wait/Test) when this rank's part is done. */
-int mcast_pml_ibcast(const mcast_plan_t *plan, void *buf, int count, struct ompi_datatype_t *dtype,
-                     size_t bytes, struct ompi_communicator_t *comm, ompi_request_t **request);
+/* The same, nonblocking: *request completes (MPI_Wait/Test) when this rank's part is done.
+ * `memo` (may be NULL) as for mcast_pml_bcast: the call shares its schedule. */
+int mcast_pml_ibcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, void *buf, int count,
+                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
+                     ompi_request_t **request);
 
 /* Another runner behind the same MPI_Ibcast request (the shared segment): `test` moves
  * the broadcast on without waiting and returns true once it is complete, with its MPI
@@ -72,10 +81,14 @@ typedef struct mcast_runner {
     void (*release)(void *state);
 } mcast_runner_t;
 
-/* A request over that runner (the datatype and communicator are retained until it is
- * released); on failure the state is released and an MPI error class returned. */
-int mcast_ireq_start_runner(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
-                            const mcast_runner_t *runner, void *state, ompi_request_t **request);
+/* A request for such a runner, taken before its broadcast starts (so that a rank without
+ * memory for it knows before it touches anything): new (the datatype and communicator are
+ * retained until it is released; OMPI_ERR_OUT_OF_RESOURCE), then start with the runner's
+ * started state (the progress function moves it from then on), or discard unused. */
+int mcast_ireq_runner_new(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
+                          ompi_request_t **request);
+void mcast_ireq_runner_start(ompi_request_t *request, const mcast_runner_t *runner, void *state);
+void mcast_ireq_runner_discard(ompi_request_t *request);
 
 /* Bytes of the packed type signature of (count, dtype); false on overflow or count < 0. */
 bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes);

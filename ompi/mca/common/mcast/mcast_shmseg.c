@@ -128,16 +128,19 @@ static void *open_region(const shm_offer_t *offer, size_t bytes)
 }
 
 /* Every rank's index among the ranks of its node (in rank order; node_of_rank NULL: one
- * node), this node's size and its first rank (the segment's creator). */
+ * node; local_of NULL: not wanted), this node's size and its first rank (the segment's
+ * creator). */
 static void membership(int n, int rank, const int *node_of_rank, int *local_of, int *nlocal,
                        int *creator)
 {
     *nlocal = 0;
     *creator = -1;
     for (int r = 0; r < n; r++) {
-        local_of[r] = 0;
-        for (int q = 0; NULL != node_of_rank && q < r; q++) {
-            local_of[r] += node_of_rank[q] == node_of_rank[r];
+        if (NULL != local_of) {
+            local_of[r] = 0;
+            for (int q = 0; NULL != node_of_rank && q < r; q++) {
+                local_of[r] += node_of_rank[q] == node_of_rank[r];
+            }
         }
         if (NULL == node_of_rank || node_of_rank[r] == node_of_rank[rank]) {
             if (*creator < 0) {
@@ -146,10 +149,8 @@ static void membership(int n, int rank, const int *node_of_rank, int *local_of, 
             ++*nlocal;
         }
     }
-    if (NULL == node_of_rank) {
-        for (int r = 0; r < n; r++) {
-            local_of[r] = r;
-        }
+    for (int r = 0; NULL == node_of_rank && NULL != local_of && r < n; r++) {
+        local_of[r] = r;
     }
 }
 
@@ -222,30 +223,43 @@ static void send_flag(mcast_shm_seg_t *s)
     s->step = SETUP_FLAGS;
 }
 
-int mcast_shm_setup_start(mcast_shm_seg_t **segp, int slots, size_t slot_bytes,
-                          const int *node_of_rank, struct ompi_communicator_t *comm,
-                          const int tags[3])
+mcast_shm_seg_t *mcast_shm_seg_new(int n)
 {
     mcast_shm_seg_t *s = calloc(1, sizeof(*s));
     if (NULL == s) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        return NULL;
     }
-    *segp = s;
-    const int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    s->comm = comm;
-    memcpy(s->tags, tags, sizeof(s->tags));
-    s->slots = slots;
-    s->slot_bytes = slot_bytes;
     s->local_of = malloc((size_t) n * sizeof(int));
     s->offer = calloc(1, sizeof(*s->offer));
     s->flags = calloc((size_t) n, sizeof(int));
     s->reqs = malloc((size_t) (2 * n) * sizeof(*s->reqs));
     if (NULL == s->local_of || NULL == s->offer || NULL == s->flags || NULL == s->reqs) {
-        s->failed = true; /* the others would wait for this rank's messages: an error for
-                             every later call of this rank, not a hang of the others' */
-        s->step = SETUP_DONE;
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        free(s->local_of);
+        free(s->offer);
+        free(s->flags);
+        free(s->reqs);
+        free(s);
+        return NULL;
     }
+    s->failed = true; /* until a setup succeeds */
+    s->step = SETUP_DONE;
+    return s;
+}
+
+int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
+                          const int *node_of_rank, struct ompi_communicator_t *comm,
+                          const int tags[3])
+{
+    if (NULL == s->reqs) {
+        return OMPI_ERR_BAD_PARAM; /* set up once */
+    }
+    const int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    s->failed = false;
+    s->step = SETUP_OFFER;
+    s->comm = comm;
+    memcpy(s->tags, tags, sizeof(s->tags));
+    s->slots = slots;
+    s->slot_bytes = slot_bytes;
     membership(n, rank, node_of_rank, s->local_of, &s->nlocal, &s->creator);
     s->region_bytes = mcast_shm_region_bytes(s->nlocal, slots, slot_bytes);
     s->room = live_segments < max_segments;
@@ -391,6 +405,7 @@ typedef struct {
     shm_io_ctx_t io_ctx;
     mcast_shm_t *view;
     mcast_shm_op_t *op;
+    mcast_shm_op_space_t op_space; /* the op lives here: starting it allocates nothing */
     mcast_call_t *call; /* the engine's call (NULL once done and freed) */
     int call_status;
     bool call_done;
@@ -463,7 +478,11 @@ static const mcast_runner_t shm_runner = {ireq_test, ireq_release};
 
 /* Starts this rank's part in *r (its fields zero, io_ctx as it may be; the segment is set up at the
  * communicator's first call): the engine's call (twolevel: plan != NULL) and the
- * segment's op.  MCAST_SHM_PASS: no segment.  On failure nothing is left to release. */
+ * segment's op.  MCAST_SHM_PASS: no segment.  On failure nothing is left to release.
+ * Once the segment is there, this rank's part always starts: an engine call that could
+ * not start (it has done its schedule without data: mcast_pml_call_start) is this rank's
+ * error, and a node leader then publishes its chunks marked (io_pack_fed fails), so its
+ * node's ranks end with MPI_ERR_INTERN instead of waiting for them. */
 static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
                       const mcast_plan_info_t *info, mcast_sched_memo_t *memo,
                       mcast_engine_t *engine, void *buf, int count, struct ompi_datatype_t *dtype,
@@ -479,11 +498,15 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
     int seg_root = root;
     if (NULL != plan) {
         seg_root = mcast_plan_node_leader(plan, rank);
-        int rc = seg_root < 0 ? MPI_ERR_INTERN
-                              : mcast_pml_call_start(plan, memo, engine, buf, count, dtype, bytes,
-                                                     comm, tag, &r->call);
+        if (seg_root < 0) {
+            return MPI_ERR_INTERN;
+        }
+        const int rc = mcast_pml_call_start(plan, memo, engine, buf, count, dtype, bytes, comm,
+                                            tag, &r->call);
         if (OMPI_SUCCESS != rc) {
-            return rc;
+            r->call = NULL;
+            r->call_status = rc;
+            r->call_done = true;
         }
     }
     io_init(&r->io_ctx, buf, count, dtype);
@@ -493,10 +516,11 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
     const mcast_shm_io_t io = fed ? (mcast_shm_io_t){r, io_pack_fed, io_unpack_fed, NULL, io_avail}
                                   : (mcast_shm_io_t){&r->io_ctx, io_pack, io_unpack, NULL, NULL};
     if (NULL != r->view &&
-        KB_OK != mcast_shm_start(r->view, seg->local_of[seg_root], bytes, chunk_of(info, bytes),
-                                 &io, &r->op)) {
+        KB_OK != mcast_shm_start_in(r->view, seg->local_of[seg_root], bytes, chunk_of(info, bytes),
+                                    &io, &r->op_space, &r->op)) {
+        r->op = NULL;
         ireq_fini(r);
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        return MPI_ERR_INTERN;
     }
     return OMPI_SUCCESS;
 }
@@ -569,35 +593,51 @@ int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
     return OMPI_SUCCESS;
 }
 
-/* plan: twolevel's (NULL: one node's shm plan, described by info) */
+/* plan: twolevel's (NULL: one node's shm plan, described by info).  The request and the
+ * state are allocated before anything starts; a rank without memory for them does its
+ * part now, blocking (run allocates nothing for the segment; its peers would otherwise
+ * wait for its part), and hands back an empty request when that went well. */
 static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan_info_t *info,
-                void *buf, int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
-                struct ompi_communicator_t *comm, ompi_request_t **request)
+                mcast_sched_memo_t *memo, void *buf, int count, struct ompi_datatype_t *dtype,
+                size_t bytes, int root, struct ompi_communicator_t *comm, ompi_request_t **request)
 {
-    const mcast_runner_t *runner = NULL;
-    void *state = NULL;
-    const int rc = mcast_shm_begin(seg, plan, info, buf, count, dtype, bytes, root, comm, 0,
-                                   &runner, &state);
-    if (OMPI_SUCCESS != rc) {
+    shm_ireq_t *r = calloc(1, sizeof(*r));
+    ompi_request_t *req = NULL;
+    if (NULL == r || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
+        free(r);
+        const int rc = run(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm);
+        if (OMPI_SUCCESS == rc) {
+            *request = &ompi_request_empty;
+        }
         return rc;
     }
-    return mcast_ireq_start_runner(comm, dtype, runner, state, request);
+    int rc = ireq_start(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm, 0, r);
+    if (OMPI_SUCCESS != rc) {
+        mcast_ireq_runner_discard(req);
+        free(r);
+        return rc;
+    }
+    (void) ireq_test(r, &rc); /* a root's small message is out at once */
+    mcast_ireq_runner_start(req, &shm_runner, r);
+    *request = req;
+    return OMPI_SUCCESS;
 }
 
-int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, void *buf, int count,
+int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
+                            mcast_sched_memo_t *memo, void *buf, int count,
                             struct ompi_datatype_t *dtype, size_t bytes, int root,
                             struct ompi_communicator_t *comm, ompi_request_t **request)
 {
     mcast_plan_info_t info;
     mcast_plan_get_info(plan, &info);
-    return irun(seg, plan, &info, buf, count, dtype, bytes, root, comm, request);
+    return irun(seg, plan, &info, memo, buf, count, dtype, bytes, root, comm, request);
 }
 
 int mcast_shm_irun(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
                    struct ompi_datatype_t *dtype, size_t bytes, int root,
                    struct ompi_communicator_t *comm, ompi_request_t **request)
 {
-    return irun(seg, NULL, info, buf, count, dtype, bytes, root, comm, request);
+    return irun(seg, NULL, info, NULL, buf, count, dtype, bytes, root, comm, request);
 }
 
 void mcast_shm_free(mcast_shm_seg_t *seg)
@@ -608,6 +648,9 @@ void mcast_shm_free(mcast_shm_seg_t *seg)
         }
         unmap(seg);
         free(seg->local_of);
+        free(seg->offer); /* (a setup that never started still has its state) */
+        free(seg->flags);
+        free(seg->reqs);
         free(seg);
     }
 }

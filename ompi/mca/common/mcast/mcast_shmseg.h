@@ -35,9 +35,15 @@ typedef struct mcast_shm_seg mcast_shm_seg_t;
  * and later calls to the module below); else OMPI_SUCCESS or an MPI error class. */
 #define MCAST_SHM_PASS 1
 
+/* A segment's state for a communicator of n ranks, before its setup (it counts as failed
+ * until a setup succeeds): allocated at the communicator's first call, so that a rank
+ * without memory for it says so in the exchange rather than in the middle of the setup.
+ * NULL without memory. */
+mcast_shm_seg_t *mcast_shm_seg_new(int n);
 /* Starts the setup of a segment of `slots` x slot_bytes per node (node_of_rank NULL: one
- * node).  tags: three tags of the communicator reserved by every rank at the same call. */
-int mcast_shm_setup_start(mcast_shm_seg_t **seg, int slots, size_t slot_bytes,
+ * node), once.  tags: three tags of the communicator reserved by every rank at the same
+ * call. */
+int mcast_shm_setup_start(mcast_shm_seg_t *seg, int slots, size_t slot_bytes,
                           const int *node_of_rank, struct ompi_communicator_t *comm,
                           const int tags[3]);
 /* Moves the setup on without waiting; true once it is over (the segment is then usable on
@@ -62,14 +68,15 @@ int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                            mcast_sched_memo_t *memo, mcast_engine_t *engine, void *buf, int count,
                            struct ompi_datatype_t *dtype, size_t bytes, int root,
                            struct ompi_communicator_t *comm);
-int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, void *buf, int count,
+int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
+                            mcast_sched_memo_t *memo, void *buf, int count,
                             struct ompi_datatype_t *dtype, size_t bytes, int root,
                             struct ompi_communicator_t *comm, ompi_request_t **request);
 
 /* This rank's part of a segment plan, started now, as the state of a runner (mcast_pml.h):
  * plan NULL with info for a one-node shm plan, or a twolevel plan whose PML messages use
  * `tag` (mcast_pml_reserve_tags at the call; 0: reserved now).  MCAST_SHM_PASS: no
- * segment.  On success *runner and *state go to mcast_ireq_start_runner or are driven by
+ * segment.  On success *runner and *state go to mcast_ireq_runner_start or are driven by
  * another runner. */
 int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                     const mcast_plan_info_t *info, void *buf, int count,
