@@ -3246,31 +3246,36 @@ MC_API int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len)
     if (p == nullptr || buf == nullptr || len == 0) {
         return KB_ERR_ARG;
     }
-    std::string s;
-    if (p->k != 0) {
-        s += "k=" + std::to_string(p->k) + " ";
+    buf[0] = '\0';
+    try {
+        std::string s;
+        if (p->k != 0) {
+            s += "k=" + std::to_string(p->k) + " ";
+        }
+        if (!p->extra.empty()) {
+            s += p->extra + " ";
+        }
+        s += "segment_bytes=" + (p->segment_bytes == 0 ? std::string("whole") : std::to_string(p->segment_bytes));
+        if (p->segment_bytes != 0 && p->class_bytes / p->segment_bytes >= PLAN_MAX_BLOCKS) {
+            s += " (raised to keep at most " + std::to_string(PLAN_MAX_BLOCKS) + " blocks)";
+        }
+        s += " window=" + std::to_string(p->window);
+        s += " max_sends=" + (p->max_sends == -1 ? std::string("auto") : std::to_string(p->max_sends));
+        if (p->sync) {
+            s += " sends=sync";
+        }
+        s += std::string(" discipline=") + (p->discipline == KB_DISC_FCFS ? "fcfs" : "fpfs");
+        s += std::string(" transport=") + p->transport;
+        s += " predicted_us=" + fmt("%.1f", p->predicted_us);
+        if (p->previous_us >= 0) {
+            s += std::string(" previous=") + p->previous + " previous_us=" + fmt("%.1f", p->previous_us);
+        }
+        s += " class_bytes=" + std::to_string(p->class_bytes);
+        s += " selected_by=" + p->selected_by;
+        std::snprintf(buf, len, "%s", s.c_str());
+    } catch (...) { /* no memory for the text: an empty description */
+        return KB_ERR_NOMEM;
     }
-    if (!p->extra.empty()) {
-        s += p->extra + " ";
-    }
-    s += "segment_bytes=" + (p->segment_bytes == 0 ? std::string("whole") : std::to_string(p->segment_bytes));
-    if (p->segment_bytes != 0 && p->class_bytes / p->segment_bytes >= PLAN_MAX_BLOCKS) {
-        s += " (raised to keep at most " + std::to_string(PLAN_MAX_BLOCKS) + " blocks)";
-    }
-    s += " window=" + std::to_string(p->window);
-    s += " max_sends=" + (p->max_sends == -1 ? std::string("auto") : std::to_string(p->max_sends));
-    if (p->sync) {
-        s += " sends=sync";
-    }
-    s += std::string(" discipline=") + (p->discipline == KB_DISC_FCFS ? "fcfs" : "fpfs");
-    s += std::string(" transport=") + p->transport;
-    s += " predicted_us=" + fmt("%.1f", p->predicted_us);
-    if (p->previous_us >= 0) {
-        s += std::string(" previous=") + p->previous + " previous_us=" + fmt("%.1f", p->previous_us);
-    }
-    s += " class_bytes=" + std::to_string(p->class_bytes);
-    s += " selected_by=" + p->selected_by;
-    std::snprintf(buf, len, "%s", s.c_str());
     return KB_OK;
 }
 
