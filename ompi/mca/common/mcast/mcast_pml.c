@@ -16,6 +16,7 @@
  */
 #include "mcast_pml.h"
 #include "mcast_dtio.h"
+#include "mcast_trace.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ typedef struct mcast_call {
     ompi_request_t **sinks;
     char **sink_bufs;
     int nsinks, sinks_cap;
+    uint64_t trace;      /* the call's number in the timeline (mcast_trace.h), 0: off */
+    bool traced_end;
 } mcast_call_t;
 
 bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes)
@@ -123,6 +126,11 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
     s->flags = flags;
     s->err = OMPI_SUCCESS;
     s->seq = c->posts++;
+    if (0 != c->trace) {
+        mcast_trace(MCAST_OP_SEND == kind ? MCAST_TR_POST_SEND : MCAST_TR_POST_RECV,
+                    ompi_comm_get_cid(c->comm), ompi_comm_rank(c->comm), c->trace, slot, peer, off,
+                    len, 0);
+    }
     if (len > (size_t) INT_MAX) {
         s->err = MPI_ERR_COUNT;
         len = 0; /* keep the peer in step: an empty message it will reject */
@@ -199,6 +207,10 @@ static int poll_slots(mcast_call_t *c)
             add_drain(c, s->peer);
         }
         s->active = false;
+        if (0 != c->trace) {
+            mcast_trace(MCAST_TR_DONE, ompi_comm_get_cid(c->comm), ompi_comm_rank(c->comm),
+                        c->trace, i, s->peer, s->off, s->len, st);
+        }
         mcast_engine_complete(c->engine, i, st);
         progressed++;
     }
@@ -417,7 +429,13 @@ static bool call_progress(mcast_call_t *c)
     if (c->ndrain > 0) {
         drain_step(c);
     }
-    return poll_sinks(c) && mcast_engine_done(c->engine);
+    const bool done = poll_sinks(c) && mcast_engine_done(c->engine);
+    if (done && 0 != c->trace && !c->traced_end) {
+        c->traced_end = true;
+        mcast_trace(MCAST_TR_END, ompi_comm_get_cid(c->comm), ompi_comm_rank(c->comm), c->trace,
+                    -1, -1, 0, 0, mcast_engine_status(c->engine));
+    }
+    return done;
 }
 
 /* ---- calls ---------------------------------------------------------------- */
@@ -565,6 +583,13 @@ static void call_abandon(mcast_call_t *c)
 
 static int call_start(mcast_call_t *c)
 {
+    c->trace = mcast_trace_call();
+    if (0 != c->trace) {
+        size_t bytes = 0;
+        mcast_signature_bytes(c->count, c->dtype, &bytes);
+        mcast_trace(MCAST_TR_BEGIN, ompi_comm_get_cid(c->comm), ompi_comm_rank(c->comm), c->trace,
+                    -1, -1, 0, bytes, 0);
+    }
     const mcast_xport_t x = {c, xport_post};
     return (KB_OK == mcast_engine_start(c->engine, c->sched, &c->ep, &x)) ? OMPI_SUCCESS
                                                                           : MPI_ERR_INTERN;
