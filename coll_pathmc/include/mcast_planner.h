@@ -291,6 +291,19 @@
  * A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no
  * term.  mcast-calibrate measures it.
  *
+ * Unmodelled networks.  The built-in machine model describes an InfiniBand-class network
+ * (microseconds of overhead per message, gigabytes per second, progress by polling).  Over
+ * TCP without a machine file it predicts pipelines of small blocks that a TCP stack pays
+ * for per message and per completion, and, with a core shared with other work, per
+ * scheduler turn (docs/evidence.md, E-TCP-1).  Where the input says so
+ * (input.unmodelled_network: the glue sets it for a communicator across nodes whose
+ * point-to-point path is TCP, without a machine file), auto takes Open MPI 4.1's own
+ * choice (tuned's fixed decision table): it hands the class to the module below
+ * (selected_by "previous:unmodelled") unless compare_previous is 0, where it runs our copy
+ * of it on rank order, whole messages, copies all at once (selected_by "unmodelled").  A
+ * machine file (mcast-calibrate) describes the network and the rule no longer applies.
+ * Forced algorithms and rules are not affected.
+ *
  * Size classes.  A plan's decision depends on the message size only through its class
  * (four classes per power of two, centred on 2^(e + j/4) on a log scale: the sizes within
  * a factor 2^(1/8) of it), evaluated at its centre (powers of two are planned at their
@@ -506,6 +519,9 @@ typedef struct mcast_plan_input {
     int shm_slots;                 /* its slot count (>= 2) */
     size_t shm_chunk_bytes;        /* the smallest chunk (mcast_shm_chunk_bytes; 0 = a slot) */
     int node_cores;                /* cores the node's ranks share (0 = one per rank) */
+    int unmodelled_network;        /* 1: the nodes talk over a network the machine model
+                                      does not describe (no machine file, TCP): under auto
+                                      Open MPI's own choice (header, "Unmodelled networks") */
 } mcast_plan_input_t;
 
 typedef struct mcast_plan mcast_plan_t; /* opaque */

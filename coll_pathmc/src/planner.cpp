@@ -2646,6 +2646,31 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
                 break;
             }
         }
+        if (algs.empty() && in.unmodelled_network != 0 && in.n >= 2 && M > 0) {
+            /* The built-in model does not describe this network (mcast_planner.h,
+             * "Unmodelled networks"): Open MPI's own choice, deferred to the module below
+             * where it can serve, else our copy of it on rank order (tuned's fixed
+             * decision: whole messages, copies all at once). */
+            const int prev = tuned_bcast_algorithm(in.n, M);
+            eff.segment_bytes = SIZE_MAX;
+            eff.max_sends = in.n;
+            switch (prev) {
+            case 1: algs.push_back(MCAST_ALG_LINEAR); break;
+            case 2:
+            case 3: algs.push_back(MCAST_ALG_CHAIN); break;
+            case 6: algs.push_back(MCAST_ALG_BINOMIAL); break;
+            case 7: algs.push_back(MCAST_ALG_KNOMIAL); eff.k = 4; break;
+            case 8:
+            case 9:
+                algs.push_back(MCAST_ALG_SCATTER_ALLGATHER);
+                eff.allgather = (prev == 8 ? MCAST_SAG_RD : MCAST_SAG_RING) + 1;
+                eff.segment_bytes = 0;
+                break;
+            default: algs.push_back(MCAST_ALG_KBINOMIAL); eff.k = 2; break;
+            }
+            in2.chain = nullptr; /* rank order from the root */
+            by = "unmodelled";
+        }
         if (algs.empty()) {
             for (int a = 1; a < MCAST_ALG_COUNT; ++a) {
                 /* under auto the unsegmented binomial / linear are covered by kbinomial /
@@ -2699,6 +2724,9 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     if (previous_rule != 0) {
         out.defer = true;
         out.selected_by = "previous:rules:" + std::to_string(previous_rule);
+    } else if (by == "unmodelled" && f.compare_previous != 0) {
+        out.defer = true; /* the module below runs it (this plan shows what it is) */
+        out.selected_by = "previous:unmodelled";
     } else if (f.algorithm == MCAST_ALG_AUTO && by == "model" && in.component == MCAST_COMP_KBINOMIAL &&
                f.compare_previous != 0 && in.n >= 2 && M > 0) {
         /* the module below serves the class unless our plan is predicted faster */

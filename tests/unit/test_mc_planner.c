@@ -573,6 +573,72 @@ static void test_family_wins_bandwidth(void **state)
     printf("\n");
 }
 
+/* A network the built-in model does not describe (input.unmodelled_network, header
+ * "Unmodelled networks"): under auto every class is Open MPI's own, handed to the module
+ * below, or, with compare_previous = 0, our copy of tuned's choice on rank order (whole
+ * messages, copies at once); forced algorithms and a rule still decide. */
+static void test_unmodelled(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    /* tuned 4.1's table for 4-7 ranks: binomial below 8 KiB... linear to 1 MiB, chain above */
+    static const struct {
+        int n;
+        size_t bytes;
+        int alg;
+    } cases[] = {{4, 65536, MCAST_ALG_LINEAR}, {4, 262144, MCAST_ALG_LINEAR},
+                 {4, 4194304, MCAST_ALG_CHAIN}, {8, 20000, MCAST_ALG_BINOMIAL},
+                 {8, 2000000, MCAST_ALG_LINEAR}, {20, 4000000, MCAST_ALG_SCATTER_ALLGATHER}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        for (int root = 0; root < cases[i].n; root += cases[i].n - 1) {
+            mcast_forced_t f;
+            mcast_forced_default(&f);
+            mcast_plan_input_t in = input(cases[i].n, root, cases[i].bytes, &mach, &f);
+            in.unmodelled_network = 1;
+            mcast_plan_t *p = select_ok(&in);
+            mcast_plan_info_t info;
+            mcast_plan_get_info(p, &info);
+            assert_int_equal(info.defer, 1);
+            assert_string_equal(info.selected_by, "previous:unmodelled");
+            assert_int_equal(info.algorithm, cases[i].alg);
+            mcast_plan_free(p);
+            f.compare_previous = 0; /* the nonblocking decision: our copy of it */
+            p = select_ok(&in);
+            mcast_plan_get_info(p, &info);
+            assert_int_equal(info.defer, 0);
+            assert_string_equal(info.selected_by, "unmodelled");
+            assert_int_equal(info.algorithm, cases[i].alg);
+            if (MCAST_ALG_SCATTER_ALLGATHER != cases[i].alg) {
+                assert_int_equal(info.segment_bytes, 0); /* whole */
+                assert_int_equal(info.chain[0], root);
+                for (int r = 1; r < cases[i].n; ++r) { /* rank order from the root */
+                    assert_int_equal(info.chain[r], (root + r) % cases[i].n);
+                }
+            }
+            mcast_plan_free(p);
+            /* forced: the forced algorithm */
+            f.compare_previous = 1;
+            f.algorithm = MCAST_ALG_TWOTREE;
+            p = select_ok(&in);
+            mcast_plan_get_info(p, &info);
+            assert_int_equal(info.algorithm, MCAST_ALG_TWOTREE);
+            assert_int_equal(info.defer, 0);
+            mcast_plan_free(p);
+        }
+    }
+    /* off: the model's choice as before (4 ranks, 256 KiB: not Open MPI's linear) */
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    mcast_plan_input_t in = input(4, 0, 262144, &mach, &f);
+    mcast_plan_t *p = select_ok(&in);
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p, &info);
+    assert_string_equal(info.selected_by, "model");
+    mcast_plan_free(p);
+}
+
 /* Under auto the planner compares its best plan with what the module below would run
  * (Open MPI 4.1's tuned fixed decision, modelled) and defers unless ours is predicted more
  * than 5 % faster; never with compare_previous = 0, a forced algorithm or a rule. */
@@ -2595,6 +2661,7 @@ int main(void)
         cmocka_unit_test(test_family_wins_bandwidth),
         cmocka_unit_test(test_two_level_plans),
         cmocka_unit_test(test_previous),
+        cmocka_unit_test(test_unmodelled),
         cmocka_unit_test(test_mcast_plans),
         cmocka_unit_test(test_pathlg_plans),
         cmocka_unit_test(test_link_sharing),

@@ -54,6 +54,8 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->shm_max_chunk_bytes, sizeof(c->shm_max_chunk_bytes));
     const int cores = node_cores();
     h = mcast_digest_bytes(h, &cores, sizeof(cores));
+    const int tcp = mcast_network_tcp();
+    h = mcast_digest_bytes(h, &tcp, sizeof(tcp));
     d->params = h;
     /* a rules file that did not load counts as "none" (the reason was printed at open) */
     d->rules = (NULL != c->rules) ? kb_rules_checksum(c->rules)
@@ -89,6 +91,9 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     *forced = forced_params();
     mcast_locality_input(loc, MCAST_COMP_KBINOMIAL, root, bytes, in, chain);
     in->machine = mcast_machine_of("kbinomial", c->machine_file);
+    /* the built-in model over TCP between nodes: Open MPI's own choice under auto */
+    in->unmodelled_network = 0 == strncmp(in->machine->source, "defaults", 8) && !loc->all_local &&
+                             loc->nnodes > 1 && mcast_network_tcp();
     in->forced = forced;
     in->rules = m->use_rules ? c->rules : NULL;
     /* A segment per node (one node: shm; across nodes: twolevel's intra=shm).  It is copied

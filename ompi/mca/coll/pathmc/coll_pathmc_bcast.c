@@ -195,6 +195,8 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.unparsed, sizeof(c->common.unparsed));
     const int kb_forced = kbinomial_forced() ? 1 : 0;
     h = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
+    const int tcp = mcast_network_tcp();
+    h = mcast_digest_bytes(h, &tcp, sizeof(tcp));
     /* multicast: what every rank must agree on (the interface may differ per host) */
     const int mc[4] = {c->mcast_transport, c->mcast_port, c->mcast_ttl, c->mcast_auth};
     h = mcast_digest_bytes(h, mc, sizeof(mc));
@@ -288,6 +290,9 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     in->hosts = NULL != st->net_topo ? (const char *const *) st->locality->hosts : NULL;
     in->mcast_chunk_bytes = mca_coll_pathmc_mcast_chunk(st);
     in->machine = mcast_machine_of("pathmc", kbinomial_string("machine_file"));
+    /* the built-in model over TCP between nodes: Open MPI's own choice under auto */
+    in->unmodelled_network = 0 == strncmp(in->machine->source, "defaults", 8) && !loc->all_local &&
+                             loc->nnodes > 1 && mcast_network_tcp();
     in->forced = forced;
 }
 

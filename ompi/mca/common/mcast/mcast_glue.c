@@ -9,6 +9,8 @@
 
 #include "mpi.h"
 #include "opal/mca/base/mca_base_vari.h"
+#include "opal/mca/btl/base/base.h"
+#include "ompi/mca/pml/base/base.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/threads/mutex.h"
 #include "opal/util/output.h"
@@ -457,4 +459,27 @@ bool mcast_fallback_allowed(const char *component, int policy, struct ompi_commu
         *warned = true;
     }
     return true;
+}
+
+bool mcast_network_tcp(void)
+{
+    static int known = -1; /* the PML and the BTLs are chosen once per process */
+    if (known >= 0) {
+        return 1 == known;
+    }
+    bool tcp = false, other = false;
+    if (0 == strcmp(mca_pml_base_selected_component.pmlm_version.mca_component_name, "ob1")) {
+        mca_btl_base_selected_module_t *sm;
+        OPAL_LIST_FOREACH (sm, &mca_btl_base_modules_initialized, mca_btl_base_selected_module_t) {
+            const char *name = sm->btl_component->btl_version.mca_component_name;
+            if (0 == strcmp(name, "tcp")) {
+                tcp = true;
+            } else if (0 != strcmp(name, "self") && 0 != strcmp(name, "vader") &&
+                       0 != strcmp(name, "sm") && 0 != strcmp(name, "smcuda")) {
+                other = true; /* an RDMA network (openib, uct, ugni, ...): not only TCP */
+            }
+        }
+    }
+    known = tcp && !other;
+    return 1 == known;
 }

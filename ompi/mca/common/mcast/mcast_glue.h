@@ -98,4 +98,10 @@ int mcast_check_runtime_version(const char *component);
 bool mcast_fallback_allowed(const char *component, int policy, struct ompi_communicator_t *comm,
                             const char *why, bool *warned);
 
+/* Whether this process reaches other nodes only over TCP (pml ob1, no BTL but tcp, self
+ * and shared memory): a network the built-in machine model does not describe
+ * (mcast_planner.h, "Unmodelled networks").  A property of the process: it goes into the
+ * parameter digest, so ranks that differ disagree and the module below serves. */
+bool mcast_network_tcp(void);
+
 #endif /* MCAST_GLUE_H */
