@@ -28,16 +28,41 @@ AC_DEFUN([MCAST_CHECK_OMPI], [
   CPPFLAGS="$CPPFLAGS $MCAST_OMPI_CPPFLAGS"
   AC_CHECK_HEADER([ompi_config.h], [],
     [AC_MSG_ERROR([Open MPI devel headers (ompi_config.h) not found. Debian: apt-get install libopenmpi-dev])])
-  AC_CHECK_HEADER([ompi/mca/coll/coll.h], [],
-    [AC_MSG_ERROR([ompi/mca/coll/coll.h not found: Open MPI was not installed with --with-devel-headers. Debian: apt-get install libopenmpi-dev])],
-    [#include "ompi_config.h"])
-
   AC_MSG_CHECKING([Open MPI version in the headers])
   AC_COMPUTE_INT([mcast_ompi_major], [OMPI_MAJOR_VERSION], [#include "ompi_config.h"], [mcast_ompi_major=0])
   AC_COMPUTE_INT([mcast_ompi_minor], [OMPI_MINOR_VERSION], [#include "ompi_config.h"], [mcast_ompi_minor=0])
   AC_COMPUTE_INT([mcast_ompi_release], [OMPI_RELEASE_VERSION], [#include "ompi_config.h"], [mcast_ompi_release=0])
   MCAST_OMPI_VERSION="$mcast_ompi_major.$mcast_ompi_minor.$mcast_ompi_release"
   AC_MSG_RESULT([$MCAST_OMPI_VERSION])
+
+  # Headers opal_config.h names but a packaged Open MPI may lack (Debian 13's 5.0.7:
+  # the pthreads and timer implementation headers); contrib/ompi-devel-headers puts them here.
+  AC_ARG_WITH([ompi-headers],
+    [AS_HELP_STRING([--with-ompi-headers=DIR],
+      [headers the installed Open MPI devel headers lack (default: /usr/local/share/ompi-coll-mcast/ompi-VERSION-headers when it exists; contrib/ompi-devel-headers fills it)])],
+    [], [with_ompi_headers=])
+  AS_IF([test -z "$with_ompi_headers"],
+        [with_ompi_headers="/usr/local/share/ompi-coll-mcast/ompi-$MCAST_OMPI_VERSION-headers"])
+  MCAST_OMPI_EXTRA_HEADERS=none
+  AS_IF([test -d "$with_ompi_headers"],
+        [MCAST_OMPI_CPPFLAGS="$MCAST_OMPI_CPPFLAGS -I$with_ompi_headers"
+         CPPFLAGS="$CPPFLAGS -I$with_ompi_headers"
+         MCAST_OMPI_EXTRA_HEADERS="$with_ompi_headers"])
+  AC_SUBST([MCAST_OMPI_EXTRA_HEADERS])
+
+  # Open MPI 5's internal headers include the external PMIx's pmix.h (opal/mca/pmix).
+  AS_IF([test "$mcast_ompi_major" -ge 5],
+        [PKG_CHECK_MODULES([OMPI_PMIX], [pmix], [],
+           [AC_MSG_ERROR([Open MPI $MCAST_OMPI_VERSION's headers include pmix.h: install libpmix-dev (contrib/deps.sh does)])])
+         MCAST_OMPI_CPPFLAGS="$MCAST_OMPI_CPPFLAGS $OMPI_PMIX_CFLAGS"
+         CPPFLAGS="$CPPFLAGS $OMPI_PMIX_CFLAGS"])
+
+  AC_CHECK_HEADER([ompi/mca/coll/coll.h], [],
+    [mcast_missing=`MPICC="$MCAST_MPICC" $srcdir/contrib/ompi-devel-headers --check "$with_ompi_headers" 2>&1 | sed -n 's/.*lack: *//p'`
+     AS_IF([test -n "$mcast_missing"],
+       [AC_MSG_ERROR([Open MPI $MCAST_OMPI_VERSION's devel headers lack headers its opal_config.h names ($mcast_missing). Run contrib/ompi-devel-headers (contrib/deps.sh does): it takes them from the Debian source package of the installed Open MPI into $with_ompi_headers])],
+       [AC_MSG_ERROR([ompi/mca/coll/coll.h not found or not compilable (see config.log): Open MPI was not installed with --with-devel-headers. Debian: apt-get install libopenmpi-dev])])],
+    [#include "ompi_config.h"])
 
   AC_MSG_CHECKING([coll component API])
   AC_EGREP_CPP([mcast_api_3_0_0], [#include "ompi_config.h"
@@ -56,8 +81,8 @@ mcast_api_2_4_0
 mcast_api_2_0_0
 #endif], [MCAST_COLL_API=2.0.0], [MCAST_COLL_API=unknown])])])
   AC_MSG_RESULT([$MCAST_COLL_API])
-  AS_IF([test "$MCAST_COLL_API" != "2.0.0"],
-    [AC_MSG_ERROR([coll component API $MCAST_COLL_API is not supported yet (supported: 2.0.0, Open MPI 4.x); see ompi/mca/common/mcast/mcast_compat.h])])
+  AS_IF([test "$MCAST_COLL_API" != "2.0.0" && test "$MCAST_COLL_API" != "2.4.0"],
+    [AC_MSG_ERROR([coll component API $MCAST_COLL_API is not supported yet (supported: 2.0.0, Open MPI 4.x; 2.4.0, Open MPI 5.0); see ompi/mca/common/mcast/mcast_compat.h])])
   CPPFLAGS="$mcast_save_CPPFLAGS"
 
   AC_SUBST([MCAST_OMPI_MAJOR], [$mcast_ompi_major])

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install the Debian 12 packages this project needs (run as root).
+# Install the Debian 12 / Debian 13 packages this project needs (run as root).
 #   contrib/deps.sh          build + run the comparison
 #   contrib/deps.sh test     also what the tests need (make check; configure builds the
 #                            tests when CMocka is there)
@@ -9,8 +9,8 @@ BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenm
        libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz
        libibverbs-dev librdmacm-dev libssl-dev"
 TEST="libcmocka-dev hpcc iproute2 procps strace ibsim-utils opensm infiniband-diags libibumad-dev
-      libopensm-dev clang libclang-rt-14-dev xxd"
-FUZZ="clang-14 libclang-rt-14-dev"
+      libopensm-dev clang libclang-rt-dev xxd"
+FUZZ="clang libclang-rt-dev"
 pkgs=$BUILD
 [ "${1:-}" = test ] && pkgs="$BUILD $TEST"
 [ "${1:-}" = fuzz ] && pkgs="$BUILD $TEST $FUZZ"
@@ -24,4 +24,9 @@ if [ -n "$missing" ]; then
     apt-get update -qq
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends $missing
+fi
+# A packaged Open MPI whose devel headers lack headers its own opal_config.h names (Debian
+# 13's 5.0.7): complete them from Debian's source package of the installed version.
+if ! "$(dirname "$0")/ompi-devel-headers" --check >/dev/null 2>&1; then
+    "$(dirname "$0")/ompi-devel-headers"
 fi

@@ -4,7 +4,7 @@
 #
 #   tests/fuzz/run-libfuzzer.sh [RUNS (1000000)] [more libFuzzer flags...]
 #
-# Needs clang-14 and libclang-rt-14-dev (contrib/deps.sh test).  Builds in $WORK (default
+# Needs clang and libclang-rt-dev (contrib/deps.sh test).  Builds in $WORK (default
 # a new /tmp/mcproto-fuzz.XXXXXX), seeds from the committed hex corpus, runs RUNS inputs
 # with -seed=1, prints libFuzzer's final statistics; exit status is libFuzzer's (0 = no
 # finding).
@@ -13,8 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 runs=${1:-1000000}
 [ $# -gt 0 ] && shift
-CLANG=${CLANG:-clang-14}
-CLANGXX=${CLANGXX:-clang++-14}
+CLANG=${CLANG:-clang}
+CLANGXX=${CLANGXX:-clang++}
 work=${WORK:-$(mktemp -d /tmp/mcproto-fuzz.XXXXXX)}
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$top/coll_pathmc/include")
 "$CLANGXX" -std=c++17 "${flags[@]}" -c "$top/coll_pathmc/src/pm_mcproto.cpp" -o "$work/pm_mcproto.o"

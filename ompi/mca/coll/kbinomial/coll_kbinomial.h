@@ -32,7 +32,7 @@ typedef struct mca_coll_kbinomial_component_t {
     int shm_max_segments;       /* segments a process maps at most */
 } mca_coll_kbinomial_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;
+MCAST_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;
 
 int mca_coll_kbinomial_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_kbinomial_comm_query(struct ompi_communicator_t *comm,

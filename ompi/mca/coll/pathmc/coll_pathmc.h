@@ -37,7 +37,7 @@ typedef struct mca_coll_pathmc_component_t {
 enum { MCA_COLL_PATHMC_MC_NONE = 0, MCA_COLL_PATHMC_MC_IP, MCA_COLL_PATHMC_MC_IB, MCA_COLL_PATHMC_MC_AUTO };
 extern const char *const mca_coll_pathmc_transport_names[];
 
-OMPI_MODULE_DECLSPEC extern mca_coll_pathmc_component_t mca_coll_pathmc_component;
+MCAST_MODULE_DECLSPEC extern mca_coll_pathmc_component_t mca_coll_pathmc_component;
 
 /* Per communicator: the torus, where it came from, every rank's coordinates. */
 typedef struct mca_coll_pathmc_state {

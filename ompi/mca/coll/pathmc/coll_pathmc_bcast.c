@@ -99,7 +99,7 @@ static bool file_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
             st->net_topo = topo; /* topo_torus checked every rank's host */
         }
     } else if (0 == ompi_comm_rank(comm) && mca_coll_pathmc_component.common.verbose >= 1) {
-        fprintf(stderr, "coll:pathmc: comm=%u: %s %s not used: %s\n", ompi_comm_get_cid(comm),
+        fprintf(stderr, "coll:pathmc: comm=%u: %s %s not used: %s\n", mcast_comm_id(comm),
                 source, path, err);
     }
     return ok;
@@ -127,7 +127,7 @@ static bool file_switch_net(struct ompi_communicator_t *comm, mca_coll_pathmc_st
             if (0 == ompi_comm_rank(comm) && mca_coll_pathmc_component.common.verbose >= 1) {
                 fprintf(stderr, "coll:pathmc: comm=%u: topology_file %s not used for pathlg: host "
                                 "%s (rank %d) not in it\n",
-                        ompi_comm_get_cid(comm), path, st->locality->hosts[r], r);
+                        mcast_comm_id(comm), path, st->locality->hosts[r], r);
             }
             return false;
         }

@@ -82,12 +82,12 @@ void mca_coll_pathmc_mcast_open(struct ompi_communicator_t *comm, mca_coll_pathm
         mcast_mc_stats(st->mc, &ps, &xs);
         fprintf(stderr, "coll:pathmc: comm=%u multicast: transport=%s group %s chunk_bytes=%u "
                         "window_bytes=%llu probe_rounds=%u\n",
-                ompi_comm_get_cid(comm), mcast_mc_transport(st->mc), xs.group, xs.chunk_bytes,
+                mcast_comm_id(comm), mcast_mc_transport(st->mc), xs.group, xs.chunk_bytes,
                 (unsigned long long) xs.window_bytes, xs.probe_rounds);
     } else {
         fprintf(stderr, "coll:pathmc: comm=%u multicast not used (coll_pathmc_mcast_transport=%s): "
                         "%s\n",
-                ompi_comm_get_cid(comm), mca_coll_pathmc_transport_names[want], why);
+                mcast_comm_id(comm), mca_coll_pathmc_transport_names[want], why);
     }
 }
 

@@ -12,7 +12,7 @@
 #include "opal/mca/btl/base/base.h"
 #include "ompi/mca/pml/base/base.h"
 #include "opal/runtime/opal_progress.h"
-#include "opal/threads/mutex.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "mcast_build_config.h"
@@ -450,12 +450,12 @@ bool mcast_fallback_allowed(const char *component, int policy, struct ompi_commu
 {
     if (MCAST_FALLBACK_ERROR == policy) {
         fprintf(stderr, "coll:%s: comm=%u: declined (%s) and coll_%s_fallback=error\n", component,
-                ompi_comm_get_cid(comm), why, component);
+                mcast_comm_id(comm), why, component);
         return false;
     }
     if (MCAST_FALLBACK_WARN == policy && !*warned && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:%s: comm=%u: declined (%s); using the previous bcast (said once "
-                        "per communicator)\n", component, ompi_comm_get_cid(comm), why);
+                        "per communicator)\n", component, mcast_comm_id(comm), why);
         *warned = true;
     }
     return true;

@@ -11,8 +11,8 @@
 #include "ompi/proc/proc.h"
 #include "opal/class/opal_hash_table.h"
 #include "opal/mca/hwloc/base/base.h"
-#include "opal/mca/pmix/pmix.h"
-#include "opal/threads/mutex.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
+#include MCAST_PMIX_INTERNAL_H
 #include "pathmc.h"
 #include "mcast_fabric.h"
 #include "mcast_planner.h"
@@ -66,8 +66,8 @@ static void place_of_modex(const opal_process_name_t *name, mcast_locality_recor
     char *str = NULL;
     int rc;
     rec->package_id = rec->numa_id = rec->core_id = -1;
-    OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, OPAL_PMIX_LOCALITY_STRING, name, &str, OPAL_STRING);
-    if (OPAL_SUCCESS != rc || NULL == str) {
+    OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, MCAST_PMIX_LOCALITY_STRING, name, &str, MCAST_PMIX_STRING);
+    if (MCAST_PMIX_OK != rc || NULL == str) {
         return;
     }
     for (char *tok = str; NULL != tok && '\0' != *tok;) {
@@ -156,7 +156,7 @@ static bool use_topology(struct ompi_communicator_t *comm, const char *component
                  path ? path : "");
         if (0 == ompi_comm_rank(comm) && mcast_warn_once(key)) {
             fprintf(stderr, "coll:%s: comm=%u: %s%s%s not used: %s (reported once per process)\n",
-                    component, ompi_comm_get_cid(comm), what, path ? " " : "", path ? path : "",
+                    component, mcast_comm_id(comm), what, path ? " " : "", path ? path : "",
                     err);
         }
         if (!cached) {
@@ -373,7 +373,7 @@ void mcast_print_chain(const char *component, struct ompi_communicator_t *comm,
                        const mcast_locality_t *loc)
 {
     fprintf(stderr, "coll:%s: comm=%u size=%d nodes=%d ordering=%s chain=", component,
-            ompi_comm_get_cid(comm), loc->n, loc->nnodes, loc->ordering_name);
+            mcast_comm_id(comm), loc->n, loc->nnodes, loc->ordering_name);
     for (int i = 0; i < loc->n; i++) {
         fprintf(stderr, "%s%d", i ? "," : "", loc->ordering[i]);
     }

@@ -27,7 +27,7 @@
 
 #include "mpi.h"
 #include "ompi/constants.h"
-#include "ompi/mca/coll/coll.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
 #include "opal/runtime/opal_progress.h"
@@ -525,7 +525,7 @@ static int agree_ident(struct ompi_communicator_t *comm, mcast_mc_ident_t *id)
     }
     id->job = v[0];
     id->epoch_base = (uint32_t) v[1];
-    id->ctx = ompi_comm_get_cid(comm);
+    id->ctx = mcast_comm_id(comm);
     /* The key of the group's datagrams: the XOR of a random value from every rank, over
      * the PML (the trusted path; it never crosses the group).  Random as long as one
      * rank's value is. */

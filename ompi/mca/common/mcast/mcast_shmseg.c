@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mpi.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
 #include "kbinomial.h"
 #include "mcast_shm.h"
 #include "opal/runtime/opal_progress.h"
@@ -90,7 +91,7 @@ static void *create_region(struct ompi_communicator_t *comm, int n, int slots, s
                            size_t bytes, shm_offer_t *offer)
 {
     snprintf(offer->name, sizeof(offer->name), "/mcast-%u-%u-%ld",
-             (unsigned) OPAL_PROC_MY_NAME.jobid, ompi_comm_get_cid(comm), (long) getpid());
+             (unsigned) OPAL_PROC_MY_NAME.jobid, mcast_comm_id(comm), (long) getpid());
     offer->ok = 0;
     const int fd = shm_open(offer->name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {

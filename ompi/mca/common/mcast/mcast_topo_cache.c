@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opal/threads/mutex.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
 #include "kb_file.h"
 #include "pathmc.h"
 
