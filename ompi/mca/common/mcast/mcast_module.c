@@ -17,6 +17,10 @@ static void mcast_module_construct(mcast_module_t *m)
     m->previous_bcast_module = NULL;
     m->previous_ibcast = NULL;
     m->previous_ibcast_module = NULL;
+#if MCAST_HAVE_BCAST_INIT
+    m->previous_bcast_init = NULL;
+    m->previous_bcast_init_module = NULL;
+#endif
     memset(&m->plans, 0, sizeof(m->plans));
     m->engine = NULL;
     m->state = MCAST_STATE_NEW;
@@ -62,6 +66,11 @@ static void mcast_module_destruct(mcast_module_t *m)
     if (NULL != m->previous_ibcast_module) {
         OBJ_RELEASE(m->previous_ibcast_module);
     }
+#if MCAST_HAVE_BCAST_INIT
+    if (NULL != m->previous_bcast_init_module) {
+        OBJ_RELEASE(m->previous_bcast_init_module);
+    }
+#endif
 }
 
 OBJ_CLASS_INSTANCE(mcast_module_t, mca_coll_base_module_t, mcast_module_construct,
@@ -83,6 +92,13 @@ static int mcast_module_enable(mca_coll_base_module_t *module, struct ompi_commu
     if (NULL != m->previous_ibcast_module) {
         OBJ_RETAIN(m->previous_ibcast_module);
     }
+#if MCAST_HAVE_BCAST_INIT
+    m->previous_bcast_init = comm->c_coll->coll_bcast_init;
+    m->previous_bcast_init_module = comm->c_coll->coll_bcast_init_module;
+    if (NULL != m->previous_bcast_init_module) {
+        OBJ_RETAIN(m->previous_bcast_init_module);
+    }
+#endif
     return OMPI_SUCCESS;
 }
 
@@ -95,10 +111,14 @@ mcast_module_t *mcast_module_new(const mcast_component_ops_t *ops,
         return NULL;
     }
     m->ops = ops;
-    /* Only bcast and ibcast: every other collective stays with the module below. */
+    /* Only bcast, ibcast (and bcast_init where the API has it): every other collective
+     * stays with the module below. */
     m->super.coll_module_enable = mcast_module_enable;
     m->super.coll_bcast = bcast_fn;
     m->super.coll_ibcast = ibcast_fn;
+#if MCAST_HAVE_BCAST_INIT
+    m->super.coll_bcast_init = mcast_module_bcast_init;
+#endif
     return m;
 }
 
@@ -212,7 +232,7 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
     }
     x->rc = mcast_locality_set_records(m->ops->locality(m), recs);
     free(recs);
-    const unsigned cid = ompi_comm_get_cid(comm);
+    const unsigned cid = mcast_comm_id(comm);
     if (0 == ompi_comm_rank(comm) && OMPI_SUCCESS == x->rc) {
         if (x->short_of_memory) {
             fprintf(stderr, "coll:%s: comm=%u: a rank had no memory for the module's state: the "
@@ -325,7 +345,7 @@ static int settle(mcast_module_t *m, struct ompi_communicator_t *comm)
     if (!all[1] && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:%s: comm=%u: a rank could not prepare the communicator: the "
                         "module below serves it on every rank\n",
-                m->ops->name, ompi_comm_get_cid(comm));
+                m->ops->name, mcast_comm_id(comm));
     }
     m->state = all[0] ? MCAST_STATE_READY : MCAST_STATE_PASS;
     return OMPI_SUCCESS;
@@ -437,7 +457,7 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     if (d->defer && m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: the module below serves this "
                         "size class (selected_by=%s; our plan would be algorithm=%s)\n",
-                m->ops->name, ompi_comm_get_cid(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
+                m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
                 info.selected_by, info.name);
         fflush(stderr);
     }
@@ -509,11 +529,12 @@ static void print_plan(mcast_module_t *m, struct ompi_communicator_t *comm, mcas
     mcast_plan_describe(e->plan, desc, sizeof(desc));
     char ctx[200] = "";
     m->ops->context(m, ctx, sizeof(ctx));
+    static const char *const kinds[3] = {"", "ibcast ", "bcast_init "};
     fprintf(stderr, "coll:%s: %scomm=%u size=%d root=%d bytes=%zu algorithm=%s %s %s\n",
-            m->ops->name, kind ? "ibcast " : "", ompi_comm_get_cid(comm), ompi_comm_size(comm),
+            m->ops->name, kinds[kind], mcast_comm_id(comm), ompi_comm_size(comm),
             root, bytes, info.name, desc, ctx);
     if (m->ops->params->verbose >= 2 && NULL != info.chain) {
-        fprintf(stderr, "coll:%s: comm=%u root=%d chain=", m->ops->name, ompi_comm_get_cid(comm),
+        fprintf(stderr, "coll:%s: comm=%u root=%d chain=", m->ops->name, mcast_comm_id(comm),
                 root);
         for (int i = 0; i < info.n; i++) {
             fprintf(stderr, "%s%d", i ? "," : "", info.chain[i]);
@@ -591,6 +612,21 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
     print_plan(m, comm, e, root, bytes, kind);
     *plan = e;
     return OMPI_SUCCESS;
+}
+
+static int begin_nonblocking(mcast_module_t *m, struct ompi_communicator_t *comm);
+
+bool mcast_module_passes_now(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes,
+                             int root)
+{
+    if (MCAST_STATE_NEW == m->state) {
+        (void) begin_nonblocking(m, comm); /* (what fails here fails again at the start) */
+    }
+    if (MCAST_STATE_NEW == m->state || MCAST_STATE_PENDING == m->state) {
+        return false; /* decided at the first start, as MPI_Ibcast does */
+    }
+    mcast_cached_plan_t *e = NULL;
+    return MCAST_PASS == route(m, comm, bytes, root, 2, &e);
 }
 
 /* ---- the nonblocking decision (header) --------------------------------------- */
@@ -750,6 +786,7 @@ typedef struct nb_call {
     void *sub_state;
     bool done;
     int status;
+    int kind;                   /* of the verbose plan line: 1 ibcast, 2 bcast_init */
 } nb_call_t;
 
 /* The call's slot is resolved (held: a module whose lock the caller holds, or NULL). */
@@ -777,14 +814,14 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
     }
     if (!uses_segment(&info)) {
         nb_resolve(c, owner);
-        print_plan(owner, c->comm, e, c->root, c->bytes, 1);
+        print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
         return mcast_pml_call_start(e->plan, NULL, NULL, c->buf, c->count, c->dtype, c->bytes,
                                     c->comm, c->tag, &c->call);
     }
     if (c->seg_m != owner || owner->seq_done != c->slot) {
         return c->seg_m != owner ? MPI_ERR_INTERN : MCAST_AGAIN;
     }
-    print_plan(owner, c->comm, e, c->root, c->bytes, 1);
+    print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
     const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
     int rc = mcast_shm_begin(&owner->shm, twolevel ? e->plan : NULL, &info, c->buf, c->count,
                              c->dtype, c->bytes, c->root, c->comm, c->tag, &c->sub, &c->sub_state);
@@ -851,7 +888,7 @@ static const mcast_runner_t nb_runner = {nb_test, nb_release};
 /* seg_m / slot: the sequence slot the call holds (seg_m NULL: none). */
 static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, void *buf, int count,
                      struct ompi_datatype_t *dtype, size_t bytes, int root,
-                     struct ompi_communicator_t *comm, ompi_request_t **request)
+                     struct ompi_communicator_t *comm, ompi_request_t **request, int kind)
 {
     const int tag = mcast_pml_reserve_tags(comm);
     nb_call_t *c = calloc(1, sizeof(*c));
@@ -865,7 +902,7 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, voi
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     *c = (nb_call_t){m, seg_m, slot, comm, buf, count, dtype, bytes, root, tag, NULL, NULL, NULL,
-                     false, OMPI_SUCCESS};
+                     false, OMPI_SUCCESS, kind};
     int status;
     (void) nb_test(c, &status); /* the exchange may be in already: start now */
     mcast_ireq_runner_start(req, &nb_runner, c);
@@ -938,18 +975,48 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     return mcast_pml_bcast(e->plan, &e->memo, m->engine, buf, count, dtype, bytes, comm);
 }
 
-static int pass_ibcast(mcast_module_t *m, void *buf, int count, struct ompi_datatype_t *dtype,
-                       int root, struct ompi_communicator_t *comm, ompi_request_t **request)
+static int pass_ibcast_kind(mcast_module_t *m, void *buf, int count,
+                            struct ompi_datatype_t *dtype, int root,
+                            struct ompi_communicator_t *comm, ompi_request_t **request, int kind)
 {
     if (NULL == m->previous_ibcast) {
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
+    mcast_module_t *below = below_ours(m);
+    if (NULL != below && 1 != kind) { /* (its plan line says what the call is) */
+        return mcast_module_istart(buf, count, dtype, root, comm, request, &below->super, kind);
+    }
     return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
+}
+
+/* A nonblocking call on a new module: the exchange starts here, without waiting (header);
+ * a module below of ours starts its own at the same call, for the calls handed to it.
+ * OMPI_ERR_NOT_AVAILABLE: no nonblocking exchange here (the module below serves). */
+static int begin_nonblocking(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    int rc = exchange_start(m, comm, false);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    m->state = MCAST_STATE_PENDING;
+    mcast_module_t *below = below_ours(m);
+    if (NULL != below && MCAST_STATE_NEW == below->state &&
+        OMPI_SUCCESS == exchange_start(below, comm, false)) {
+        below->state = MCAST_STATE_PENDING;
+    }
+    return OMPI_SUCCESS;
 }
 
 int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                         struct ompi_communicator_t *comm, ompi_request_t **request,
                         mca_coll_base_module_t *module)
+{
+    return mcast_module_istart(buf, count, dtype, root, comm, request, module, 1);
+}
+
+int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                        struct ompi_communicator_t *comm, ompi_request_t **request,
+                        mca_coll_base_module_t *module, int kind)
 {
     mcast_module_t *m = (mcast_module_t *) module;
     size_t bytes = 0;
@@ -957,38 +1024,30 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
         return MPI_ERR_COUNT;
     }
     if (MCAST_STATE_NEW == m->state) {
-        /* the exchange starts here, without waiting (header); a module below of ours
-         * starts its own at the same call, for the calls handed to it */
-        int rc = exchange_start(m, comm, false);
+        int rc = begin_nonblocking(m, comm);
         if (OMPI_ERR_NOT_AVAILABLE == rc) {
-            return pass_ibcast(m, buf, count, dtype, root, comm, request);
+            return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
         }
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
-        m->state = MCAST_STATE_PENDING;
-        mcast_module_t *below = below_ours(m);
-        if (NULL != below && MCAST_STATE_NEW == below->state &&
-            OMPI_SUCCESS == exchange_start(below, comm, false)) {
-            below->state = MCAST_STATE_PENDING;
-        }
     }
     if (MCAST_STATE_PENDING == m->state) {
         if (NULL != m->ops->may_apply && !m->ops->may_apply(m, comm)) {
-            return pass_ibcast(m, buf, count, dtype, root, comm, request);
+            return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
         }
         /* a slot in this module's sequence, or in the module below's for a call it may
          * hand down (its segment) */
         mcast_module_t *seg_m = NULL != m->ops->segment ? m : below_started(m);
         const int64_t slot = NULL != seg_m ? seq_take(seg_m) : 0;
-        return nb_ibcast(m, seg_m, slot, buf, count, dtype, bytes, root, comm, request);
+        return nb_ibcast(m, seg_m, slot, buf, count, dtype, bytes, root, comm, request, kind);
     }
     const int64_t slot = seq_take(m);
     mcast_cached_plan_t *e = NULL;
-    int rc = route(m, comm, bytes, root, 1, &e);
+    int rc = route(m, comm, bytes, root, kind, &e);
     if (MCAST_PASS == rc) {
         seq_resolve(m, slot);
-        return pass_ibcast(m, buf, count, dtype, root, comm, request);
+        return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
     if (OMPI_SUCCESS != rc || NULL == e) {
         seq_resolve(m, slot);
@@ -1017,7 +1076,7 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
             return rc;
         }
         forget_shm_plans(m);
-        return pass_ibcast(m, buf, count, dtype, root, comm, request);
+        return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
     seq_resolve(m, slot);
     if (0 != strcmp(info.transport, "pml")) {
@@ -1027,7 +1086,7 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
                                     &m->fallback_warned)) {
             return MPI_ERR_UNSUPPORTED_OPERATION;
         }
-        return pass_ibcast(m, buf, count, dtype, root, comm, request);
+        return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
     return mcast_pml_ibcast(e->plan, &e->memo, buf, count, dtype, bytes, comm, request);
 }

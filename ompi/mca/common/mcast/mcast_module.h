@@ -43,7 +43,7 @@
 
 #include "ompi_config.h"
 #include "ompi/mca/coll/coll.h"
-#include "opal/threads/mutex.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
 #include "mcast_glue.h"
 #include "mcast_locality.h"
 #include "mcast_plan.h"
@@ -126,6 +126,10 @@ typedef struct mcast_module {
     mca_coll_base_module_t *previous_bcast_module;
     mca_coll_base_module_ibcast_fn_t previous_ibcast;
     mca_coll_base_module_t *previous_ibcast_module;
+#if MCAST_HAVE_BCAST_INIT
+    mca_coll_base_module_bcast_init_fn_t previous_bcast_init;
+    mca_coll_base_module_t *previous_bcast_init_module;
+#endif
     mcast_plan_cache_t plans;
     mcast_engine_t *engine;           /* reused by blocking calls */
     mcast_state_t state;
@@ -165,5 +169,24 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
 int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                         struct ompi_communicator_t *comm, ompi_request_t **request,
                         mca_coll_base_module_t *module);
+
+/* MPI_Ibcast's path for a call whose verbose plan line is of `kind` (1 ibcast, 2
+ * bcast_init: a persistent request's start). */
+int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                        struct ompi_communicator_t *comm, ompi_request_t **request,
+                        mca_coll_base_module_t *module, int kind);
+
+/* Whether the module below serves a call of (bytes, root) by this module's decision, which
+ * is made now (never waiting) when the module can: false while the first call's exchange
+ * is not over.  A plan it makes is cached and its verbose line printed as "bcast_init". */
+bool mcast_module_passes_now(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes,
+                             int root);
+
+#if MCAST_HAVE_BCAST_INIT
+/* MPI_Bcast_init (mcast_persist.c). */
+int mcast_module_bcast_init(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                            struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                            ompi_request_t **request, mca_coll_base_module_t *module);
+#endif
 
 #endif /* MCAST_MODULE_H */

@@ -42,7 +42,7 @@ typedef struct mcast_cached_plan {
     int root;
     mcast_plan_t *plan;
     mcast_sched_memo_t memo;
-    bool printed[2]; /* verbose line printed for bcast / ibcast */
+    bool printed[3]; /* verbose line printed for bcast / ibcast / bcast_init */
 } mcast_cached_plan_t;
 
 typedef struct mcast_decision {

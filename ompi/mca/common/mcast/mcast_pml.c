@@ -28,7 +28,7 @@
 #include "ompi/mca/pml/pml.h"
 #include "ompi/message/message.h"
 #include "opal/runtime/opal_progress.h"
-#include "opal/threads/mutex.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
 
 #define MCAST_IDLE_PROBE 1024 /* polls without progress between two probes */
 #define MCAST_VOID_POSTED 1024 /* void_run's requests of a kind (coll_kbinomial_window's bound) */
@@ -128,7 +128,7 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
     s->seq = c->posts++;
     if (0 != c->trace) {
         mcast_trace(MCAST_OP_SEND == kind ? MCAST_TR_POST_SEND : MCAST_TR_POST_RECV,
-                    ompi_comm_get_cid(c->comm), ompi_comm_rank(c->comm), c->trace, slot, peer, off,
+                    mcast_comm_id(c->comm), ompi_comm_rank(c->comm), c->trace, slot, peer, off,
                     len, 0);
     }
     if (len > (size_t) INT_MAX) {
@@ -208,7 +208,7 @@ static int poll_slots(mcast_call_t *c)
         }
         s->active = false;
         if (0 != c->trace) {
-            mcast_trace(MCAST_TR_DONE, ompi_comm_get_cid(c->comm), ompi_comm_rank(c->comm),
+            mcast_trace(MCAST_TR_DONE, mcast_comm_id(c->comm), ompi_comm_rank(c->comm),
                         c->trace, i, s->peer, s->off, s->len, st);
         }
         mcast_engine_complete(c->engine, i, st);
@@ -432,7 +432,7 @@ static bool call_progress(mcast_call_t *c)
     const bool done = poll_sinks(c) && mcast_engine_done(c->engine);
     if (done && 0 != c->trace && !c->traced_end) {
         c->traced_end = true;
-        mcast_trace(MCAST_TR_END, ompi_comm_get_cid(c->comm), ompi_comm_rank(c->comm), c->trace,
+        mcast_trace(MCAST_TR_END, mcast_comm_id(c->comm), ompi_comm_rank(c->comm), c->trace,
                     -1, -1, 0, 0, mcast_engine_status(c->engine));
     }
     return done;
@@ -587,7 +587,7 @@ static int call_start(mcast_call_t *c)
     if (0 != c->trace) {
         size_t bytes = 0;
         mcast_signature_bytes(c->count, c->dtype, &bytes);
-        mcast_trace(MCAST_TR_BEGIN, ompi_comm_get_cid(c->comm), ompi_comm_rank(c->comm), c->trace,
+        mcast_trace(MCAST_TR_BEGIN, mcast_comm_id(c->comm), ompi_comm_rank(c->comm), c->trace,
                     -1, -1, 0, bytes, 0);
     }
     const mcast_xport_t x = {c, xport_post};
@@ -769,6 +769,22 @@ static int ireq_cancel(ompi_request_t *request, int complete)
     return MPI_ERR_REQUEST; /* collective requests cannot be cancelled */
 }
 
+void mcast_request_prepare(ompi_request_t *r, bool persistent, ompi_request_free_fn_t free_fn)
+{
+    OMPI_REQUEST_INIT(r, persistent);
+    if (!persistent) {
+        r->req_state = OMPI_REQUEST_ACTIVE;
+    }
+    r->req_type = OMPI_REQUEST_COLL;
+    r->req_free = free_fn;
+    r->req_cancel = ireq_cancel;
+    r->req_status.MPI_SOURCE = 0;
+    r->req_status.MPI_TAG = 0;
+    r->req_status.MPI_ERROR = OMPI_SUCCESS;
+    r->req_status._cancelled = 0;
+    r->req_status._ucount = 0;
+}
+
 /* Set while ibcast_progress runs: the PML's probe calls opal_progress, which must not
  * re-enter it (without threads the lock below is a no-op). */
 static volatile bool in_progress = false;
@@ -809,16 +825,7 @@ static mcast_ireq_t *ireq_new(void)
     if (NULL == r) {
         return NULL;
     }
-    OMPI_REQUEST_INIT(&r->super, false);
-    r->super.req_state = OMPI_REQUEST_ACTIVE;
-    r->super.req_type = OMPI_REQUEST_COLL;
-    r->super.req_free = ireq_free;
-    r->super.req_cancel = ireq_cancel;
-    r->super.req_status.MPI_SOURCE = 0;
-    r->super.req_status.MPI_TAG = 0;
-    r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
-    r->super.req_status._cancelled = 0;
-    r->super.req_status._ucount = 0;
+    mcast_request_prepare(&r->super, false, ireq_free);
     return r;
 }
 
