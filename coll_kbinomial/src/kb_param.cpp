@@ -34,6 +34,9 @@ bool read_integer(const char *text, bool allow_minus, bool *negative, uint64_t *
         ++p;
     }
     if ((*negative && !allow_minus) || !std::isdigit((unsigned char) *p)) return false;
+    // Decimal, octal (0...) and hex (0x...) as Open MPI reads them; not C23's binary 0b...,
+    // which glibc 2.38 and later accept in C++ (Debian 13) but Open MPI's C parser does not.
+    if ('0' == p[0] && ('b' == p[1] || 'B' == p[1])) return false;
     char *end = nullptr;
     errno = 0;
     uint64_t v = std::strtoull(p, &end, 0);
