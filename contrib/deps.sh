@@ -4,6 +4,8 @@
 #   contrib/deps.sh test     also what the tests need (make check; configure builds the
 #                            tests when CMocka is there)
 #   contrib/deps.sh fuzz     also clang + libFuzzer (make -C tests/fuzz fuzz, tests/asan/run.sh)
+#   contrib/deps.sh ci5      the least the Open MPI 5.0 stage of the tests needs
+#                            (contrib/ompi5-stage: build, unit tests, MPI matrix, install)
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config openmpi-bin libopenmpi-dev
        libhwloc-dev libpmix-dev libucx-dev python3 python3-matplotlib gnuplot-nox graphviz
@@ -14,6 +16,9 @@ FUZZ="clang libclang-rt-dev"
 pkgs=$BUILD
 [ "${1:-}" = test ] && pkgs="$BUILD $TEST"
 [ "${1:-}" = fuzz ] && pkgs="$BUILD $TEST $FUZZ"
+[ "${1:-}" = ci5 ] && pkgs="build-essential autoconf automake libtool pkg-config openmpi-bin
+      libopenmpi-dev libhwloc-dev libpmix-dev libssl-dev libcmocka-dev python3 iproute2 procps
+      util-linux"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
