@@ -133,6 +133,9 @@ typedef struct mcast_engine_params {
 typedef struct mcast_engine mcast_engine_t;
 
 mcast_engine_t *mcast_engine_create(void);
+/* The bytes [*off, *off + *len) of the packed stream that op o moves under params p. */
+void mcast_op_range(const mcast_engine_params_t *p, const mcast_op_t *o, size_t *off,
+                    size_t *len);
 void mcast_engine_destroy(mcast_engine_t *e);
 /* Start one broadcast (the engine can be restarted after it is done).  The schedule must
  * outlive the run.  KB_ERR_ARG on inconsistent input (nblocks != ceil(M/B), window or

@@ -213,6 +213,12 @@ MC_API void mcast_engine_destroy(mcast_engine_t *e)
     delete e;
 }
 
+MC_API void mcast_op_range(const mcast_engine_params_t *p, const mcast_op_t *o, size_t *off,
+                           size_t *len)
+{
+    mc::block_range(p->bytes, p->block_bytes, o->block, o->nblocks, off, len);
+}
+
 MC_API int mcast_engine_start(mcast_engine_t *e, const mcast_sched_t *s,
                               const mcast_engine_params_t *p, const mcast_xport_t *x)
 {

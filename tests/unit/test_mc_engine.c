@@ -416,6 +416,25 @@ static void test_last_receive_waits(void **state)
 }
 
 /* sync_sends: every send is posted with MCAST_XF_SYNC, and none without it. */
+/* The byte range of an op: whole blocks, the last one short, none past the message. */
+static void test_op_range(void **state)
+{
+    (void) state;
+    const mcast_engine_params_t p = {.bytes = 1000, .block_bytes = 300, .window = 1,
+                                     .max_sends = 1, .sync_sends = 0};
+    const struct {
+        uint32_t block, nblocks;
+        size_t off, len;
+    } c[] = {{0, 1, 0, 300}, {1, 2, 300, 600}, {3, 1, 900, 100}, {2, 5, 600, 400}, {4, 1, 1200, 0}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        mcast_op_t o = {.peer = 1, .block = c[i].block, .nblocks = c[i].nblocks, .step = 0, .last = 0};
+        size_t off = 99, len = 99;
+        mcast_op_range(&p, &o, &off, &len);
+        assert_int_equal(off, c[i].off);
+        assert_int_equal(len, c[i].len);
+    }
+}
+
 static void test_sync_sends(void **state)
 {
     (void) state;
@@ -446,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_loggp_shuffled),
         cmocka_unit_test(test_injected_errors),
         cmocka_unit_test(test_sync_sends),
+        cmocka_unit_test(test_op_range),
         cmocka_unit_test(test_checker_rejects),
         cmocka_unit_test(test_engine_rejects),
         cmocka_unit_test(test_held_bytes),

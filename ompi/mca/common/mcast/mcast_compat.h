@@ -52,6 +52,27 @@ typedef int mcast_count_t;
 #define MCAST_PMIX_OK OPAL_SUCCESS
 #endif
 
+/* What Open MPI's MPI_Ibcast and MPI_Bcast_init write after the ompi_request_t of the
+ * request a coll module returns: they take every collective request for an
+ * ompi_coll_base_nbc_request_t (its header cannot be included with Debian's devel
+ * headers: it pulls a Fortran header they lack).  A callback, its data, the retained
+ * objects and, from 5.0 on, the arrays its completion callback frees (up to the first
+ * NULL: kept zero, so it frees nothing of ours).  Follows ompi_request_t in every request
+ * of ours; zeroed at construction. */
+typedef struct {
+    void *cb;
+    void *cb_data;
+#if OMPI_MAJOR_VERSION >= 5
+    struct {
+        void *p[2];
+        int n[2];
+    } refcounted;
+    void *release_arrays[7]; /* OMPI_REQ_NB_RELEASE_ARRAYS */
+#else
+    void *objs[2];
+#endif
+} mcast_nbc_tail_t;
+
 /* The communicator's id, the same on every rank (messages and multicast groups carry it). */
 static inline uint32_t mcast_comm_id(const struct ompi_communicator_t *comm)
 {

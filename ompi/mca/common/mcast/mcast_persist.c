@@ -25,13 +25,7 @@
 
 typedef struct mcast_preq {
     ompi_request_t super;
-    /* the layout Open MPI's MPI_Bcast_init writes after ompi_request_t (it takes every
-     * collective request for an ompi_coll_base_nbc_request_t: see mcast_pml.c) */
-    struct {
-        void *cb;
-        void *cb_data;
-        void *objs[2];
-    } nbc;
+    mcast_nbc_tail_t nbc; /* written by MPI_Bcast_init (mcast_compat.h) */
     mcast_module_t *m;
     void *buf;
     int count;
@@ -171,7 +165,7 @@ int mcast_module_bcast_init(void *buf, int count, struct ompi_datatype_t *dtype,
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    mcast_request_prepare(&r->super, true, preq_free);
+    mcast_request_prepare(&r->super, true, preq_free, comm);
     r->super.req_start = preq_start;
     r->m = m;
     r->buf = buf;

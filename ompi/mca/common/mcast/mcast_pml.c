@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ompi/constants.h"
 #include "opal/sys/atomic.h"
@@ -44,7 +45,15 @@ typedef struct mcast_slot {
     unsigned long seq; /* post order */
     char *stage;   /* staging (non-contiguous datatypes) */
     size_t stage_cap;
+    void *sink;    /* a receive without memory for it: its message's room (sink_map) */
 } mcast_slot_t;
+
+/* A message taken off the queue and dropped once it arrived: its buffer, malloc'ed
+ * (maplen 0) or mapped (sink_map). */
+typedef struct {
+    char *p;
+    size_t maplen;
+} mcast_sinkbuf_t;
 
 typedef struct mcast_call {
     mcast_engine_t *engine;
@@ -70,7 +79,7 @@ typedef struct mcast_call {
      * never waited for (a wait inside Open MPI's progress engine cannot progress under
      * MPI_THREAD_MULTIPLE) */
     ompi_request_t **sinks;
-    char **sink_bufs;
+    mcast_sinkbuf_t *sink_bufs;
     int nsinks, sinks_cap;
     uint64_t trace;      /* the call's number in the timeline (mcast_trace.h), 0: off */
     bool traced_end;
@@ -88,6 +97,28 @@ bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *byt
     }
     *bytes = tsize * (size_t) count;
     return true;
+}
+
+/* Room for a whole message this rank must take although it has no memory for it (a local
+ * failure: the message is consumed and dropped): address space mapped on demand, whose
+ * pages exist only once written.  Never a buffer shorter than the message: Open MPI
+ * 5.0.7's single-copy path (smsc/cma) writes a truncated message's full length past a
+ * short receive buffer (docs/evidence.md E-OMPI5-3).  NULL: not even that. */
+static void *sink_map(size_t len)
+{
+    if (0 == len) {
+        return NULL;
+    }
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return MAP_FAILED == p ? NULL : p;
+}
+
+static void sink_unmap(void *p, size_t len)
+{
+    if (NULL != p) {
+        munmap(p, len);
+    }
 }
 
 static bool grow(char **p, size_t *cap, size_t want)
@@ -151,8 +182,14 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
         if (grow(&s->stage, &s->stage_cap, len)) {
             data = s->stage;
         } else {
+            /* consume the message anyway, into room of its size (else it truncates) */
             s->err = OMPI_ERR_OUT_OF_RESOURCE;
-            len = 0; /* consume the message anyway: it truncates */
+            s->sink = sink_map(len);
+            if (NULL != s->sink) {
+                data = s->sink;
+            } else {
+                len = 0;
+            }
         }
     }
     int rc = (MCAST_OP_SEND == kind)
@@ -178,6 +215,8 @@ static int finish_request(mcast_call_t *c, mcast_slot_t *s)
     }
     ompi_request_free(&s->req);
     s->req = MPI_REQUEST_NULL;
+    sink_unmap(s->sink, s->len);
+    s->sink = NULL;
     if (OMPI_SUCCESS == st && MCAST_OP_RECV == s->kind && c->staged && s->len > 0 && 0 == s->err) {
         st = unpack_range(c, s);
     }
@@ -217,6 +256,16 @@ static int poll_slots(mcast_call_t *c)
     return progressed;
 }
 
+static void sinkbuf_free(mcast_sinkbuf_t *b)
+{
+    if (0 != b->maplen) {
+        sink_unmap(b->p, b->maplen);
+    } else {
+        free(b->p);
+    }
+    b->p = NULL;
+}
+
 /* Takes one message of (peer, tag) off the queue, if one is there: received into a buffer
  * of its own and dropped once it arrived (poll_sinks). */
 static bool take_message(mcast_call_t *c, int peer, int tag)
@@ -231,7 +280,11 @@ static bool take_message(mcast_call_t *c, int peer, int tag)
         return false;
     }
     size_t len = st._ucount > INT_MAX ? 0 : st._ucount;
+    size_t maplen = 0;
     char *buf = malloc(len > 0 ? len : 1);
+    if (NULL == buf && NULL != (buf = sink_map(len))) {
+        maplen = len;
+    }
     if (NULL == buf) {
         len = 0; /* truncates: still consumed */
     }
@@ -241,7 +294,7 @@ static bool take_message(mcast_call_t *c, int peer, int tag)
         if (NULL != r) {
             c->sinks = r;
         }
-        char **b = realloc(c->sink_bufs, sizeof(*b) * (size_t) cap);
+        mcast_sinkbuf_t *b = realloc(c->sink_bufs, sizeof(*b) * (size_t) cap);
         if (NULL != b) {
             c->sink_bufs = b;
         }
@@ -252,17 +305,19 @@ static bool take_message(mcast_call_t *c, int peer, int tag)
     ompi_request_t *req = MPI_REQUEST_NULL;
     static char none[1];
     if (OMPI_SUCCESS != MCA_PML_CALL(imrecv(NULL != buf ? buf : none, (int) len, MPI_BYTE, &msg,
-                                            &req)) ||
-        c->nsinks == c->sinks_cap) {
-        /* (no room to keep it: the request goes; the PML completes it on its own) */
-        if (MPI_REQUEST_NULL != req) {
-            ompi_request_free(&req);
-        }
-        free(buf);
+                                            &req))) {
+        mcast_sinkbuf_t b = {buf, maplen};
+        sinkbuf_free(&b);
+        return true;
+    }
+    if (c->nsinks == c->sinks_cap) {
+        /* no room to keep it: the request goes, the PML completes it on its own, into buf,
+         * which therefore stays (a leak on a path that had no memory anyway) */
+        ompi_request_free(&req);
         return true;
     }
     c->sinks[c->nsinks] = req;
-    c->sink_bufs[c->nsinks++] = buf;
+    c->sink_bufs[c->nsinks++] = (mcast_sinkbuf_t){buf, maplen};
     return true;
 }
 
@@ -272,7 +327,7 @@ static bool poll_sinks(mcast_call_t *c)
     for (int k = 0; k < c->nsinks; k++) {
         if (REQUEST_COMPLETE(c->sinks[k])) {
             ompi_request_free(&c->sinks[k]);
-            free(c->sink_bufs[k]);
+            sinkbuf_free(&c->sink_bufs[k]);
             c->sinks[k] = c->sinks[--c->nsinks];
             c->sink_bufs[k--] = c->sink_bufs[c->nsinks];
         }
@@ -532,6 +587,8 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
 {
     static char none[1];
     ompi_request_t *req[2][MCAST_VOID_POSTED];
+    void *sink[MCAST_VOID_POSTED];      /* each receive's room (sink_map), or NULL */
+    size_t sink_len[MCAST_VOID_POSTED];
     const size_t count[2] = {mcast_sched_count(sched, MCAST_OP_RECV),
                              mcast_sched_count(sched, MCAST_OP_SEND)};
     const int want[2] = {ep->window, ep->max_sends};
@@ -543,6 +600,10 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
             req[k][i] = MPI_REQUEST_NULL;
         }
     }
+    for (int i = 0; i < cap[0]; i++) {
+        sink[i] = NULL;
+        sink_len[i] = 0;
+    }
     while (next[0] < count[0] || next[1] < count[1] || posted > 0) {
         for (int k = 0; k < 2; k++) {
             for (int i = 0; i < cap[k]; i++) {
@@ -550,6 +611,10 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
                     ompi_request_free(&req[k][i]); /* (a receive's truncation is expected) */
                     req[k][i] = MPI_REQUEST_NULL;
                     posted--;
+                    if (MCAST_OP_RECV == k) {
+                        sink_unmap(sink[i], sink_len[i]);
+                        sink[i] = NULL;
+                    }
                 }
                 mcast_op_t op;
                 if (MPI_REQUEST_NULL != req[k][i] || next[k] >= count[k] ||
@@ -557,14 +622,29 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
                     continue;
                 }
                 const int t = op.last ? tag_last : tag;
+                if (MCAST_OP_RECV == k) { /* the message whole, where room can be mapped */
+                    size_t off = 0, len = 0;
+                    mcast_op_range(ep, &op, &off, &len);
+                    sink_len[i] = len <= (size_t) INT_MAX ? len : 0;
+                    sink[i] = sink_map(sink_len[i]);
+                    if (NULL == sink[i]) {
+                        sink_len[i] = 0;
+                    }
+                }
                 const int rc = (MCAST_OP_RECV == k)
-                                   ? MCA_PML_CALL(irecv(none, 0, MPI_BYTE, op.peer, t, comm, &req[k][i]))
+                                   ? MCA_PML_CALL(irecv(NULL != sink[i] ? sink[i] : none,
+                                                        (int) sink_len[i], MPI_BYTE, op.peer, t,
+                                                        comm, &req[k][i]))
                                    : MCA_PML_CALL(isend(none, 0, MPI_BYTE, op.peer, t,
                                                         MCA_PML_BASE_SEND_STANDARD, comm, &req[k][i]));
                 if (OMPI_SUCCESS == rc) {
                     posted++;
                 } else {
                     req[k][i] = MPI_REQUEST_NULL;
+                    if (MCAST_OP_RECV == k) {
+                        sink_unmap(sink[i], sink_len[i]);
+                        sink[i] = NULL;
+                    }
                 }
             }
         }
@@ -599,6 +679,7 @@ static void call_cleanup(mcast_call_t *c)
 {
     for (int i = 0; NULL != c->slots && i < c->nslots; i++) {
         free(c->slots[i].stage);
+        sink_unmap(c->slots[i].sink, c->slots[i].len);
     }
     free(c->slots);
     mcast_dtio_fini(&c->io);
@@ -614,7 +695,7 @@ static void call_cleanup(mcast_call_t *c)
     free(c->drain);
     for (int k = 0; k < c->nsinks; k++) { /* (a call ends only once they arrived) */
         ompi_request_free(&c->sinks[k]);
-        free(c->sink_bufs[k]);
+        sinkbuf_free(&c->sink_bufs[k]);
     }
     free(c->sinks);
     free(c->sink_bufs);
@@ -699,17 +780,7 @@ void mcast_pml_call_free(mcast_call_t *c)
 /* ---- nonblocking ---------------------------------------------------------- */
 typedef struct mcast_ireq {
     ompi_request_t super;
-    /* Open MPI 4.1's MPI_Ibcast takes every collective request for an
-     * ompi_coll_base_nbc_request_t: for a derived datatype it stores the datatype and a
-     * completion callback in the fields that follow ompi_request_t there
-     * (ompi_coll_base_retain_datatypes).  That header cannot be included with Debian's
-     * devel headers (it pulls a Fortran header that is not installed), so this is its
-     * layout: a callback, its data, and two object pointers. */
-    struct {
-        void *cb;
-        void *cb_data;
-        void *objs[2];
-    } nbc;
+    mcast_nbc_tail_t nbc; /* written by MPI_Ibcast (mcast_compat.h) */
     mcast_call_t call;
     const mcast_runner_t *runner; /* another runner than the engine (NULL: the engine) */
     void *runner_state;
@@ -769,9 +840,11 @@ static int ireq_cancel(ompi_request_t *request, int complete)
     return MPI_ERR_REQUEST; /* collective requests cannot be cancelled */
 }
 
-void mcast_request_prepare(ompi_request_t *r, bool persistent, ompi_request_free_fn_t free_fn)
+void mcast_request_prepare(ompi_request_t *r, bool persistent, ompi_request_free_fn_t free_fn,
+                           struct ompi_communicator_t *comm)
 {
     OMPI_REQUEST_INIT(r, persistent);
+    r->req_mpi_object.comm = comm; /* (MPI_Wait invokes its error handler on an error) */
     if (!persistent) {
         r->req_state = OMPI_REQUEST_ACTIVE;
     }
@@ -819,13 +892,13 @@ static int ibcast_progress(void)
     return n;
 }
 
-static mcast_ireq_t *ireq_new(void)
+static mcast_ireq_t *ireq_new(struct ompi_communicator_t *comm)
 {
     mcast_ireq_t *r = OBJ_NEW(mcast_ireq_t);
     if (NULL == r) {
         return NULL;
     }
-    mcast_request_prepare(&r->super, false, ireq_free);
+    mcast_request_prepare(&r->super, false, ireq_free, comm);
     return r;
 }
 
@@ -844,7 +917,7 @@ static void ireq_activate(mcast_ireq_t *r, ompi_request_t **request)
 int mcast_ireq_runner_new(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
                           ompi_request_t **request)
 {
-    mcast_ireq_t *r = ireq_new();
+    mcast_ireq_t *r = ireq_new(comm);
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -878,7 +951,7 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, void *b
                      struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
                      ompi_request_t **request)
 {
-    mcast_ireq_t *r = ireq_new();
+    mcast_ireq_t *r = ireq_new(comm);
     if (NULL == r) {
         /* No memory for a request: this rank's part now, blocking (a request cannot be
          * handed back; its peers would otherwise wait for it), then an empty one. */

@@ -93,9 +93,10 @@ void mcast_ireq_runner_discard(ompi_request_t *request);
 /* Bytes of the packed type signature of (count, dtype); false on overflow or count < 0. */
 bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes);
 
-/* A collective request of ours: initialised (persistent: inactive, else active), freed by
- * free_fn, never cancelled. */
-void mcast_request_prepare(ompi_request_t *r, bool persistent, ompi_request_free_fn_t free_fn);
+/* A collective request of ours on comm: initialised (persistent: inactive, else active),
+ * freed by free_fn, never cancelled. */
+void mcast_request_prepare(ompi_request_t *r, bool persistent, ompi_request_free_fn_t free_fn,
+                           struct ompi_communicator_t *comm);
 
 /* Unregister the progress function (component close). */
 void mcast_pml_fini(void);
