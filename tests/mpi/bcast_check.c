@@ -9,7 +9,9 @@
  * indexed, vector, padded struct and resized layouts), the root's buffer is filled
  * from a packed reference stream and every rank's buffer, gaps included, is compared
  * with that stream unpacked into its own layout.
- * Usage: bcast_check [-l large_bytes] [-c [-t]] [-n] [-x]
+ * Usage: bcast_check [-l large_bytes] [-m max_bytes] [-c [-t]] [-n] [-x]
+ *   -m  no case moves more than about max_bytes (rows that cut messages into 1-byte
+ *       segments: every case's count at most max_bytes of its type, whole steps)
  *   -n  MPI_Ibcast instead, completed by MPI_Wait or an MPI_Test loop (alternating)
  *   -x  also different datatypes of one signature whose elements are larger than 16
  *       bytes (long double complex numbers contiguous or resized on the root, an indexed
@@ -46,6 +48,17 @@ typedef struct {
 } type_case_t;
 
 static long failures = 0, cases = 0, pml_defects = 0;
+static long max_bytes = 0; /* -m: 0 = no cap */
+
+/* count units of tc, capped by -m to whole steps (at least one) */
+static int capped(const type_case_t *tc, int units)
+{
+    if (max_bytes <= 0 || (long) units * tc->unit_bytes <= max_bytes) {
+        return units;
+    }
+    const int steps = (int) (max_bytes / tc->unit_bytes) / tc->step;
+    return (steps > 0 ? steps : 1) * tc->step;
+}
 static int nonblocking = 0; /* -n: MPI_Ibcast completed by MPI_Wait (even cases) or MPI_Test */
 static int with_x = 0;      /* -x */
 
@@ -182,9 +195,11 @@ int main(int argc, char **argv)
 {
     int large_bytes = 1 << 18, opt, cart = 0, only2d = 0;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "l:cntx")) != -1) {
+    while ((opt = getopt(argc, argv, "l:m:cntx")) != -1) {
         if (opt == 'l') {
             large_bytes = atoi(optarg);
+        } else if (opt == 'm') {
+            max_bytes = atol(optarg);
         } else if (opt == 'c') {
             cart = 1;
         } else if (opt == 't') {
@@ -294,7 +309,7 @@ int main(int argc, char **argv)
                     if (0 == tc->root_per && u == 1) {
                         counts[u] = 1;
                     }
-                    run_case(comms[c], names[c], root, &tcases[t], counts[u],
+                    run_case(comms[c], names[c], root, &tcases[t], capped(tc, counts[u]),
                              (unsigned) (((c * 64 + root) * 32 + t) * 4 + u));
                 }
             }
@@ -303,7 +318,7 @@ int main(int argc, char **argv)
     /* Interleaved use of two communicators (world and its dup), alternating roots. */
     for (int i = 0; i < 2 * wsize; i++) {
         run_case(comms[i % 2 == 0 ? 0 : 3], names[i % 2 == 0 ? 0 : 3], (i / 2) % wsize, &tcases[1],
-                 4 * 1009, 1000000u + (unsigned) i);
+                 capped(&tcases[1], 4 * 1009), 1000000u + (unsigned) i);
     }
 
     long tot[3] = {cases, failures, pml_defects}, sum[3];

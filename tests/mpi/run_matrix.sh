@@ -432,7 +432,7 @@ for w in 1 2 8; do
         row "kbinomial np=4 window=$w $disc seg=1" kbinomial 4 PML_OB1 \
             --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_window "$w" \
             --mca coll_kbinomial_discipline "$disc" --mca coll_kbinomial_segment_bytes 1 \
-            "$CHECK" -l 64
+            "$CHECK" -l 64 -m 2048
         row "kbinomial np=5 window=$w $disc seg>msg" kbinomial 5 PML_OB1 \
             --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_window "$w" \
             --mca coll_kbinomial_discipline "$disc" --mca coll_kbinomial_segment_bytes 10000000 \
