@@ -113,9 +113,9 @@ int kb_choose_k_segment(int n, size_t M, const kb_linear_model_t *model,
  * when the model whose every step costs alpha + overhead_us + beta*S prefers one
  * segment (S >= M), that unsegmented tree is the answer; otherwise the plain
  * model's (k, S) (pipelined steps overlap the overheads).  Measured in SimGrid
- * (perf/results/2026-11-22-simgrid-overhead): at 64 KiB the unsegmented tree is 1.6-1.7x
- * faster than the 3-segment k = 2 pipeline the plain model picks; from 1 MiB adding
- * the overhead to every step picks worse plans (up to 1.56x), so it is not used there.
+ * (evidence E-SIM-1): at 64 KiB the unsegmented tree is faster than the 3-segment k = 2
+ * pipeline the plain model picks; from 1 MiB adding the overhead to every step picks
+ * worse plans, so it is not used there.
  * overhead_us == 0 is exactly kb_choose_k_segment.  KB_ERR_ARG as above, or for
  * overhead_us < 0 or NaN. */
 int kb_choose_k_segment_ov(int n, size_t M, const kb_linear_model_t *model, double overhead_us,

@@ -17,28 +17,24 @@
  * way).  Unit-step rounds at m = 64 / 86 / 256 on edst's trees: 16 x 16 94 / 116 / 286
  * in arrival order, 83 / 106 / 275 most urgent first (the least possible about
  * m + D + 3); 8 x 8 77 / 98 / 269 and 75 / 98 / 267.  perf/sim, `auto` (edst, synchronous
- * sends), arrival order -> most urgent first: torus-16x16 1 MiB 150.0 -> 142.5 us, 4 MiB
- * 478.6 -> 473.9; torus-8x8 256 KiB / 512 KiB / 1 MiB 43.4 / 70.3 / 125.5 -> 41.0 / 68.6 /
- * 124.7, but 2 / 3 / 4 MiB 233.6 / 329.3 / 433.5 -> 235.7 / 339.8 / 445.4: in a long
- * stream a rank's sends run up to T D blocks out of arrival order and wait on the real
- * network for blocks the unit steps had on time (larger windows did not help), hence the
- * bound m <= 2 T D (perf/results/2026-11-28-edst-order).
+ * sends), arrival order -> most urgent first: faster on both tori up to 1 MiB, but slower
+ * on torus-8x8 at 2 - 4 MiB (torus-16x16 at 4 MiB a little faster): in a long stream a
+ * rank's sends run up to T D blocks out of arrival order and wait on the real network
+ * for blocks the unit steps had on time (larger windows did not help), hence the bound
+ * m <= 2 T D (evidence E-EDST-2).
  *
  * Lag.  The engine sends a rank's list strictly in order, so on a real network a rank's
  * next send waits for its block.  In the greedy above a block may leave the step after it
  * came, and executed so every step waits for a hop (a send's overhead, the wire, the
  * link): traced in perf/sim, torus-16x16, 1 MiB in 8 KiB blocks, synchronous sends, an
- * interior rank took 0.97 us a block where its node interface needs 0.66 and sat idle up
- * to 2 us between arrivals (a block waited a median 1.03 us from its arrival to its send
- * and 1.17 on the wire).  With a lag L the greedy lets a copy leave no sooner than L
- * steps after it came (the rank sends other held copies meanwhile): every link of the
- * fill costs L steps, but a hop has L steps' time.  perf/sim, synchronous sends, lag
- * 1 .. 6: torus-16x16 1 MiB 8 KiB blocks 144.3 136.7 126.9 125.1 126.2 130.4 us, 6 KiB
- * (lag 3 .. 6) 126.0 122.4 122.9 127.6, 12 KiB (2, 3) 139.3 136.8; torus-8x8 8 KiB
- * (1 .. 4) 1 MiB 130.4 123.4 106.4 107.3, 4 MiB 490.9 464.9 381.1 365.3
- * (perf/results/2026-11-28-edst-lag).
+ * interior rank took a block about 1.5 times as long as its node interface needs and sat
+ * idle between arrivals (a block waited about as long from its arrival to its send as on
+ * the wire).  With a lag L the greedy lets a copy leave no sooner than L steps after it
+ * came (the rank sends other held copies meanwhile): every link of the fill costs L
+ * steps, but a hop has L steps' time.  perf/sim, synchronous sends, lag 1 .. 6 on both
+ * tori: the time falls up to a lag of 3 - 4 and rises beyond (evidence E-EDST-1).
  *   model          with synchronous sends in flight only (standard ones keep lag 1: a
- *                  lag of 4 lost at 8 KiB, 171.4 us): the least over L of
+ *                  lag of 4 lost with them at 8 KiB): the least over L of
  *                  L = 1      max(the closed form below, rounds(1) max(R, 0.8 h'))
  *                  L >= 2     rounds(L) max(R, 1.7 h' / L)   (up to the first L with
  *                             1.7 h' / L <= R: longer lags only add fill)
@@ -48,11 +44,9 @@
  *                  o_recv: a synchronous message's receiver overhead is its sender's wait
  *                  (sync_wait, which the planner folds into o_send; SMPI charges none).
  *                  1.7: a hop with its queueing behind the rank's other sends is about
- *                  1.7 model hops (the traced median 2.2 us at 8 KiB, h' 1.26); 0.8: lag
- *                  1 keeps some slack of the greedy's.  Fitted on the runs above (model
- *                  against simulated: 16 x 16 8 KiB lag 3 / 4 125.9 / 126.4 against
- *                  126.9 / 125.1, 6 KiB lag 4 124.0 against 122.4; 8 x 8 auto 256 KiB -
- *                  4 MiB within 3 %).
+ *                  1.7 model hops (the traced median hop at 8 KiB against h'); 0.8: lag
+ *                  1 keeps some slack of the greedy's.  Fitted on the runs above
+ *                  (evidence E-EDST-1).
  *   rounds         the greedy's are remembered per process for the planner's grid of
  *                  block sizes (greedy_rounds: exact keys, the same answer on every rank).
  *
@@ -71,13 +65,11 @@
  *                  hop of the fill: h = hop(B) + 1/2 min(W - 1, B w / (o_send + o_recv)) B w,
  *                  the two-tree's burst (fam_twotree.cpp) at half weight, W the window.
  *                  Fitted: perf/sim torus-8x8 and 16x16 at 1 and 4 MiB, 8 - 48 KiB blocks,
- *                  28 plans: model within 4.5 % (median; 90th percentile 9.2 %) against
- *                  5.5 / 12.1 % with h = hop(B) + B w, and auto's block the best at 4 MiB
- *                  on 8x8 (24 KiB: 469.2 us; 48 KiB 512.3 before)
- *                  (perf/results/2026-11-27-edst-fill).
+ *                  28 plans: closer to the simulation than h = hop(B) + B w, and auto's
+ *                  block the best at 4 MiB on 8x8 (evidence E-EDST-2).
  *                  Above the eager limit the planner does not run edst across such a
- *                  network (simulated 16 MiB: 2085 - 2120 us in 64 - 128 KiB blocks against
- *                  1671 in 48 KiB ones).  A connection's FIFO: none.
+ *                  network (simulated 16 MiB: 64 - 128 KiB blocks slower than 48 KiB
+ *                  ones, E-EDST-2).  A connection's FIFO: none.
  *   synchronous sends  (the planner's edge model has eager_bytes = 0, max_sends >= 2;
  *                  it evaluates them beside standard ones where flows share a link,
  *                  planner.cpp edst_sync_options): a send holds its slot until delivery,
@@ -86,13 +78,10 @@
  *                  two-tree's, fam_twotree.cpp "sends in flight"), and a rank's period is
  *                  also at least its overheads for T blocks, T o_recv + S(v) o_send (at
  *                  ~1 us of overheads a block the rank's CPU, not its link, paces small
- *                  blocks).  perf/sim torus-8x8, standard -> synchronous sends:
- *                  1 MiB 139.7 -> 125.5 us (12 KiB blocks, 5 in flight; 16 KiB: 126.2,
- *                  predicted 110.8), 4 MiB 469.1 -> 433.4 (16 KiB; predicted 362.5), 256 KiB
- *                  52.1 -> 43.4 (predicted 42.3); 8 KiB blocks at 1 MiB 130.4, predicted
- *                  145.0 (perf/results/2026-11-28-edst-sync).  The model is 11 - 19 % low
- *                  from 1 MiB on: the lag above is the cause (a rank's next send waits
- *                  for its block); this closed form is lag 1's.
+ *                  blocks).  perf/sim torus-8x8, standard -> synchronous sends: faster
+ *                  at 256 KiB, 1 MiB and 4 MiB (evidence E-EDST-2).  This closed form is
+ *                  low from 1 MiB on: the lag above is the cause (a rank's next send
+ *                  waits for its block); it is lag 1's.
  *   queueing       + Q g: where a rank's sends of different trees meet, blocks wait; Q is
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few
@@ -414,10 +403,10 @@ struct Lagged {
 /* The greedy's rounds, remembered per process: the planner asks for the same trees at
  * the same (blocks, order, lag) for every block size of its grid that has more than
  * MULTITREE_QUEUE_BLOCKS blocks, and again for each message's lag (planning 16 x 16
- * stays at a51bd8a's 0.2 - 0.4 s: perf/results/2026-11-28-edst-lag, section 3).  Keyed
- * by the trees exactly (sizes, root,
- * every child list in order), so the answer is the computation's on every rank whatever
- * each process asked before; at most MULTITREE_CACHE_TREES sets of trees kept. */
+ * stays where it was before the lag: evidence E-EDST-1).  Keyed by the trees exactly
+ * (sizes, root, every child list in order), so the answer is the computation's on every
+ * rank whatever each process asked before; at most MULTITREE_CACHE_TREES sets of trees
+ * kept. */
 constexpr size_t MULTITREE_CACHE_TREES = 8;
 
 long greedy_rounds(const Multi &mt, uint32_t m, bool urgent, int lag)

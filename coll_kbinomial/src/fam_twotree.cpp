@@ -23,11 +23,10 @@
  * until 9489524), T1's leaf edges cross every fourth position: at n = 128 on a fat-tree
  * of 8 hosts a leaf switch, 62 edges of the two trees cross leaves against 47, and the
  * crossing leaf edges meet T0's top edges on the same uplink under destination-mod-k
- * routes.  perf/sim fattree-128, 1 MiB: the two-tree 185.7 -> 113.6 us, irregular-64
- * 187.7 -> 177.8, torus-8x8 186.9 -> 178.9 (perf/results/2026-11-28-twotree-aligned);
- * unit-step rounds for n <= 1100 (even) and m = 2, 8, 64: one fewer for 404 of the 550
- * n, the same for the rest (one block, m = 1, where the planner takes a tree: one more
- * for 266).
+ * routes.  perf/sim, 1 MiB: the two-tree faster on fattree-128 (by far), irregular-64
+ * and torus-8x8 (evidence E-2TREE-1); unit-step rounds for n <= 1100 (even) and
+ * m = 2, 8, 64: one fewer for 404 of the 550 n, the same for the rest (one block, m = 1,
+ * where the planner takes a tree: one more for 266).
  * Colouring.  A rank should receive T0 blocks and T1 blocks in alternate rounds.  Edges get
  * a parity (the parity of the rounds they carry blocks in); constraints "differ" between a
  * rank's two in-edges, between the two out-edges of a rank with two children, and between
@@ -60,14 +59,12 @@
  *                    b = min(W - 1, B w / (o_send + o_recv)) * B w
  *                  more, W the window the engine posts (at least the one above), B w the
  *                  block's wire time, o_send + o_recv what spaces a connection's blocks
- *                  apart.  The form is fitted: perf/sim flat-64, 1 MiB, 8 - 48 KiB blocks,
- *                  2 - 4 % from the simulation against 2 - 41 % without it
- *                  (perf/results/2026-11-27-twotree-shared-flows).  With sends held until
- *                  delivery (synchronous, max_sends >= 2) W is at most max_sends and the
- *                  spacing o_send (a rank's sends in flight are one overhead apart):
- *                  perf/sim, 8 KiB blocks, fattree-128 64 KiB 25.7 us simulated, 20.6
- *                  predicted without the term, 26.7 with it; flat-64 1 MiB 110.9, 99.4 /
- *                  104.6 (perf/results/2026-11-27-twotree-sync-sends).  With a
+ *                  apart.  The form is fitted: perf/sim flat-64, 1 MiB, 8 - 48 KiB blocks
+ *                  (evidence E-2TREE-2).  With sends held until delivery (synchronous,
+ *                  max_sends >= 2) W is at most max_sends and the spacing o_send (a
+ *                  rank's sends in flight are one overhead apart): perf/sim, 8 KiB
+ *                  blocks, fattree-128 64 KiB and flat-64 1 MiB, closer to the simulation
+ *                  with the term than without (evidence E-2TREE-2).  With a
  *                  connection's FIFO (shared_flows = 0, TCP, InfiniBand) b = 0.
  *   sends in flight  where every send holds its slot until delivery (synchronous sends:
  *                  the planner's edge model has eager_bytes = 0) and max_sends >= 2, the
@@ -75,9 +72,9 @@
  *                  blocks above a real eager limit keep send_gap: not measured): g = max(o_send, B gap, slot(B) /
  *                  max_sends) instead of send_gap(B) = max(o_send + B gap, ...).  perf/sim
  *                  flat-64, 1 MiB, synchronous sends, 8 KiB blocks: a rank with two
- *                  children posts a send every 0.71 us (the wire's 0.66) with 6 in
- *                  flight; 208.1 / 155.1 / 132.7 / 124.8 us at 16 KiB blocks with 1 / 2 /
- *                  3 / 4 in flight (perf/results/2026-11-27-twotree-sync-sends)
+ *                  children posts its sends nearly at the wire's pace with 6 in flight;
+ *                  at 16 KiB blocks each of 1 / 2 / 3 / 4 in flight is faster than the
+ *                  one before (evidence E-2TREE-2)
  * with g = that gap, h = hop(B), B = ceil(M / m) (fam_core.hpp).  In unit steps
  * (g = h = 1): T = max_t D_t + 2 (k_t - 1), D_t <= 2 ceil(log2 n) (n <= 3000 checked);
  * e.g. n = 1024, m = 64: 82 rounds, against m - 1 + log2 n = 73 for the circulant schedule

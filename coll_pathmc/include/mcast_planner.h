@@ -114,10 +114,9 @@
  * Ties under the links' bound.  Where the bound decides several variants of one family
  * (the two-tree with standard and with synchronous sends, sends in flight), the variant
  * whose own model is faster wins the tie: the bound is a floor, and the plan with more
- * slack under it runs closer to it.  perf/sim irregular-64 (the bound, 201.1 us, decides
- * both send modes): 512 KiB 86.6 -> 79.6 us, 1 MiB 177.8 -> 145.6, standard sends in
- * 8192 / 6554-byte blocks -> synchronous, 5 in flight, 4 KiB
- * (perf/results/2026-11-28-twotree-aligned, "Ties under the links' bound").
+ * slack under it runs closer to it.  perf/sim irregular-64 (the bound decides both send
+ * modes): at 512 KiB and 1 MiB standard sends in 8192 / 6554-byte blocks -> synchronous,
+ * 5 in flight, 4 KiB, faster at both (evidence E-2TREE-1).
  *
  * Two-tree placement.  On a switch network (a topology of several switches that is not a
  * torus; at most 256 ranks) the planner chooses which rank plays each position of the
@@ -137,21 +136,17 @@
  * through it by what it carries beyond M, and the pipeline's fill comes on top, where
  * max(T_family, bound) had the two overlap.  perf/sim irregular-64 on the switch tour's
  * chain (three edges, 1.5 M, on its busiest link), the synchronous two-tree in 5 - 6 KiB
- * blocks, T_family as the planner had it on 03ad35c plus the term: 64 KiB 19.2 + 2.6 =
- * 21.8 us, simulated 21.5; 256 KiB 35.2 + 10.5 = 45.7, simulated 45.2; 1 MiB 98.2 + 41.9
- * = 140.1, simulated 140.1 (6144-byte blocks); max(T_family, bound) said 19.2 / 35.2 /
- * 127.7.  The bound is the whole broadcast's busiest link, not the
- * rounds' sum: the rounds overlap (every rank forwards blocks as they come), and the
- * sum charged each round's busiest link as if it ran alone.  A torus keeps the ordering
- * and the rounds' sum: the hosts there are the routers, and the placement that halves
- * the busiest link made the two-tree slower (perf/sim torus-8x8 1 MiB 178.9 -> 201.6 us)
- * while the sum's prediction (200.6) stays near what runs.  perf/sim irregular-64, the
- * planner's plan (perf/results/2026-11-28-twotree-placement), before -> after: 256 KiB
- * 46.7 -> 40.0 us, 512 KiB 79.6 -> 65.9, 1 MiB 145.6 -> 111.0 (1.32x M / B), 4 MiB 499.9
- * (a chain) -> 397.8; 64 KiB 21.5 -> 21.9; fattree-128 (no search: the floor) 1 / 4 /
- * 16 MiB 113.6 / 444.5 / 1553.6 -> 107.8 / 377.7 / 1439.6 by the bound alone.  One
- * placement costs about 0.05 s at n = 64 (mcast-inspect, 0.09 s a call against 0.04
- * before).
+ * blocks: T_family plus the term matches the simulation at 64 KiB, 256 KiB and 1 MiB,
+ * where max(T_family, bound) was low at all three (evidence E-2TREE-1).  The bound is
+ * the whole broadcast's busiest link, not the rounds' sum: the rounds overlap (every
+ * rank forwards blocks as they come), and the sum charged each round's busiest link as
+ * if it ran alone.  A torus keeps the ordering and the rounds' sum: the hosts there are
+ * the routers, and the placement that halves the busiest link made the two-tree slower
+ * (perf/sim torus-8x8 1 MiB) while the sum's prediction stays near what runs.  perf/sim
+ * irregular-64, the planner's plan: faster from 256 KiB to 4 MiB (1 MiB within 1.32x
+ * M / B), 64 KiB about the same; fattree-128 (no search: the floor) faster at 1 - 16 MiB
+ * by the bound alone (evidence E-2TREE-1).  One placement costs about 0.05 s at n = 64
+ * (mcast-inspect).
  *
  * Two-tree window.  Under window = 0 the two-tree posts as many receives ahead as a
  * block takes rounds to reach its deepest rank (mcast_level_rounds(level, n, 1)), plus
@@ -221,51 +216,48 @@
  * a synchronous send waits for after its bytes arrived (the receiver's match and its
  * acknowledgement): mcast_machine_t.sync_wait_us, by default net.o_recv_us, measured by
  * mcast-calibrate.  SimGrid's SMPI waits for nothing (its MPI_Issend completes when the
- * bytes have arrived; W = 0 in perf/sim's machine files): flat-64 at 8 B / 1 MiB / 4 MiB
- * 9.02 / 141.60 / 443.45 us simulated, 9.00 / 141.56 / 443.39 predicted
- * (perf/results/2026-11-27-issend-overhead).  Where the network's flows share a link
- * (net.shared_flows 1) the two-tree's eager blocks, all posted at once, share the sender's
- * link and arrive together, late; there (sync_sends = -1) the planner also evaluates the
- * two-tree with synchronous sends and takes them where that model is faster (a tie, as
- * where the links' bound decides, keeps standard sends).  Under max_sends = -1 it keeps
+ * bytes have arrived; W = 0 in perf/sim's machine files): the circulant on flat-64 from
+ * 8 B to 4 MiB is then predicted to within 0.3 % (evidence E-SYNC-1).  Where the
+ * network's flows share a link (net.shared_flows 1) the two-tree's eager blocks, all
+ * posted at once, share the sender's link and arrive together, late; there
+ * (sync_sends = -1) the planner also evaluates the two-tree with synchronous sends and
+ * takes them where that model is faster (a tie, as where the links' bound decides, keeps
+ * standard sends).  Under max_sends = -1 it keeps
  * K = ceil(slot / pace) + 2 sends in flight (at most 16), slot = o_send + L + B w + W (a
  * send's time until delivery), pace = max(o_send, B gap); its model paces a rank's sends
  * at max(o_send, B gap, slot / K), the overhead of one send overlapping the wire of the
  * others, and K flows still share the link (fam_twotree.cpp, "sends in flight", "shared
- * flows").  perf/sim flat-64, 1 MiB, 8 KiB blocks: 146.8 us with standard sends, 110.9
- * with 6 synchronous in flight (predicted 104.6); one or two in flight are slower (208.1 /
- * 155.1 at 16 KiB blocks; torus-8x8 1 MiB with one or two: 233 -> 320 us in 2026-11-26's
- * run); torus-16x16 1 MiB, where the links' bound decides, 235.7 standard, 262.1 with 5
- * synchronous.  On FIFO connections (shared_flows 0: TCP, InfiniBand) only standard sends
- * are evaluated.  edst (pathmc's four trees of a torus) is weighed the same way, with
- * the same K in flight (fam_multitree.cpp, "synchronous sends"; perf/sim torus-8x8 1 MiB
- * 139.7 -> 125.5 us, 4 MiB 469.1 -> 433.4), and with them a lag: a rank sends a block
- * no sooner than L unit steps after it came, so that its next send does not wait for
- * its block (fam_multitree.cpp, "Lag"; the plan line's lag=L, mcast_plan_info_t.lag;
- * each message's lag recomputed by mcast_plan_schedule for its blocks, alike on every
- * rank): torus-8x8 1 / 4 MiB 125.5 / 433.5 -> 105.2 / 366.3 us, torus-16x16 1 MiB
- * 142.4 -> 122.3 (perf/results/2026-11-28-edst-lag).  The other families and the single
- * trees keep standard sends.
+ * flows").  perf/sim flat-64, 1 MiB, 8 KiB blocks: 6 synchronous in flight beat standard
+ * sends; one or two in flight are slower than standard sends (also torus-8x8 1 MiB), and
+ * where the links' bound decides (torus-16x16 1 MiB) standard sends were faster
+ * (evidence E-2TREE-2).  On FIFO connections (shared_flows 0: TCP, InfiniBand) only
+ * standard sends are evaluated.  edst (pathmc's four trees of a torus) is weighed the
+ * same way, with the same K in flight (fam_multitree.cpp, "synchronous sends"; faster on
+ * perf/sim torus-8x8 at 1 and 4 MiB, evidence E-EDST-2), and with them a lag: a rank
+ * sends a block no sooner than L unit steps after it came, so that its next send does
+ * not wait for its block (fam_multitree.cpp, "Lag"; the plan line's lag=L,
+ * mcast_plan_info_t.lag; each message's lag recomputed by mcast_plan_schedule for its
+ * blocks, alike on every rank): faster again on torus-8x8 at 1 and 4 MiB and
+ * torus-16x16 at 1 MiB (evidence E-EDST-1).  The other families and the single trees
+ * keep standard sends.
  *
  * Shared flows.  On a network where a sender's messages in flight share its link as
  * separate flows (net.shared_flows 1: SimGrid, and so perf/sim), a receive posted ahead
  * lets an eager block start before the previous one of the same connection has left,
  * and the two-tree's blocks arrive in bursts, the first of each late: its model adds
  * min(W - 1, B w / (o_send + o_recv)) * B w to every first arrival (fam_twotree.cpp;
- * perf/sim flat-64, 1 MiB: 2 - 4 % from the simulation at 8 - 48 KiB blocks, against
- * 2 - 41 % before).  In the tree recurrence an eager copy to another node holds its
- * slot for o_send only there (handed over, it is a flow of its own: occ = o_send), and
- * a rank's blocks leave no faster than its CPU's share of each, o_recv + the o_send of
- * each copy to another node (sigma inside a node): P(u) also >= that.  perf/sim
- * irregular-64 on the switch tour, a chain at 4 MiB, 12 / 16 / 24 / 32 KiB segments:
- * 499.9 / 539.4 / 618.2 / 748.9 us simulated, 658.8 / 635.5 / 634.3 / 652.8 predicted
- * before (o_send + S gap per block: the planner took 24 KiB), 494.1 / 508.0 / 549.3 /
- * 589.3 with these two (12 KiB), and the trees' fill pays a quarter of the two-tree's
- * burst per hop to another node, 1/4 min(W - 1, S w / (o_send + o_recv)) S w
- * (TREE_BURST, planner.cpp): 509.4 / 535.1 / 610.2 / 697.5 (2 % up to 24 KiB, 32 KiB
- * 7 % under); torus-8x8's
- * snake (storus) at 4 MiB in 12 KiB segments 482.0 simulated, 472.2 predicted without
- * the burst (the planner then took it over edst's 469.4), 487.5 with it.
+ * fitted on perf/sim flat-64 at 1 MiB, 8 - 48 KiB blocks: evidence E-2TREE-2).  In the
+ * tree recurrence an eager copy to another node holds its slot for o_send only there
+ * (handed over, it is a flow of its own: occ = o_send), and a rank's blocks leave no
+ * faster than its CPU's share of each, o_recv + the o_send of each copy to another node
+ * (sigma inside a node): P(u) also >= that.  perf/sim
+ * irregular-64 on the switch tour, a chain at 4 MiB, 12 - 32 KiB segments: predicted
+ * before at o_send + S gap per block (the planner took 24 KiB, where 12 KiB runs
+ * fastest), close with these two (12 KiB), and the trees' fill pays a quarter of the
+ * two-tree's burst per hop to another node, 1/4 min(W - 1, S w / (o_send + o_recv)) S w
+ * (TREE_BURST, planner.cpp), closer still up to 24 KiB (32 KiB under); torus-8x8's snake
+ * (storus) at 4 MiB, predicted faster than edst without the burst and run slower, is
+ * predicted slower with it (evidence E-TOUR-1).
  * A message sent whole (one block, eager) leaves the CPU o_send after the one before
  * and its bytes share the sender's link with the copies still on it, equally (SimGrid's
  * max-min on one bottleneck is processor sharing; planner.cpp share_link): a rank's first
@@ -282,12 +274,10 @@
  * every router a route passes, planner.cpp Routes::charged).  perf/sim
  * knomial trees of radix 2 / 3 / 4 / 8 on their orderings and Open MPI's on rank order,
  * sent whole at 4 - 32 KiB on torus-8x8, torus-16x16, fattree-128 and irregular-64 (47
- * plans): |model - simulated| / simulated median 6.1 %, 90th percentile 22.6 %, worst
- * 49.5 % with one link per copy's sender (processor sharing on it, and a first come, first
- * served timeline of the links between switches), 0.2 / 0.5 / 4.4 % as flows
- * (perf/results/2026-11-28-flow-trees).  Planning a 256-rank torus decision takes 0.2 s
- * instead of 0.08 (a 32x32 torus at 8 KiB: 3.5 s instead of 0.6); only a flow-level
- * network (net.shared_flows 1) pays it.
+ * plans): far closer to the simulation as flows than with one link per copy's sender
+ * (processor sharing on it, and a first come, first served timeline of the links
+ * between switches) (evidence E-FLOW-1).  Planning a large torus decision takes a few
+ * times longer (E-FLOW-1); only a flow-level network (net.shared_flows 1) pays it.
  * A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no
  * term.  mcast-calibrate measures it.
  *

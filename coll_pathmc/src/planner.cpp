@@ -151,9 +151,9 @@ constexpr size_t PLAN_NET_SEGMENT_MIN = 8192;
  * `alg` (mcast_planner.h, mcast_forced_t).  The circulant receives one block a round, each
  * from another rank: with receives posted ahead, ranks that drift apart let a rank take
  * two rounds' blocks at once, both at half its link's rate, and the delay spreads round
- * after round (SimGrid fat-tree-128, 16 MiB: 2389 us with 4 ahead, 1593 with 1, model
- * 1720; perf/results/2026-11-27-circulant-window).  Trees and pipelines receive from one
- * parent: 4 ahead keep its segments flowing. */
+ * after round (SimGrid fat-tree-128, 16 MiB: far slower with 4 ahead than with 1, which
+ * runs near the model; evidence E-CIRC-1).  Trees and pipelines receive from one parent:
+ * 4 ahead keep its segments flowing. */
 constexpr int PLAN_WINDOW = 4;
 int window_of(const mcast_forced_t &f, int alg)
 {
@@ -465,7 +465,7 @@ private:
 
 /* The trees' share of the two-tree's burst (fam_twotree.cpp; edst's is 1/2): fitted on
  * chains at 4 MiB, 12 - 32 KiB segments, irregular-64's switch tour and torus-8x8's
- * snake (header, "Shared flows"; perf/results/2026-11-27-switch-tour). */
+ * snake (header, "Shared flows"; evidence E-TOUR-1). */
 constexpr double TREE_BURST = 0.25;
 
 /* Processor sharing of one link (SimGrid's max-min fairness on a single bottleneck):
@@ -1325,10 +1325,9 @@ std::vector<const kb_tree_t *> tree_ptrs(const std::vector<TreePtr> &v)
  * 1) a rank's receive overheads do not come between its sends: its receives of the four
  * trees are posted ahead, from four parents, and finish while its own sends are on the
  * wire; the per-block send costs o_send + B gap (fitted: perf/sim torus-8x8, 1 and 4 MiB,
- * 8 - 24 KiB blocks: the period per four blocks 4.70 / 7.04 / 9.87 us simulated against
- * 4.62 / 7.24 / 9.86 with o_recv overlapped and 6.62 / 9.24 / 11.9 folded in;
- * perf/results/2026-11-27-edst-greedy).  Elsewhere (a connection's FIFO) unmeasured:
- * folded as for the other families. */
+ * 8 - 24 KiB blocks: the simulated period per four blocks matches o_recv overlapped, not
+ * folded in; evidence E-EDST-3).  Elsewhere (a connection's FIFO) unmeasured: folded as
+ * for the other families. */
 template <class RL>
 mcast_loggp_t edst_net(const mcast_plan_input_t &in, const std::vector<TreePtr> &trees, RL &rl)
 {

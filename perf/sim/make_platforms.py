@@ -65,7 +65,7 @@ def machine_text(name, lat_us, what, route=None, b_node_gbps=None):
             # (smpi/send-is-detached-thresh; mcast-calibrate measures 65535 for 65536)
             f"net.recv_ns_per_byte 0\nnet.eager_bytes {EAGER - 1}\n"
             # SMPI's MPI_Issend completes when its bytes have arrived: no acknowledgement
-            # (perf/results/2026-11-27-issend-overhead)
+            # (evidence E-SYNC-1, docs/evidence.md)
             f"net.sync_wait_us 0\n"
             # a flow-level network: a sender's messages in flight share its link
             # (mcast_planner.h, "Shared flows"; mcast-calibrate measures it inside SMPI)

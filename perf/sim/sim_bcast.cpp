@@ -592,7 +592,7 @@ struct Xport {
             return MPI_ERR_COUNT;
         }
         /* (SMPI charges smpi/ois to MPI_Issend as to MPI_Isend: measured, 3.32,
-         * perf/results/2026-11-27-issend-overhead) */
+         * evidence E-SYNC-1) */
         const int rc = kind == MCAST_OP_SEND
                            ? ((flags & MCAST_XF_SYNC) ? MPI_Issend : MPI_Isend)(
                                  x->base + off, int(len), MPI_BYTE, peer, tag, x->comm, &x->req[size_t(slot)])

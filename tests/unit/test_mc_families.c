@@ -325,7 +325,7 @@ static void test_twotree_shared_flows(void **state)
  * consecutive positions (a leaf switch, a node): the edges of both trees that cross a
  * group stay within 3n/8 + 3 for every even n <= 1100 (T0 alone about 3n/16; shifted the
  * other way, T1's leaf edges from 8j + 7 to 8j + 8 cross too: n/2, e.g. 62 at n = 128
- * against 47; perf/results/2026-11-28-twotree-aligned).  Every rank receives each tree's
+ * against 47; evidence E-2TREE-1).  Every rank receives each tree's
  * blocks from one parent. */
 static void test_twotree_aligned(void **state)
 {

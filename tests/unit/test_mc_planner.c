@@ -1139,8 +1139,8 @@ static mcast_plan_input_t topo_input(int n, int root, size_t M, const mcast_mach
  * torus-16x16 machine (SimGrid's torus charges a node's limiter on every hop that leaves
  * it and at the destination).  At 256 KiB the two-tree's edges cross the torus through
  * other nodes' interfaces, edst's trees use links between neighbours only: charged for
- * transit the planner takes edst, which SimGrid runs in 57.3 us against the two-tree's
- * 75.7 (perf/results/2026-11-28-edst-order).  The two-tree forced is predicted later
+ * transit the planner takes edst, which SimGrid runs faster than the two-tree (evidence
+ * E-EDST-2).  The two-tree forced is predicted later
  * with transit, edst the same either way (since edst's lag, fam_multitree.cpp "Lag",
  * auto takes edst here without transit too: 256 KiB is 32 blocks). */
 static void test_host_transit(void **state)

@@ -383,8 +383,8 @@ static bool machine_oversubscribed = false;
  * mpi_yield_when_idle, and opal_progress yields the core when it finds nothing) runs
  * again only after the scheduler picks it: every message a rank must receive before it
  * can go on costs about that much more inside a node.  Measured on 4 ranks on 2 cores
- * (perf/results/2026-11-24-np4-rt): flat trees beat pipelines at nearly every size
- * there, which this model reproduces. */
+ * (evidence E-RT-1): flat trees beat pipelines at nearly every size there, which this
+ * model reproduces. */
 #define MCAST_OVERSUBSCRIBED_RECV_US 10.0
 
 const mcast_machine_t *mcast_machine_of(const char *component, const char *path)
