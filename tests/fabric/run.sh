@@ -40,9 +40,11 @@ for d in /usr/lib/x86_64-linux-gnu/umad2sim /usr/lib/umad2sim /usr/lib64/umad2si
     [ -f "$d/libumad2sim.so" ] && UMAD2SIM=$d/libumad2sim.so && break
 done
 
-pass=0; fail=0
+pass=0; fail=0; notrun=0
 ok()  { pass=$((pass + 1)); echo "PASS: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# a check a broken tool of this system cannot make: named, and counted as not run
+notran() { notrun=$((notrun + 1)); echo "NOT RUN: $*"; }
 skip() { echo "SKIP: $*"; echo "0 passed, 0 failed"; exit 77; }
 
 for tool in ibsim opensm dump_fts ibtracert; do
@@ -244,21 +246,34 @@ EOF
     done
     [ $nbad = 0 ] && ok "$name: ibtracert follows the cyclic paths ($nt pairs, every lca level)" ||
         bad "$name: ibtracert left the cyclic path for $nbad of $nt pairs"
-    nt=0; nbad=0
+    # (infiniband-diags 56.1, Debian 13: ibtracert -m dies of SIGSEGV in its own code on
+    # every member, against ibsim; unicast traces work.  A member whose trace crashed is not
+    # traced: the check then counts as not run, never as passed.)
+    nt=0; nbad=0; ncrash=0
     slid=$("$INSPECT" --fat-tree "$M,$N" --lid-layout iba --lids "$first" | cut -d' ' -f1)
     for b in ${g1#"$first"}; do
         want=$("$INSPECT" --fat-tree "$M,$N" --lid-layout iba --names --path "$first" "$b" | sed -n 2p)
         dlid=$("$INSPECT" --fat-tree "$M,$N" --lid-layout iba --lids "$b" | cut -d' ' -f1)
         sim ibtracert -m "$(mlid_of ff12::1)" "$slid" "$dlid" >"$W/trace" 2>&1
-        got=$(route_of "$W/trace")
+        rc=$?
         nt=$((nt + 1))
+        if [ $rc -ge 128 ]; then
+            ncrash=$((ncrash + 1))
+            continue
+        fi
+        got=$(route_of "$W/trace")
         if [ "$got" != "$want" ]; then
             nbad=$((nbad + 1))
             echo "  multicast $first -> $b: expected '$want', ibtracert -m '$got'"
         fi
     done
-    [ $nbad = 0 ] && ok "$name: ibtracert -m follows the cyclic tree of the group's source ($nt members)" ||
+    if [ $nbad != 0 ]; then
         bad "$name: ibtracert -m left the cyclic tree for $nbad of $nt members"
+    elif [ $ncrash != 0 ]; then
+        notran "$name: ibtracert -m crashed (signal) for $ncrash of $nt members: the multicast walk is not traced with this system's ibtracert ($(dpkg-query -W -f '${Package} ${Version}' infiniband-diags 2>/dev/null)); the switches' MFTs were compared entry by entry above"
+    else
+        ok "$name: ibtracert -m follows the cyclic tree of the group's source ($nt members)"
+    fi
 
     # --- OpenSM's own scheme, for the comparison: a fresh fabric, OpenSM's default engine
     stop_opensm
@@ -305,5 +320,9 @@ EOF
 for shape in $SHAPES; do
     run_shape "$shape"
 done
-echo "$pass passed, $fail failed"
+if [ $notrun != 0 ]; then
+    echo "$pass passed, $fail failed, $notrun did not run"
+else
+    echo "$pass passed, $fail failed"
+fi
 [ "$fail" = 0 ]

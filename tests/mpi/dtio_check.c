@@ -1,7 +1,7 @@
 /*
  * dtio_check: the glue's byte ranges of a packed stream (ompi/mca/common/mcast/mcast_dtio.c,
  * what the PML engine and the shared segment pack and unpack non-contiguous datatypes
- * with) against MPI_Pack / MPI_Unpack of whole messages, in one process, for datatypes
+ * with) against MPI_Pack / MPI_Unpack (cut_unpack: in calls of at most 2 KiB), in one process, for datatypes
  * whose predefined elements ranges cut: long double complex (32 bytes, more than Open
  * MPI's 16-byte buffers for a cut element), long double (16), and ints and doubles in
  * structs with padding, in indexed, vector, struct and resized (gaps between
@@ -71,9 +71,8 @@ static void fail(const dcase_t *d, const char *what, size_t off, size_t len)
 
 static void unpack_ref(const dcase_t *d, const unsigned char *stream, unsigned char *mem)
 {
-    int pos = 0;
     memset(mem, SENTINEL, d->span);
-    MPI_Unpack(stream, (int) d->bytes, &pos, mem + d->off, d->count, d->type, MPI_COMM_SELF);
+    cut_unpack(stream, d->bytes, mem + d->off, d->count, d->type);
 }
 
 /* (type committed; teardown frees it) */
