@@ -108,8 +108,8 @@
  * family model stays under the bound is predicted the same, yet the pipeline's fill and
  * drain shrink with the block: the planner takes the finest such block (the most blocks,
  * down to the floor between nodes, segment_min_bytes), not the family model's own best.
- * perf/sim torus-16x16, 4 MiB: 24245-byte blocks 1033.9 us, 8 KiB 990.3 (window 5);
- * torus-8x8 1 MiB 16132-byte blocks 210.7, 8 KiB 193.8 (window 8).
+ * perf/sim torus-16x16 at 4 MiB and torus-8x8 at 1 MiB: 8 KiB blocks ran faster than the
+ * coarser blocks the family model had chosen (evidence E-2TREE-3).
  *
  * Ties under the links' bound.  Where the bound decides several variants of one family
  * (the two-tree with standard and with synchronous sends, sends in flight), the variant
@@ -153,10 +153,10 @@
  * two, at least 4 and at least what its streams' skew needs (mcast_level_window): on a
  * flow-level network a block whose receive is not yet posted does not move, and the
  * pipeline stalls once fewer receives are posted than blocks are on their way down the
- * trees.  perf/sim torus-16x16, 4 MiB, 8 KiB blocks: window 5 990.3 us, 8 951.7, 12
- * 877.7, 16 844.5, 24 816.4, 32 816.0 (n = 256: 17); torus-8x8 1 MiB 8 / 16 / 32:
- * 193.8 / 190.2 / 202.9 (n = 64: 13).  On a FIFO network a receive posted ahead costs a
- * slot (and its staging for a non-contiguous datatype), nothing else.
+ * trees.  perf/sim torus-16x16, 4 MiB, 8 KiB blocks: the time fell with every step of
+ * the window from 5 to 24 and not beyond (n = 256: 17); torus-8x8 1 MiB: windows 8 and 16
+ * about alike, 32 slower (n = 64: 13) (evidence E-2TREE-3).  On a FIFO network a receive
+ * posted ahead costs a slot (and its staging for a non-contiguous datatype), nothing else.
  *
  * Timed link sharing.  A message sent whole (one block) on a topology with more than one
  * switch meets the other messages of the same tree on the links: every directed link keeps
@@ -166,10 +166,10 @@
  * later than s + delta.  The recurrence then takes the ranks in the order their message
  * arrives (parents still before children).  On one switch a host link carries what its
  * rank sends or receives, which the recurrence charges already.  perf/sim torus-16x16,
- * postal trees at 4 KiB (copies at once): lambda 3 predicted 10.0 us without it, 12.6
- * with it, simulated 13.6; lambda 4 10.0 / 12.8 / 12.5; with 100x faster links the model
- * without it is exact, so the gap was the links' bandwidth shared by concurrent copies.
- * Pipelined trees keep the steady-state bound above ("Link sharing").
+ * postal trees at 4 KiB (copies at once), lambda 3 and 4: predicted well under the
+ * simulation without it, close to it with it; with 100x faster links the model without it
+ * is exact, so the gap was the links' bandwidth shared by concurrent copies (evidence
+ * E-LINK-1).  Pipelined trees keep the steady-state bound above ("Link sharing").
  *
  * Route latency.  Where the input names the topology and the machine model a per-link
  * latency (mcast_machine_t.hop_latency_us H, net.latency_us being the latency of a route
@@ -179,10 +179,10 @@
  * recurrence uses its own L(u, c); a family's model uses the mean over its rounds of the
  * mean of L over the round's sends (its transfers follow the same skips every round), the
  * circulant with synchronous sends the mean over its rounds of the round's longest L (a
- * round of synchronous sends waits for its slowest transfer; irregular-64 at 8 B: 7.425 us
- * simulated, 7.61 predicted with the longest, 6.95 with the mean).  Orderings
- * that keep neighbours close (POC, DOR) thus make short hops count as short; without
- * a topology every route costs latency_us.
+ * round of synchronous sends waits for its slowest transfer; irregular-64 at 8 B: with
+ * the longest a little above the simulation, with the mean further below it: evidence
+ * E-ROUTE-1).  Orderings that keep neighbours close (POC, DOR) thus make short hops count
+ * as short; without a topology every route costs latency_us.
  *
  * Sends in flight.  Under max_sends = -1 a rank with a child on another node sends its
  * copies of a block one after the other (FPFS: concurrent copies share the rank's link and
@@ -192,26 +192,27 @@
  * once, as stock's trees send them.  Sharing then costs the first child at most one
  * overhead, while waiting for each send to complete costs a turn of the PML's progress per
  * copy (TCP: one event-loop pass; 4 emulated hosts, 1 B - 4 KiB, osu_bcast's method:
- * 42 - 66 us one after the other, 15 - 19 us at once, stock's tuned 18 - 28).  The
- * recurrence resolves it alike.
+ * copies at once faster than one after the other, and as fast as stock's tuned or faster:
+ * evidence E-SENDS-1).  The recurrence resolves it alike.
  *
  * Copies at once.  Copies posted together overlap: the sender pays a copy's overhead
  * while the previous copy's bytes are on its link, so consecutive copies to other nodes
  * leave every max(o_send, S*gap) rather than every o_send + S*gap (LogGP's o and G; the
  * one-after-another discipline waits for each send's completion, which includes its
  * bytes).  perf/sim, 256 ranks on one switch, postal trees whole at 1 KiB and 4 KiB,
- * lambda 2 - 5: within 0.2 % of the simulation (before, a flat tree at 4 KiB was
- * predicted 15.6 us for 10.8 simulated, and the planner chose a deeper, slower tree).
- * Inside a node the copies are the CPU's own work and stay serial.
+ * lambda 2 - 5: the model matches the simulation (before, it predicted the flatter trees
+ * far slower than they ran, and the planner chose a deeper, slower tree: evidence
+ * E-COPIES-1).  Inside a node the copies are the CPU's own work and stay serial.
  *
  * Synchronous sends.  A standard send of eager size completes for the engine once it is
  * handed over, so max_sends does not bound what a rank has on the wire: a circulant rank
  * forwards the blocks of several rounds at once, to different peers, and where a link is
  * shared among the messages crossing it (a flow-level simulator; InfiniBand and TCP also
  * arbitrate between connections) the block the next round needs arrives late (perf/sim,
- * 1 MiB in 48 KiB blocks on a 128-host switch: 297 us with standard sends, 166 us with
- * synchronous ones, as predicted).  Across nodes the circulant therefore posts its sends synchronously
- * (engine sync_sends, MCAST_XF_SYNC: the PML's synchronous mode) and its model charges
+ * 1 MiB in 48 KiB blocks on a 128-host switch: standard sends nearly twice as slow as
+ * synchronous ones, which ran as predicted: evidence E-SYNC-2).  Across nodes the
+ * circulant therefore posts its sends synchronously (engine sync_sends, MCAST_XF_SYNC:
+ * the PML's synchronous mode) and its model charges
  * each send until delivery (no eager limit): a round costs o_send + L + B w + W, W what
  * a synchronous send waits for after its bytes arrived (the receiver's match and its
  * acknowledgement): mcast_machine_t.sync_wait_us, by default net.o_recv_us, measured by
