@@ -47,9 +47,7 @@ static inline void cut_types_create(MPI_Datatype t[CUT_NTYPES])
 /* MPI_Unpack / MPI_Pack of count instances of type at mem, in calls of whole instances
  * and at most CUT_CALL_BYTES of the stream each (at least one instance).  The references
  * of the checks are made so because Open MPI 5.0.7 gets a resized long double complex
- * type wrong in one large call (MPI_Pack of 505 instances: the second element's bytes
- * already wrong; 101 instances right; its convertor fed 4 KiB at a time right):
- * evidence E-OMPI5-1. */
+ * type wrong in one large call, and right in small ones (evidence E-OMPI5-1). */
 #define CUT_CALL_BYTES 2048
 static inline void cut_xfer(int pack, void *stream, size_t stream_bytes, void *mem, int count,
                             MPI_Datatype type)
