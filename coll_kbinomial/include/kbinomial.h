@@ -94,36 +94,13 @@ long kb_steps(int n, long m, int k);
  * -1 on bad input (n < 1, m < 1). */
 int kb_optimal_k(int n, long m);
 
-/* Step-time model t(S) = alpha + beta*S.  Chooses (k, S) minimising
- *   (L1(n,k) + (ceil(M/S) - 1) * k) * (alpha + beta*S)
- * over k in [1, ceil(log2 n)] and S in [min_seg, min(max_seg, M)].
- * M == 0 gives S = min_seg... (any), k = optimal for m = 1.  Result in *k, *seg_bytes.
- * Returns KB_ERR_ARG on n < 1, min_seg < 1, max_seg < min_seg, alpha < 0, beta < 0.
- * (Also KB_ERR_ARG for a NULL pointer or a NaN field.  When M < min_seg the S
- * range is {min_seg}.  M == 0 returns S = min_seg and k = kb_optimal_k(n, 1).
- * Ties: smaller k, then larger S.  The search is exact, see kbinomial_theory.cpp.) */
+
+/* Step-time model t(S) = alpha + beta*S of one pipelined step of S bytes (the
+ * worm renderer's segment choice, pm_worms.h). */
 typedef struct kb_linear_model {
     double alpha_us;         /* per step latency, microseconds */
     double beta_ns_per_byte; /* per byte, nanoseconds */
 } kb_linear_model_t;
-
-int kb_choose_k_segment(int n, size_t M, const kb_linear_model_t *model,
-                        size_t min_seg, size_t max_seg, int *k, size_t *seg_bytes);
-/* The same search with per-message software overhead overhead_us (o_send + o_recv):
- * when the model whose every step costs alpha + overhead_us + beta*S prefers one
- * segment (S >= M), that unsegmented tree is the answer; otherwise the plain
- * model's (k, S) (pipelined steps overlap the overheads).  Measured in SimGrid
- * (evidence E-SIM-1): at 64 KiB the unsegmented tree is faster than the 3-segment k = 2
- * pipeline the plain model picks; from 1 MiB adding the overhead to every step picks
- * worse plans, so it is not used there.
- * overhead_us == 0 is exactly kb_choose_k_segment.  KB_ERR_ARG as above, or for
- * overhead_us < 0 or NaN. */
-int kb_choose_k_segment_ov(int n, size_t M, const kb_linear_model_t *model, double overhead_us,
-                           size_t min_seg, size_t max_seg, int *k, size_t *seg_bytes);
-/* Predicted time (us) of that formula for given (n, M, k, S), with
- * ceil(M/S) counted as at least 1 (M == 0 is one empty segment).
- * -1 on bad input (n < 1, k < 1, S < 1, model NULL or negative/NaN fields). */
-double kb_predict_us(int n, size_t M, int k, size_t seg_bytes, const kb_linear_model_t *model);
 
 /* ---------------------------------------------------------------------------
  * Postal model (seed 003 sec. 4; Bar-Noy & Kipnis).

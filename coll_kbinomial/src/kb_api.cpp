@@ -136,25 +136,6 @@ KB_API int kb_optimal_k(int n, long m)
     return value_or(-1, [&] { return kb::optimal_k(n, m); });
 }
 
-KB_API int kb_choose_k_segment(int n, size_t M, const kb_linear_model_t *model, size_t min_seg,
-                               size_t max_seg, int *k, size_t *seg_bytes)
-{
-    return status_of([&] { kb::choose_k_segment(n, M, model, min_seg, max_seg, k, seg_bytes); });
-}
-
-KB_API int kb_choose_k_segment_ov(int n, size_t M, const kb_linear_model_t *model, double overhead_us,
-                                  size_t min_seg, size_t max_seg, int *k, size_t *seg_bytes)
-{
-    return status_of(
-        [&] { kb::choose_k_segment_ov(n, M, model, overhead_us, min_seg, max_seg, k, seg_bytes); });
-}
-
-KB_API double kb_predict_us(int n, size_t M, int k, size_t seg_bytes,
-                            const kb_linear_model_t *model)
-{
-    return value_or(-1.0, [&] { return kb::predict_us(n, M, k, seg_bytes, model); });
-}
-
 KB_API uint64_t kb_postal_F(double lambda, double t)
 {
     return value_or<uint64_t>(0, [&] { return kb::postal_F(lambda, t); });

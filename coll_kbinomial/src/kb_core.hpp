@@ -95,11 +95,6 @@ int ceil_log2(int n);
 int max_k(int n); /* max(1, ceil(log2 n)) */
 long steps(int n, long m, int k);
 int optimal_k(int n, long m);
-double predict_us(int n, size_t M, int k, size_t seg_bytes, const kb_linear_model_t *model);
-void choose_k_segment_ov(int n, size_t M, const kb_linear_model_t *model, double overhead_us,
-                         size_t min_seg, size_t max_seg, int *k_out, size_t *seg_out);
-void choose_k_segment(int n, size_t M, const kb_linear_model_t *model, size_t min_seg,
-                      size_t max_seg, int *k, size_t *seg_bytes);
 
 /* ---- postal.cpp -------------------------------------------------------- */
 void check_lambda(double lambda);
