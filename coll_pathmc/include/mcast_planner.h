@@ -86,8 +86,7 @@
  * and, for a pipelined tree, an edge u -> c whose route's busiest link carries s > 1 tree
  * edges passes a block every s S wire at best: the recurrence's P(c) is at least that
  * (so the pipeline's fill comes on top of the shared link's time, and S is chosen with
- * it: irregular-64 in perf/sim, 4 MiB chain, 8 KiB blocks predicted 804 us, simulated
- * 805; before, 673 for every S).
+ * it; evidence E-LINK-2).
  * B(l) is the bytes the plan moves over l: M per tree edge whose route uses l; for a
  * family, the bytes of every rank's schedule (computed at up to 32 blocks).  The
  * round-synchronous families (circulant, scatter + allgather, and the two-tree on a torus:
