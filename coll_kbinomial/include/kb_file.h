@@ -36,6 +36,9 @@ int kb_file_read(const char *path, size_t max_bytes, char **text, size_t *len, c
 /* 64-bit FNV-1a digest of len bytes (0 bytes: the FNV offset basis).  Equal file
  * bytes give equal digests on every process. */
 uint64_t kb_digest64(const void *data, size_t len);
+/* The same hash continued from h (kb_digest64(d, n) == kb_digest64_more(KB_DIGEST64_INIT, d, n)). */
+#define KB_DIGEST64_INIT 1469598103934665603ull
+uint64_t kb_digest64_more(uint64_t h, const void *data, size_t len);
 
 #ifdef __cplusplus
 }

@@ -119,10 +119,14 @@ KB_API int kb_file_read(const char *path, size_t max_bytes, char **text, size_t 
     return KB_OK;
 }
 
-KB_API uint64_t kb_digest64(const void *data, size_t len)
+KB_API uint64_t kb_digest64_more(uint64_t h, const void *data, size_t len)
 {
-    uint64_t h = 1469598103934665603ull;
     const unsigned char *p = (const unsigned char *) data;
     for (size_t i = 0; p && i < len; ++i) h = (h ^ p[i]) * 1099511628211ull;
     return h;
+}
+
+KB_API uint64_t kb_digest64(const void *data, size_t len)
+{
+    return kb_digest64_more(KB_DIGEST64_INIT, data, len);
 }

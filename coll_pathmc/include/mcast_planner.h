@@ -418,19 +418,22 @@ typedef struct mcast_machine {
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
 void mcast_machine_default(mcast_machine_t *m);
 /* Machine file (written by hand or mcast_machine_write; format in docs/machine-model.md):
- *   # comments; "version 1" first; then "net.KEY VALUE" / "shm.KEY VALUE" lines with KEY
- *   in o_send_us o_recv_us latency_us gap_ns_per_byte wire_ns_per_byte recv_ns_per_byte
- *   eager_bytes, and net.hop_latency_us / net.latency_links (route length),
- *   net.sync_wait_us (synchronous sends), net.shared_flows 0 | 1, net.segment_min_bytes
- *   (the smallest block across nodes), net.host_links (a host's own link, in links),
- *   net.host_transit 0 | 1 (transit shares the node's interface); "provenance
- *   TEXT" (kept in m->source).  Missing keys keep their
- *   defaults.  Errors as "file:line: message". */
+ *   # comments; "version 1" first; then "net.KEY VALUE" / "shm.KEY VALUE" lines, the keys
+ *   of the one table in machine.cpp (mcast_machine_key_get; mcast-inspect --machine-keys);
+ *   "provenance TEXT" (kept in m->source).  Missing keys keep their built-in values.
+ *   Errors as "file:line: message". */
 int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m, char *errbuf,
                         size_t errlen);
 int mcast_machine_load(const char *path, mcast_machine_t *m, char *errbuf, size_t errlen);
 /* Writes a machine file (provenance as given). */
 int mcast_machine_write(const char *path, const mcast_machine_t *m, const char *provenance);
+/* Folds every key's value into the FNV-1a hash h (what ranks compare: one table, machine.cpp,
+ * so a new key cannot be left out). */
+uint64_t mcast_machine_digest(uint64_t h, const mcast_machine_t *m);
+/* The keys of the machine file, in the writer's order: name ("net.o_send_us"), meaning
+ * (Markdown) and built-in value.  KB_ERR_ARG for i outside [0, count). */
+int mcast_machine_key_count(void);
+int mcast_machine_key_get(int i, const char **name, const char **doc, double *builtin);
 
 /* ---------------------------------------------------------------------------
  * Planner

@@ -35,9 +35,9 @@
 
 #include "pm_internal.h"
 #include "kb_core.hpp"
+#include "kb_file.h"
 #include "pm_worms.h"
 
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <deque>
@@ -2737,182 +2737,11 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     }
 }
 
-/* ---- machine file ------------------------------------------------------------ */
-struct Key {
-    const char *name;
-    size_t off;
-    bool is_size;
-};
-const Key KEYS[] = {
-    {"o_send_us", offsetof(mcast_loggp_t, o_send_us), false},
-    {"o_recv_us", offsetof(mcast_loggp_t, o_recv_us), false},
-    {"latency_us", offsetof(mcast_loggp_t, latency_us), false},
-    {"gap_ns_per_byte", offsetof(mcast_loggp_t, gap_ns_per_byte), false},
-    {"wire_ns_per_byte", offsetof(mcast_loggp_t, wire_ns_per_byte), false},
-    {"recv_ns_per_byte", offsetof(mcast_loggp_t, recv_ns_per_byte), false},
-    {"eager_bytes", offsetof(mcast_loggp_t, eager_bytes), true},
-};
-
-constexpr size_t MACHINE_MAX_BYTES = 64 * 1024;
-
-void parse_machine(const std::string &text, const std::string &name, mcast_machine_t &m)
-{
-    require(text.size() <= MACHINE_MAX_BYTES, (name + ": larger than 64 KiB").c_str());
-    std::istringstream is(text);
-    std::string line;
-    int ln = 0;
-    bool version = false;
-    double seg_min = 0.0; /* net.segment_min_bytes' slot while parsing */
-    auto err = [&](const std::string &what) {
-        throw PlanError(name + ":" + std::to_string(ln) + ": " + what);
-    };
-    while (std::getline(is, line)) {
-        ++ln;
-        const size_t hash = line.find('#');
-        if (hash != std::string::npos) {
-            line.erase(hash);
-        }
-        std::istringstream ls(line);
-        std::string key;
-        if (!(ls >> key)) {
-            continue;
-        }
-        if (key == "version") {
-            int v = 0;
-            if (!(ls >> v) || v != 1) {
-                err("unsupported version (this reader knows version 1)");
-            }
-            version = true;
-            continue;
-        }
-        if (!version) {
-            err("the first statement must be 'version 1'");
-        }
-        if (key == "provenance") {
-            std::string rest;
-            std::getline(ls, rest);
-            const size_t b = rest.find_first_not_of(" \t");
-            rest = b == std::string::npos ? "" : rest.substr(b);
-            std::snprintf(m.source, sizeof(m.source), "%s (%s)", name.c_str(), rest.c_str());
-            continue;
-        }
-        const size_t dot = key.find('.');
-        if (dot == std::string::npos) {
-            err("unknown statement '" + key + "'");
-        }
-        const std::string part = key.substr(0, dot), field = key.substr(dot + 1);
-        mcast_loggp_t *g = part == "net" ? &m.net : (part == "shm" ? &m.shm : nullptr);
-        if (g == nullptr) {
-            err("unknown model '" + part + "' (net or shm)");
-        }
-        const Key *k = nullptr;
-        for (const Key &c : KEYS) {
-            if (field == c.name) {
-                k = &c;
-            }
-        }
-        double *route_field = nullptr; /* keys outside the LogGP sets (route length, segment) */
-        int *flag_field = nullptr;     /* 0 or 1 */
-        if (k == nullptr && part == "net" && field == "shared_flows") {
-            flag_field = &m.net.shared_flows;
-        } else if (k == nullptr && part == "net" && field == "host_transit") {
-            flag_field = &m.host_transit;
-        } else if (k == nullptr && part == "net" && field == "hop_latency_us") {
-            route_field = &m.hop_latency_us;
-        } else if (k == nullptr && part == "net" && field == "latency_links") {
-            route_field = &m.latency_links;
-        } else if (k == nullptr && part == "net" && field == "host_links") {
-            route_field = &m.host_links;
-        } else if (k == nullptr && part == "net" && field == "sync_wait_us") {
-            route_field = &m.sync_wait_us;
-        } else if (k == nullptr && part == "net" && field == "segment_min_bytes") {
-            route_field = &seg_min;
-        } else if (k == nullptr && part == "shm" && field == "copy_ns_per_byte") {
-            route_field = &m.shm_copy_ns_per_byte;
-        } else if (k == nullptr && part == "shm" && field == "handover_us") {
-            route_field = &m.shm_handover_us;
-        } else if (k == nullptr && flag_field == nullptr) {
-            err("unknown key '" + field + "'");
-        }
-        std::string val, more;
-        if (!(ls >> val) || (ls >> more)) {
-            err("expected one value");
-        }
-        char *end = nullptr;
-        errno = 0;
-        const double v = std::strtod(val.c_str(), &end);
-        if (end == val.c_str() || *end != '\0' || errno != 0 || !std::isfinite(v) || v < 0 ||
-            v > 1e12) {
-            err("bad value '" + val + "' (a number between 0 and 1e12)");
-        }
-        if (flag_field != nullptr) {
-            if (v != 0.0 && v != 1.0) {
-                err("bad value '" + val + "' (0 or 1)");
-            }
-            *flag_field = int(v);
-            continue;
-        }
-        if (route_field == &seg_min) {
-            if (v != std::floor(v) || v > double(PLAN_MAX_BLOCK_BYTES)) {
-                err("bad value '" + val + "' (whole bytes, at most 16 MiB; 0 = 8 KiB)");
-            }
-            m.net_segment_min_bytes = size_t(v);
-            continue;
-        }
-        if (route_field != nullptr) {
-            *route_field = v;
-            continue;
-        }
-        char *base = reinterpret_cast<char *>(g);
-        if (k->is_size) {
-            *reinterpret_cast<size_t *>(base + k->off) = size_t(v);
-        } else {
-            *reinterpret_cast<double *>(base + k->off) = v;
-        }
-    }
-    if (!version) {
-        ln = 1;
-        err("empty machine file (expected 'version 1')");
-    }
-}
-
-/* A regular file of at most `cap` bytes (a directory, a device or a larger file is
- * refused), with errno's text on failure. */
-std::string read_small_file(const char *path, size_t cap)
-{
-    FILE *f = std::fopen(path, "rb");
-    if (f == nullptr) {
-        throw PlanError(std::string(path) + ": cannot open: " + std::strerror(errno));
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        std::fclose(f);
-        throw PlanError(std::string(path) + ": not a regular file");
-    }
-    std::string text;
-    char buf[4096];
-    size_t got;
-    while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0) {
-        text.append(buf, got);
-        if (text.size() > cap) {
-            std::fclose(f);
-            throw PlanError(std::string(path) + ": larger than " + std::to_string(cap) + " bytes");
-        }
-    }
-    std::fclose(f);
-    return text;
-}
-
 using kb::guarded;
 
 uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
-    const unsigned char *b = static_cast<const unsigned char *>(p);
-    for (size_t i = 0; i < n; ++i) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
+    return kb_digest64_more(h, p, n);
 }
 
 } // namespace
@@ -2939,104 +2768,6 @@ MC_API int mcast_registry_lookup(const char *name)
         }
     }
     return -1;
-}
-
-MC_API void mcast_machine_default(mcast_machine_t *m)
-{
-    if (m == nullptr) {
-        return;
-    }
-    std::memset(m, 0, sizeof(*m));
-    /* InfiniBand-class network: 10 GB/s, 1.5 us, 0.5 us per message each side */
-    m->net = mcast_loggp_t{0.5, 0.5, 1.5, 0.1, 0.1, 65536, 0.0, 0};
-    /* shared memory: copy in/out below 4 KiB (eager), single copy by the receiver above */
-    m->shm = mcast_loggp_t{0.3, 0.3, 0.2, 0.1, 0.0, 4096, 0.1, 0};
-    /* the shared segment: memcpy at 33 GB/s between cores, 0.1 us per hand-over
-     * (mcast-calibrate on the project's 2-core VM: 0.020 - 0.031 ns/B, 0.056 us) */
-    m->shm_copy_ns_per_byte = 0.03;
-    m->shm_handover_us = 0.1;
-    m->sync_wait_us = -1.0; /* = net.o_recv_us */
-    m->net_segment_min_bytes = 0; /* = PLAN_NET_SEGMENT_MIN */
-    std::snprintf(m->source, sizeof(m->source), "defaults");
-}
-
-MC_API int mcast_machine_parse(const char *text, const char *name, mcast_machine_t *m,
-                               char *errbuf, size_t errlen)
-{
-    if (text == nullptr || m == nullptr) {
-        return KB_ERR_ARG;
-    }
-    return guarded(errbuf, errlen, [&] {
-        mcast_machine_t tmp;
-        mcast_machine_default(&tmp);
-        std::snprintf(tmp.source, sizeof(tmp.source), "%s", name ? name : "machine file");
-        parse_machine(text, name ? name : "machine file", tmp);
-        *m = tmp;
-    });
-}
-
-MC_API int mcast_machine_load(const char *path, mcast_machine_t *m, char *errbuf, size_t errlen)
-{
-    if (path == nullptr || m == nullptr) {
-        return KB_ERR_ARG;
-    }
-    return guarded(errbuf, errlen, [&] {
-        const std::string text = read_small_file(path, MACHINE_MAX_BYTES);
-        mcast_machine_t tmp;
-        mcast_machine_default(&tmp);
-        std::snprintf(tmp.source, sizeof(tmp.source), "%s", path);
-        parse_machine(text, path, tmp);
-        *m = tmp;
-    });
-}
-
-MC_API int mcast_machine_write(const char *path, const mcast_machine_t *m, const char *provenance)
-{
-    if (path == nullptr || m == nullptr) {
-        return KB_ERR_ARG;
-    }
-    FILE *f = std::fopen(path, "w");
-    if (f == nullptr) {
-        return PM_ERR_IO;
-    }
-    std::fprintf(f, "# mcast machine model (mcast_planner.h)\nversion 1\n");
-    if (provenance != nullptr) {
-        std::fprintf(f, "provenance %s\n", provenance);
-    }
-    const mcast_loggp_t *parts[2] = {&m->net, &m->shm};
-    const char *names[2] = {"net", "shm"};
-    for (int i = 0; i < 2; ++i) {
-        for (const Key &k : KEYS) {
-            const char *base = reinterpret_cast<const char *>(parts[i]);
-            if (k.is_size) {
-                std::fprintf(f, "%s.%s %zu\n", names[i], k.name,
-                             *reinterpret_cast<const size_t *>(base + k.off));
-            } else {
-                std::fprintf(f, "%s.%s %.6g\n", names[i], k.name,
-                             *reinterpret_cast<const double *>(base + k.off));
-            }
-        }
-    }
-    if (m->hop_latency_us > 0.0) {
-        std::fprintf(f, "net.hop_latency_us %.6g\nnet.latency_links %.6g\n", m->hop_latency_us,
-                     m->latency_links);
-    }
-    if (m->host_links > 0.0 && m->host_links != 1.0) {
-        std::fprintf(f, "net.host_links %.6g\n", m->host_links);
-    }
-    if (m->sync_wait_us >= 0.0) {
-        std::fprintf(f, "net.sync_wait_us %.6g\n", m->sync_wait_us);
-    }
-    std::fprintf(f, "net.shared_flows %d\n", m->net.shared_flows);
-    if (m->host_transit != 0) {
-        std::fprintf(f, "net.host_transit %d\n", m->host_transit);
-    }
-    if (m->net_segment_min_bytes != 0) {
-        std::fprintf(f, "net.segment_min_bytes %zu\n", m->net_segment_min_bytes);
-    }
-    std::fprintf(f, "shm.copy_ns_per_byte %.6g\nshm.handover_us %.6g\n", m->shm_copy_ns_per_byte,
-                 m->shm_handover_us);
-    return std::fclose(f) == 0 ? int(KB_OK) : int(PM_ERR_IO);
 }
 
 MC_API void mcast_forced_default(mcast_forced_t *f)
@@ -3325,7 +3056,7 @@ MC_API double mcast_model_tree_us(const kb_tree_t *tree, size_t bytes, size_t se
 
 MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine_t *m)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = KB_DIGEST64_INIT;
     if (f != nullptr) {
         const int ints[] = {f->algorithm, f->k, f->window, f->max_sends, f->discipline,
                             f->postal_pipelining, f->mu_r, f->allgather, f->compare_previous,
@@ -3335,24 +3066,6 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
         h = fnv(h, sizes, sizeof(sizes));
         h = fnv(h, &f->lambda, sizeof(f->lambda));
     }
-    if (m != nullptr) {
-        const mcast_loggp_t *parts[2] = {&m->net, &m->shm};
-        for (const mcast_loggp_t *g : parts) {
-            const double d[] = {g->o_send_us, g->o_recv_us, g->latency_us, g->gap_ns_per_byte,
-                                g->wire_ns_per_byte, g->recv_ns_per_byte};
-            h = fnv(h, d, sizeof(d));
-            const uint64_t e[] = {g->eager_bytes, uint64_t(g->shared_flows)};
-            h = fnv(h, e, sizeof(e));
-        }
-        const double route[] = {m->hop_latency_us, m->latency_links, m->shm_copy_ns_per_byte,
-                                m->shm_handover_us, m->sync_wait_us, m->host_links};
-        h = fnv(h, route, sizeof(route));
-        const uint64_t seg = m->net_segment_min_bytes;
-        h = fnv(h, &seg, sizeof(seg));
-        if (m->host_transit != 0) {
-            const uint64_t tr = uint64_t(m->host_transit);
-            h = fnv(h, &tr, sizeof(tr));
-        }
-    }
+    h = mcast_machine_digest(h, m);
     return h;
 }

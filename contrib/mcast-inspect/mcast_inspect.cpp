@@ -152,6 +152,7 @@ struct Options {
     int max_sends = -1;
     std::string machine;        /* machine file, "" = built-in model */
     bool list = false;
+    bool machine_keys = false;
     std::string ordering = "auto";
     bool ordering_given = false;
     std::string picture;
@@ -178,6 +179,8 @@ void usage(FILE *out)
             "                      (default auto: the planner's choice; the torus family\n"
             "                      needs a torus topology; twolevel repeated hosts)\n"
             "  --list-algorithms   the registry: one algorithm a line, with its description\n"
+            "  --machine-keys      the machine file's keys, built-in values and meanings\n"
+            "                      (a Markdown table, as in docs/machine-model.md)\n"
             "  --bytes M           message size in bytes, K/M/G suffix = KiB/MiB/GiB\n"
             "                      (default 65536)\n"
             "  --k K               k-binomial fan-out bound (default: the planner's)\n"
@@ -240,7 +243,7 @@ size_t parse_bytes(const char *s)
 Options parse_options(int argc, char **argv)
 {
     enum { O_TOPO = 1, O_HOSTS, O_ROOT, O_ALG, O_BYTES, O_K, O_LAMBDA, O_ORDER, O_PIC, O_ROUTE,
-           O_GEN, O_HELP, O_LIST, O_SEG, O_WIN, O_MS, O_MACHINE, O_SHM };
+           O_GEN, O_HELP, O_LIST, O_SEG, O_WIN, O_MS, O_MACHINE, O_SHM, O_KEYS };
     static const struct option longopts[] = {
         {"topology", required_argument, nullptr, O_TOPO},
         {"hosts", required_argument, nullptr, O_HOSTS},
@@ -254,6 +257,7 @@ Options parse_options(int argc, char **argv)
         {"routing", required_argument, nullptr, O_ROUTE},
         {"generate-irregular", required_argument, nullptr, O_GEN},
         {"list-algorithms", no_argument, nullptr, O_LIST},
+        {"machine-keys", no_argument, nullptr, O_KEYS},
         {"segment-bytes", required_argument, nullptr, O_SEG},
         {"shm-chunk-bytes", required_argument, nullptr, O_SHM},
         {"window", required_argument, nullptr, O_WIN},
@@ -285,6 +289,7 @@ Options parse_options(int argc, char **argv)
         case O_ROUTE: o.routing = optarg; break;
         case O_GEN: o.generate = optarg; break;
         case O_LIST: o.list = true; break;
+        case O_KEYS: o.machine_keys = true; break;
         case O_SEG: o.segment_bytes = parse_bytes(optarg); break;
         case O_SHM: o.shm_chunk_bytes = parse_bytes(optarg); break;
         case O_WIN: o.window = (int) parse_long("--window", optarg, 0, 1024); break;
@@ -300,7 +305,7 @@ Options parse_options(int argc, char **argv)
     if (optind < argc) {
         throw Fail(EXIT_INPUT, fmt("unexpected argument '%s' (see --help)", argv[optind]));
     }
-    if (o.generate.empty() && o.topology.empty() && !o.list) {
+    if (o.generate.empty() && o.topology.empty() && !o.list && !o.machine_keys) {
         throw Fail(EXIT_INPUT, "--topology FILE is required (see --help)");
     }
     return o;
@@ -1208,12 +1213,30 @@ void draw(const Inspection &in)
     }
 }
 
+/* The machine file's keys as docs/machine-model.md's table (from the core's one table). */
+int list_machine_keys()
+{
+    std::printf("| key | built in | meaning |\n|---|---|---|\n");
+    for (int i = 0; i < mcast_machine_key_count(); ++i) {
+        const char *name = nullptr, *doc = nullptr;
+        double builtin = 0.0;
+        if (mcast_machine_key_get(i, &name, &doc, &builtin) != 0) {
+            throw Fail(EXIT_INTERNAL, fmt("machine key %d: not in the table", i));
+        }
+        std::printf("| `%s` | %g | %s |\n", name, builtin, doc);
+    }
+    return 0;
+}
+
 int run(int argc, char **argv)
 {
     Inspection in;
     in.opt = parse_options(argc, argv);
     if (in.opt.list) {
         return list_algorithms();
+    }
+    if (in.opt.machine_keys) {
+        return list_machine_keys();
     }
     if (!in.opt.generate.empty()) {
         return generate(in.opt.generate);

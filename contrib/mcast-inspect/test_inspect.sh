@@ -184,5 +184,12 @@ check "one host, no segment: a PML plan" grep -q '^plan: algorithm=[a-z_]* .*tra
 run twohosts --topology "$tmp/one.topo" --hosts a,a,b,b --bytes 1M --algorithm shm
 check "two hosts: shm forced is refused (exit 2)" status_is twohosts 2
 
+# 10. The machine file's keys: docs/machine-model.md's table is the core's table
+DOC=${MACHINE_DOC:-$here/../../docs/machine-model.md}
+"$INSPECT" --machine-keys >"$tmp/keys.md" 2>&1
+sed -n '/^<!-- machine-keys: begin -->$/,/^<!-- machine-keys: end -->$/p' "$DOC" | sed '1d;$d' >"$tmp/keys.doc"
+check "docs/machine-model.md lists the machine keys of mcast-inspect --machine-keys ($(($(wc -l <"$tmp/keys.md") - 2)) keys)" \
+    cmp -s "$tmp/keys.md" "$tmp/keys.doc"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

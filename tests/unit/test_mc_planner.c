@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kbinomial.h"
 #include "mcast_engine.h"
@@ -2256,6 +2257,68 @@ static void test_block_cap(void **state)
     mcast_plan_free(p);
 }
 
+/* Every key of the machine file (the core's one table): a value other than the built-in
+ * one is parsed, moves the digest ranks compare, and survives write + load when every key is
+ * set at once (the writer leaves out only keys at their "unset" values). */
+static void test_machine_keys_table(void **state)
+{
+    (void)state;
+    char err[256];
+    mcast_machine_t d, m, all, back;
+    mcast_machine_default(&d);
+    const int n = mcast_machine_key_count();
+    assert_true(n >= 23);
+    assert_int_equal(mcast_machine_key_get(n, NULL, NULL, NULL), KB_ERR_ARG);
+    assert_int_equal(mcast_machine_key_get(-1, NULL, NULL, NULL), KB_ERR_ARG);
+    char every[8192] = "version 1\n";
+    for (int i = 0; i < n; ++i) {
+        const char *name = NULL, *doc = NULL;
+        double builtin = -2.0;
+        assert_int_equal(mcast_machine_key_get(i, &name, &doc, &builtin), KB_OK);
+        assert_non_null(name);
+        assert_true(strncmp(name, "net.", 4) == 0 || strncmp(name, "shm.", 4) == 0);
+        assert_true(doc != NULL && strlen(doc) > 5);
+        for (int j = 0; j < i; ++j) {
+            const char *other = NULL;
+            assert_int_equal(mcast_machine_key_get(j, &other, NULL, NULL), KB_OK);
+            assert_true(strcmp(name, other) != 0);
+        }
+        double v;
+        if (strcmp(name, "net.shared_flows") == 0 || strcmp(name, "net.host_transit") == 0) {
+            v = 1.0;
+        } else if (strcmp(name, "net.segment_min_bytes") == 0) {
+            v = 4096.0;
+        } else if (builtin < 0.0) {
+            v = 0.5;
+        } else {
+            v = builtin + 2.0;
+        }
+        char text[256];
+        snprintf(text, sizeof(text), "version 1\n%s %.17g\n", name, v);
+        assert_int_equal(mcast_machine_parse(text, "k", &m, err, sizeof(err)), KB_OK);
+        if (mcast_forced_digest(NULL, &m) == mcast_forced_digest(NULL, &d)) {
+            print_error("machine key %s = %g leaves the digest as it is\n", name, v);
+            fail();
+        }
+        char line[160];
+        snprintf(line, sizeof(line), "%s %.17g\n", name, v);
+        strcat(every, line);
+    }
+    assert_int_equal(mcast_machine_parse(every, "all", &all, err, sizeof(err)), KB_OK);
+    char path[] = "/tmp/mc_keys_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(mcast_machine_write(path, &all, "every key"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &back, err, sizeof(err)), KB_OK);
+    assert_int_equal(mcast_forced_digest(NULL, &back), mcast_forced_digest(NULL, &all));
+    unlink(path);
+    (void)close(fd);
+    /* shm has no shared_flows key: refused as unknown */
+    assert_int_equal(mcast_machine_parse("version 1\nshm.shared_flows 1\n", "s", &m, err, sizeof(err)),
+                     KB_ERR_ARG);
+    assert_non_null(strstr(err, "unknown key 'shared_flows'"));
+}
+
 static void test_machine_file(void **state)
 {
     (void) state;
@@ -2675,6 +2738,7 @@ int main(void)
         cmocka_unit_test(test_segment_floor),
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),
+        cmocka_unit_test(test_machine_keys_table),
         cmocka_unit_test(test_shm_plans),
         cmocka_unit_test(test_two_level_segment_plans),
         cmocka_unit_test(test_digest),
