@@ -12,16 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcast_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Status codes: 0 is success, negative is an error. */
+/* Status codes: the cores' one enum (mcast_status.h) under this header's names. */
 typedef enum {
-    KB_OK = 0,
-    KB_ERR_ARG = -1,      /* invalid parameter (n < 1, k < 1, S < 1, bad root, ...) */
-    KB_ERR_NOMEM = -2,    /* allocation failed */
-    KB_ERR_INTERNAL = -3  /* unexpected exception in the core */
+    KB_OK = MCAST_OK,
+    KB_ERR_ARG = MCAST_ERR_ARG,          /* invalid parameter (n < 1, k < 1, S < 1, bad root, ...) */
+    KB_ERR_NOMEM = MCAST_ERR_NOMEM,      /* allocation failed */
+    KB_ERR_INTERNAL = MCAST_ERR_INTERNAL /* unexpected exception in the core */
 } kb_status_t;
 
 /* The one "no peer" value (root's parent). */

@@ -46,13 +46,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcast_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Outcomes of mcast_shm_bcast besides KB_OK / KB_ERR_*. */
-#define MCAST_SHM_MISMATCH 1    /* the root's message size differs from this rank's */
-#define MCAST_SHM_ROOT_FAILED 2 /* the root could not pack its data */
+#define MCAST_SHM_MISMATCH MCAST_ERR_SIZE           /* the root's message size differs from this rank's */
+#define MCAST_SHM_ROOT_FAILED MCAST_ERR_ROOT_FAILED /* the root could not pack its data */
 
 /* Bytes of a region for n ranks and S slots of C bytes (0 on bad input). */
 size_t mcast_shm_region_bytes(int nranks, int slots, size_t slot_bytes);

@@ -163,3 +163,23 @@ KB_API double kb_sim_postal(const kb_tree_t *tree, double lambda)
 {
     return value_or(-1.0, [&] { return kb::sim_postal(tree, lambda); });
 }
+
+KB_API const char *mcast_status_str(int status)
+{
+    switch (status) {
+    case MCAST_OK: return "success";
+    case MCAST_ERR_ARG: return "invalid argument";
+    case MCAST_ERR_NOMEM: return "out of memory";
+    case MCAST_ERR_INTERNAL: return "internal error";
+    case MCAST_ERR_PARSE: return "malformed input";
+    case MCAST_ERR_IO: return "file cannot be read or written";
+    case MCAST_ERR_NOTFOUND: return "unknown name";
+    case MCAST_ERR_UNSUPPORTED: return "does not apply here";
+    case MCAST_ERR_PEER_DEAD: return "a peer was silent for the dead-peer timeout";
+    case MCAST_ERR_ABORTED: return "aborted by another rank";
+    case MCAST_ERR_SIZE: return "the root's message size differs";
+    case MCAST_ERR_PROTOCOL: return "protocol violation";
+    case MCAST_ERR_ROOT_FAILED: return "the root could not pack its data";
+    default: return "unknown error";
+    }
+}

@@ -62,15 +62,16 @@
 extern "C" {
 #endif
 
+/* Status codes: the cores' one enum (mcast_status.h) under this header's names. */
 typedef enum {
-    PM_OK = 0,
-    PM_ERR_ARG = -1,       /* invalid parameter */
-    PM_ERR_NOMEM = -2,     /* allocation failed */
-    PM_ERR_INTERNAL = -3,  /* unexpected exception in the core */
-    PM_ERR_PARSE = -4,     /* malformed input (message in errbuf) */
-    PM_ERR_IO = -5,        /* file cannot be read or written */
-    PM_ERR_NOTFOUND = -6,  /* unknown host/switch name */
-    PM_ERR_UNSUPPORTED = -7/* operation does not apply to this topology/routing */
+    PM_OK = MCAST_OK,
+    PM_ERR_ARG = MCAST_ERR_ARG,
+    PM_ERR_NOMEM = MCAST_ERR_NOMEM,
+    PM_ERR_INTERNAL = MCAST_ERR_INTERNAL,
+    PM_ERR_PARSE = MCAST_ERR_PARSE,
+    PM_ERR_IO = MCAST_ERR_IO,
+    PM_ERR_NOTFOUND = MCAST_ERR_NOTFOUND,
+    PM_ERR_UNSUPPORTED = MCAST_ERR_UNSUPPORTED
 } pm_status_t;
 
 /* The one "no peer" value (same as the tree core's). */

@@ -114,6 +114,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcast_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -198,15 +200,16 @@ const char *pm_mc_rx_name(pm_mc_rx_t c);
 /* ---------------------------------------------------------------------------
  * Protocol state machine
  * ------------------------------------------------------------------------- */
+/* Status codes: the cores' one enum (mcast_status.h) under this header's names. */
 typedef enum {
-    PM_MC_OK = 0,
-    PM_MC_ERR_ARG = -1,        /* invalid parameter or call out of order */
-    PM_MC_ERR_NOMEM = -2,
-    PM_MC_ERR_INTERNAL = -3,
-    PM_MC_ERR_PEER_DEAD = -10, /* a peer was silent for T_dead */
-    PM_MC_ERR_ABORTED = -11,   /* another rank aborted this collective */
-    PM_MC_ERR_SIZE = -12,      /* the root's message size differs from ours */
-    PM_MC_ERR_PROTOCOL = -13   /* e.g. DONE before holding every chunk */
+    PM_MC_OK = MCAST_OK,
+    PM_MC_ERR_ARG = MCAST_ERR_ARG,             /* invalid parameter or call out of order */
+    PM_MC_ERR_NOMEM = MCAST_ERR_NOMEM,
+    PM_MC_ERR_INTERNAL = MCAST_ERR_INTERNAL,
+    PM_MC_ERR_PEER_DEAD = MCAST_ERR_PEER_DEAD, /* a peer was silent for T_dead */
+    PM_MC_ERR_ABORTED = MCAST_ERR_ABORTED,     /* another rank aborted this collective */
+    PM_MC_ERR_SIZE = MCAST_ERR_SIZE,           /* the root's message size differs from ours */
+    PM_MC_ERR_PROTOCOL = MCAST_ERR_PROTOCOL    /* e.g. DONE before holding every chunk */
 } pm_mc_status_t;
 
 typedef enum {

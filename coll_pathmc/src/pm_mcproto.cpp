@@ -304,17 +304,7 @@ extern "C" const char *pm_mc_rx_name(pm_mc_rx_t c)
 
 extern "C" const char *pm_mc_strerror(int err)
 {
-    switch (err) {
-    case PM_MC_OK: return "success";
-    case PM_MC_ERR_ARG: return "invalid argument";
-    case PM_MC_ERR_NOMEM: return "out of memory";
-    case PM_MC_ERR_INTERNAL: return "internal error";
-    case PM_MC_ERR_PEER_DEAD: return "a peer was silent for the dead-peer timeout";
-    case PM_MC_ERR_ABORTED: return "aborted by another rank";
-    case PM_MC_ERR_SIZE: return "the root's message size differs";
-    case PM_MC_ERR_PROTOCOL: return "protocol violation";
-    default: return "unknown error";
-    }
+    return mcast_status_str(err);
 }
 
 /* ---------------------------------------------------------------------------

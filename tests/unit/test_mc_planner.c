@@ -26,6 +26,9 @@
 #include "mcast_engine.h"
 #include "mcast_planner.h"
 #include "mcast_shm.h"
+#include "mcast_status.h"
+#include "pathmc.h"
+#include "pm_mcproto.h"
 
 
 static mcast_plan_t *select_ok(const mcast_plan_input_t *in)
@@ -2257,6 +2260,39 @@ static void test_block_cap(void **state)
     mcast_plan_free(p);
 }
 
+/* One status enum: the headers' names are its values, every error is negative and says
+ * what it means in its own words; MCAST_SHM_* are errors too (issue 45). */
+static void test_status_enum(void **state)
+{
+    (void)state;
+    assert_int_equal(KB_OK, MCAST_OK);
+    assert_int_equal(PM_OK, MCAST_OK);
+    assert_int_equal(PM_MC_OK, MCAST_OK);
+    assert_int_equal(KB_ERR_ARG, PM_ERR_ARG);
+    assert_int_equal(PM_MC_ERR_ARG, MCAST_ERR_ARG);
+    assert_int_equal(KB_ERR_NOMEM, PM_MC_ERR_NOMEM);
+    assert_int_equal(PM_ERR_IO, MCAST_ERR_IO);
+    assert_int_equal(MCAST_SHM_MISMATCH, PM_MC_ERR_SIZE);
+    const int all[] = {MCAST_ERR_ARG, MCAST_ERR_NOMEM, MCAST_ERR_INTERNAL, MCAST_ERR_PARSE,
+                       MCAST_ERR_IO, MCAST_ERR_NOTFOUND, MCAST_ERR_UNSUPPORTED,
+                       MCAST_ERR_PEER_DEAD, MCAST_ERR_ABORTED, MCAST_ERR_SIZE,
+                       MCAST_ERR_PROTOCOL, MCAST_ERR_ROOT_FAILED};
+    const int n = (int)(sizeof(all) / sizeof(all[0]));
+    for (int i = 0; i < n; ++i) {
+        assert_true(all[i] < 0);
+        assert_string_not_equal(mcast_status_str(all[i]), "unknown error");
+        assert_string_equal(pm_mc_strerror(all[i]), mcast_status_str(all[i]));
+        for (int j = 0; j < i; ++j) {
+            assert_int_not_equal(all[i], all[j]);
+            assert_string_not_equal(mcast_status_str(all[i]), mcast_status_str(all[j]));
+        }
+    }
+    assert_true(MCAST_SHM_ROOT_FAILED < 0 && MCAST_SHM_MISMATCH < 0);
+    assert_string_equal(mcast_status_str(MCAST_OK), "success");
+    assert_string_equal(mcast_status_str(1), "unknown error");
+    assert_string_equal(mcast_status_str(-99), "unknown error");
+}
+
 /* Every key of the machine file (the core's one table): a value other than the built-in
  * one is parsed, moves the digest ranks compare, and survives write + load when every key is
  * set at once (the writer leaves out only keys at their "unset" values). */
@@ -2739,6 +2775,7 @@ int main(void)
         cmocka_unit_test(test_block_cap),
         cmocka_unit_test(test_machine_file),
         cmocka_unit_test(test_machine_keys_table),
+        cmocka_unit_test(test_status_enum),
         cmocka_unit_test(test_shm_plans),
         cmocka_unit_test(test_two_level_segment_plans),
         cmocka_unit_test(test_digest),

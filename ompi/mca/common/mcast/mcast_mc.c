@@ -14,6 +14,7 @@
  * next start; the state machine drops everything else that is not ours.
  */
 #include "mcast_mc.h"
+#include "mcast_status_mpi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -225,20 +226,11 @@ static void poll_p2p(mcast_mc_t *mc)
 /* ---------------------------------------------------------------------------
  * Output
  * ------------------------------------------------------------------------- */
-static int map_status(int err)
-{
-    switch (err) {
-    case PM_MC_OK: return OMPI_SUCCESS;
-    case PM_MC_ERR_SIZE: return MPI_ERR_TRUNCATE;
-    default: return MPI_ERR_OTHER;
-    }
-}
-
 static void finish(mcast_mc_t *mc, int err)
 {
     mc->running = false;
     mc->done = true;
-    mc->status = map_status(err);
+    mc->status = mcast_status_to_mpi(err);
     if (mc->params.verbose >= 2 || (err && mc->params.verbose >= 1)) {
         pm_mc_stats_t st;
         pm_mc_get_stats(mc->sm, &st);
@@ -337,7 +329,7 @@ int mcast_mc_start(mcast_mc_t *mc, int root, void *buf, size_t bytes)
     }
     int rc = pm_mc_start(mc->sm, mc->id.epoch_base + mc->epoch, (uint32_t) root, buf, bytes, now_ns());
     if (PM_MC_OK != rc) {
-        return PM_MC_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
+        return mcast_status_to_mpi(rc);
     }
     if (bytes > 0 && mc->size > 1) {
         mc->epoch++; /* empty collectives do not count (pm_mc_start) */

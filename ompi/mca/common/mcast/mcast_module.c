@@ -1,5 +1,6 @@
 /* Shared module: see mcast_module.h. */
 #include "mcast_module.h"
+#include "mcast_status_mpi.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -544,9 +545,6 @@ static void print_plan(mcast_module_t *m, struct ompi_communicator_t *comm, mcas
     fflush(stderr);
 }
 
-/* What a call does: run a plan (*plan set), pass to the module below (MCAST_PASS), or fail. */
-#define MCAST_PASS 1
-
 /* A call of 0 bytes has nothing to move, but where the communicator's smallest messages go
  * through the shared segment (forced shm, or the one-node plan of the smallest class) it
  * goes through it too, as one empty chunk (*plan set): whether a rank passes 0 is its own
@@ -573,13 +571,17 @@ static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, 
     return OMPI_SUCCESS;
 }
 
-/* A call in state READY / PASS / DISABLED. */
+/* A call in state READY / PASS / DISABLED: what it does.  OMPI_SUCCESS with *plan set: run
+ * the plan; OMPI_SUCCESS with *pass: hand the call to the module below; OMPI_SUCCESS with
+ * neither: nothing to do (0 bytes); otherwise the call's error (an OMPI code or MPI class). */
 static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int root,
-                 int kind, mcast_cached_plan_t **plan)
+                 int kind, mcast_cached_plan_t **plan, bool *pass)
 {
     *plan = NULL;
+    *pass = false;
     if (MCAST_STATE_READY != m->state) {
-        return MCAST_PASS;
+        *pass = true;
+        return OMPI_SUCCESS;
     }
     if (0 == bytes) {
         return zero_bytes_plan(m, comm, root, plan);
@@ -589,7 +591,8 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
     mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(bytes), root, &why, &defer,
                                       &no_memory);
     if (defer) {
-        return MCAST_PASS; /* the module below has the better plan */
+        *pass = true; /* the module below has the better plan */
+        return OMPI_SUCCESS;
     }
     if (no_memory) {
         /* This rank alone cannot follow the plan the others run: it reports the error
@@ -602,12 +605,14 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
                                     NULL != why ? why : "no plan", &m->fallback_warned)) {
             return MPI_ERR_UNSUPPORTED_OPERATION;
         }
-        return MCAST_PASS;
+        *pass = true;
+        return OMPI_SUCCESS;
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
     if (info.defer) {
-        return MCAST_PASS; /* the module below has the better plan */
+        *pass = true; /* the module below has the better plan */
+        return OMPI_SUCCESS;
     }
     print_plan(m, comm, e, root, bytes, kind);
     *plan = e;
@@ -626,13 +631,13 @@ bool mcast_module_passes_now(mcast_module_t *m, struct ompi_communicator_t *comm
         return false; /* decided at the first start, as MPI_Ibcast does */
     }
     mcast_cached_plan_t *e = NULL;
-    return MCAST_PASS == route(m, comm, bytes, root, 2, &e);
+    bool pass = false;
+    return OMPI_SUCCESS == route(m, comm, bytes, root, 2, &e, &pass) && pass;
 }
 
 /* ---- the nonblocking decision (header) --------------------------------------- */
 
-#define MCAST_AGAIN 2 /* the exchange or the segment's setup is not over yet (or a lock is taken) */
-#define MCAST_NOTHING 3 /* nothing to move (0 bytes on a plan other than the segment's) */
+/* MCAST_AGAIN, MCAST_NOTHING: mcast_status_mpi.h */
 
 /* The module below when it is ours and its exchange was started (at m's first call). */
 static mcast_module_t *below_started(const mcast_module_t *m)
@@ -682,8 +687,9 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         in.machine = &m->nb_machine;
         in.forced = &forced;
         mcast_plan_t *p = NULL;
-        if (KB_OK != mcast_plan_select(&in, &p, NULL, 0)) {
-            rc = OMPI_ERR_OUT_OF_RESOURCE;
+        const int st = mcast_plan_select(&in, &p, NULL, 0);
+        if (KB_OK != st) {
+            rc = mcast_status_to_mpi(st);
             goto out;
         }
         e = mcast_plan_cache_insert(&m->nb_plans, cls, root, p);
@@ -934,10 +940,11 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
         opal_progress();
     }
     mcast_cached_plan_t *e = NULL;
+    bool pass = false;
     if (OMPI_SUCCESS == rc) {
-        rc = route(m, comm, bytes, root, 0, &e);
+        rc = route(m, comm, bytes, root, 0, &e, &pass);
     }
-    if (MCAST_PASS == rc) {
+    if (OMPI_SUCCESS == rc && pass) {
         seq_resolve(m, slot);
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
     }
@@ -1044,8 +1051,9 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
     }
     const int64_t slot = seq_take(m);
     mcast_cached_plan_t *e = NULL;
-    int rc = route(m, comm, bytes, root, kind, &e);
-    if (MCAST_PASS == rc) {
+    bool pass = false;
+    int rc = route(m, comm, bytes, root, kind, &e, &pass);
+    if (OMPI_SUCCESS == rc && pass) {
         seq_resolve(m, slot);
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }

@@ -15,6 +15,7 @@
  *                     MPI_ERR_TRUNCATE where they depend on it, never wait for it
  */
 #include "mcast_pml.h"
+#include "mcast_status_mpi.h"
 #include "mcast_dtio.h"
 #include "mcast_trace.h"
 
@@ -538,10 +539,13 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
         c->sched = c->sched_ref->sched;
         c->ep = memo->ep;
     } else {
-        if (KB_OK != mcast_plan_engine_params(plan, rank, bytes, &c->ep) ||
-            KB_OK != mcast_plan_schedule(plan, rank, bytes, &c->sched)) {
+        int st = mcast_plan_engine_params(plan, rank, bytes, &c->ep);
+        if (KB_OK == st) {
+            st = mcast_plan_schedule(plan, rank, bytes, &c->sched);
+        }
+        if (KB_OK != st) {
             c->sched = NULL;
-            return OMPI_ERR_OUT_OF_RESOURCE;
+            return mcast_status_to_mpi(st);
         }
         mcast_sched_ref_t *ref = NULL != memo ? malloc(sizeof(*ref)) : NULL;
         if (NULL != ref) { /* (without one the schedule stays the call's own) */
@@ -671,8 +675,7 @@ static int call_start(mcast_call_t *c)
                     -1, -1, 0, bytes, 0);
     }
     const mcast_xport_t x = {c, xport_post};
-    return (KB_OK == mcast_engine_start(c->engine, c->sched, &c->ep, &x)) ? OMPI_SUCCESS
-                                                                          : MPI_ERR_INTERN;
+    return mcast_status_to_mpi(mcast_engine_start(c->engine, c->sched, &c->ep, &x));
 }
 
 static void call_cleanup(mcast_call_t *c)

@@ -1,6 +1,7 @@
 /* Shared segment of a one-node communicator: see mcast_shmseg.h (glue) and the core's
  * coll_kbinomial/include/mcast_shm.h (protocol, cost model). */
 #include "mcast_shmseg.h"
+#include "mcast_status_mpi.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -369,17 +370,6 @@ static void io_fini(shm_io_ctx_t *c)
     mcast_dtio_fini(&c->io);
 }
 
-static int status_of(int rc)
-{
-    switch (rc) {
-    case KB_OK: return OMPI_SUCCESS;
-    case MCAST_SHM_MISMATCH: return MPI_ERR_TRUNCATE;
-    case MCAST_SHM_ROOT_FAILED: return MPI_ERR_INTERN;
-    case KB_ERR_ARG: return MPI_ERR_ARG;
-    default: return MPI_ERR_INTERN;
-    }
-}
-
 /* The communicator's segment, set up by mcast_shm_setup_start / _test: MCAST_SHM_PASS
  * when there is none or some rank could not map it (every rank alike). */
 static int segment_of(mcast_shm_seg_t **seg, const mcast_plan_info_t *info,
@@ -437,7 +427,6 @@ static int io_unpack_fed(void *ctx, size_t off, size_t len, const void *src)
     return io_unpack(&r->io_ctx, off, len, src);
 }
 
-static int status_of(int rc);
 
 /* One round of both; true when both are done (*status: the first error). */
 static bool ireq_test(void *state, int *status)
@@ -457,7 +446,7 @@ static bool ireq_test(void *state, int *status)
     if (NULL != r->call && !r->call_done) {
         return false;
     }
-    *status = OMPI_SUCCESS != r->call_status ? r->call_status : status_of(rc);
+    *status = OMPI_SUCCESS != r->call_status ? r->call_status : mcast_status_to_mpi(rc);
     return true;
 }
 

@@ -31,9 +31,10 @@
 
 typedef struct mcast_shm_seg mcast_shm_seg_t;
 
-/* MCAST_SHM_PASS: the segment could not be set up on every rank (the caller hands this
- * and later calls to the module below); else OMPI_SUCCESS or an MPI error class. */
-#define MCAST_SHM_PASS 1
+/* MCAST_SHM_PASS (mcast_status_mpi.h): the segment could not be set up on every rank (the
+ * caller hands this and later calls to the module below); else OMPI_SUCCESS or an MPI
+ * error class. */
+#include "mcast_status_mpi.h"
 
 /* A segment's state for a communicator of n ranks, before its setup (it counts as failed
  * until a setup succeeds): allocated at the communicator's first call, so that a rank
