@@ -583,6 +583,28 @@ int mcast_plan_node_leader(const mcast_plan_t *p, int rank);
  *  selected_by=model" (the verbose line's tail). */
 int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len);
 
+/* A size class's choice (the component's two steps, which mcast-inspect and perf/sim take
+ * too): the planner decides the class once per communicator on root 0's chain (every rank
+ * knows that chain, so every rank decides alike), and the plan of any root is that choice
+ * built on the root's own chain. */
+typedef struct mcast_class_choice {
+    int defer;             /* the module below serves the class */
+    int algorithm;         /* mcast_alg_t */
+    int k;
+    size_t segment_bytes;  /* SIZE_MAX: the whole message */
+    double lambda;
+    int allgather;         /* scatter_allgather's variant + 1, else 0 */
+    char selected_by[64];  /* "model", "rules:3", "forced", "previous", ... */
+} mcast_class_choice_t;
+/* The choice a plan selected on root 0's chain stands for. */
+int mcast_class_choice_of(const mcast_plan_t *p, mcast_class_choice_t *c);
+/* Forces that choice on the input of another root's plan: *f's algorithm, k, segment,
+ * lambda (and allgather), no rules, the choice's selected_by reported (in->selected_by
+ * points into *c: keep c alive until mcast_plan_select returns).  KB_ERR_ARG for a NULL
+ * argument or a deferred choice (the module below has no plan of ours). */
+int mcast_class_choice_force(const mcast_class_choice_t *c, mcast_plan_input_t *in,
+                             mcast_forced_t *f);
+
 /* Size class of a message size, and the representative size of a class. */
 int mcast_size_class(size_t bytes);
 size_t mcast_class_bytes(int cls);

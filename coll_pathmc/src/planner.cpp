@@ -2559,7 +2559,7 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
                   std::string("intra=") + intra[c.intra];
     } else if (c.algorithm == MCAST_ALG_POSTAL) {
         p.extra = "lambda=" + fmt("%.3f", c.lambda) +
-                  (c.S != 0 ? " pipelining=on" : " pipelining=off");
+                  (p.segment_bytes != 0 ? " pipelining=on" : " pipelining=off");
     } else if (c.algorithm == MCAST_ALG_SCATTER_ALLGATHER) {
         p.extra = c.variant == MCAST_SAG_RD ? "allgather=recursive_doubling" : "allgather=ring";
     } else if (c.algorithm == MCAST_ALG_MUTORUS) {
@@ -3068,4 +3068,40 @@ MC_API uint64_t mcast_forced_digest(const mcast_forced_t *f, const mcast_machine
     }
     h = mcast_machine_digest(h, m);
     return h;
+}
+
+MC_API int mcast_class_choice_of(const mcast_plan_t *p, mcast_class_choice_t *c)
+{
+    mcast_plan_info_t info;
+    if (c == nullptr || mcast_plan_get_info(p, &info) != KB_OK) {
+        return KB_ERR_ARG;
+    }
+    std::memset(c, 0, sizeof(*c));
+    c->defer = info.defer;
+    c->algorithm = info.algorithm;
+    c->k = info.k;
+    c->segment_bytes = info.segment_bytes == 0 ? SIZE_MAX : info.segment_bytes;
+    c->lambda = info.lambda;
+    c->allgather = info.algorithm == MCAST_ALG_SCATTER_ALLGATHER ? info.variant + 1 : 0;
+    std::snprintf(c->selected_by, sizeof(c->selected_by), "%s",
+                  info.selected_by != nullptr ? info.selected_by : "");
+    return KB_OK;
+}
+
+MC_API int mcast_class_choice_force(const mcast_class_choice_t *c, mcast_plan_input_t *in,
+                                    mcast_forced_t *f)
+{
+    if (c == nullptr || in == nullptr || f == nullptr || c->defer) {
+        return KB_ERR_ARG;
+    }
+    f->algorithm = c->algorithm;
+    f->k = c->k;
+    f->segment_bytes = c->segment_bytes;
+    f->lambda = c->lambda;
+    if (c->allgather != 0) {
+        f->allgather = c->allgather;
+    }
+    in->rules = nullptr;
+    in->selected_by = c->selected_by;
+    return KB_OK;
 }

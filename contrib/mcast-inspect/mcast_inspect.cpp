@@ -350,6 +350,7 @@ struct Inspection {
     Topo topo;
     std::vector<std::string> hosts;      /* host of each rank */
     std::vector<int> chain;              /* chain position -> rank */
+    int chain_kind = -1;                 /* pm_order_kind_t of the chain, -1 rank order */
     std::vector<int> plan_chain;         /* the plan's, where it differs (two-tree placement) */
     std::string ordering_line;
     int alg = MCAST_ALG_AUTO;           /* registry id asked for */
@@ -462,9 +463,36 @@ std::vector<const char *> host_ptrs(const Inspection &in)
 }
 
 /* The chain the builders walk: the ordering rotated so that the root comes first. */
-void build_chain(Inspection &in)
+/* The chain of a root (rotated to start at it), as the components order the hosts. */
+std::vector<int> chain_for(const Inspection &in, int root)
 {
     const int n = (int) in.hosts.size();
+    const int kind = in.chain_kind;
+    std::vector<int> ord(n);
+    if (kind < 0) {
+        for (int i = 0; i < n; ++i) {
+            ord[i] = i;
+        }
+    } else {
+        std::vector<const char *> hp = host_ptrs(in);
+        char err[512] = "";
+        int rc = pm_order_hosts(in.topo.get(), (pm_order_kind_t) kind, n, hp.data(), root,
+                                ord.data(), err, sizeof(err));
+        if (PM_OK != rc) {
+            throw Fail(status_of(rc), fmt("ordering %s: %s", name_of(kOrderings, kind),
+                                          '\0' != err[0] ? err : "not supported on this topology"));
+        }
+    }
+    size_t at = std::find(ord.begin(), ord.end(), root) - ord.begin();
+    std::vector<int> chain;
+    for (int i = 0; i < n; ++i) {
+        chain.push_back(ord[(at + i) % n]);
+    }
+    return chain;
+}
+
+void build_chain(Inspection &in)
+{
     int kind = lookup_named(kOrderings, in.opt.ordering, "ordering");
     std::string note;
     if (in.torus_alg && in.opt.ordering_given) {
@@ -478,26 +506,8 @@ void build_chain(Inspection &in)
     }
     in.ordering_line = std::string(name_of(kOrderings, kind)) + note;
 
-    std::vector<int> ord(n);
-    if (kind < 0) {
-        for (int i = 0; i < n; ++i) {
-            ord[i] = i;
-        }
-    } else {
-        std::vector<const char *> hp = host_ptrs(in);
-        char err[512] = "";
-        int rc = pm_order_hosts(in.topo.get(), (pm_order_kind_t) kind, n, hp.data(), in.opt.root,
-                                ord.data(), err, sizeof(err));
-        if (PM_OK != rc) {
-            throw Fail(status_of(rc), fmt("ordering %s: %s", name_of(kOrderings, kind),
-                                          '\0' != err[0] ? err : "not supported on this topology"));
-        }
-    }
-    size_t at = std::find(ord.begin(), ord.end(), in.opt.root) - ord.begin();
-    in.chain.clear();
-    for (int i = 0; i < n; ++i) {
-        in.chain.push_back(ord[(at + i) % n]);
-    }
+    in.chain_kind = kind;
+    in.chain = chain_for(in, in.opt.root);
 }
 
 std::string us(double v) { return fmt("%.3f", v); }
@@ -572,9 +582,29 @@ void build_plan(Inspection &in)
         pi.topology = in.topo.get();
         pi.hosts = hp.data();
     }
+    /* the component's two steps (mcast_class_choice_t): the class's choice on root 0's
+     * chain, then that choice built on this root's chain */
     char err[512] = "";
-    if (KB_OK != mcast_plan_select(&pi, &in.plan, err, sizeof(err))) {
+    const std::vector<int> chain0 = chain_for(in, 0);
+    pi.root = 0;
+    pi.chain = chain0.data();
+    mcast_plan_t *p0 = nullptr;
+    if (KB_OK != mcast_plan_select(&pi, &p0, err, sizeof(err))) {
         throw Fail(EXIT_INPUT, fmt("algorithm %s: %s", in.opt.algorithm.c_str(), err));
+    }
+    mcast_class_choice_t choice;
+    mcast_class_choice_of(p0, &choice);
+    if (choice.defer) {
+        in.plan = p0; /* the module below serves the class on every root */
+    } else {
+        mcast_plan_free(p0);
+        pi.root = in.opt.root;
+        pi.chain = in.chain.data();
+        mcast_class_choice_force(&choice, &pi, &f);
+        if (KB_OK != mcast_plan_select(&pi, &in.plan, err, sizeof(err))) {
+            throw Fail(EXIT_INPUT, fmt("algorithm %s on root %d: %s", in.opt.algorithm.c_str(),
+                                       in.opt.root, err));
+        }
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(in.plan, &info);

@@ -488,15 +488,16 @@ static Chosen select_at(const Platform &P, int component, const mcast_forced_t &
     return c;
 }
 
-/* The glue's two steps: the class's decision on root 0, then that decision on the root. */
+/* The component's two steps (mcast_class_choice_t): the class's decision on root 0, then
+ * that decision on the root. */
 static Chosen select_one(const Platform &P, int component, const mcast_forced_t &f, size_t bytes)
 {
     Chosen d = select_at(P, component, f, bytes, 0, nullptr);
-    mcast_plan_info_t info;
-    if (!d.plan || mcast_plan_get_info(d.plan.get(), &info) != KB_OK) {
+    mcast_class_choice_t choice;
+    if (!d.plan || mcast_class_choice_of(d.plan.get(), &choice) != KB_OK) {
         return d;
     }
-    if (info.defer) {
+    if (choice.defer) {
         d.previous = true;
         Chosen e = select_at(P, component, f, bytes, 0, nullptr, true);
         mcast_plan_info_t ei;
@@ -506,16 +507,10 @@ static Chosen select_one(const Platform &P, int component, const mcast_forced_t 
         return d;
     }
     mcast_forced_t g = f;
-    g.algorithm = info.algorithm;
-    g.k = info.k;
-    g.segment_bytes = info.segment_bytes == 0 ? SIZE_MAX : info.segment_bytes;
-    g.lambda = info.lambda;
-    if (info.algorithm == MCAST_ALG_SCATTER_ALLGATHER) {
-        g.allgather = info.variant + 1;
-    }
-    const std::string by = info.selected_by;
-    Chosen c = select_at(P, component, g, bytes, P.root, by.c_str());
-    Chosen e = select_at(P, component, g, bytes, P.root, by.c_str(), true);
+    mcast_plan_input_t unused;
+    mcast_class_choice_force(&choice, &unused, &g);
+    Chosen c = select_at(P, component, g, bytes, P.root, choice.selected_by);
+    Chosen e = select_at(P, component, g, bytes, P.root, choice.selected_by, true);
     mcast_plan_info_t ei;
     if (e.plan && mcast_plan_get_info(e.plan.get(), &ei) == KB_OK) {
         c.model_us = ei.predicted_us;

@@ -448,14 +448,8 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(p, &info);
-    d->algorithm = info.algorithm;
-    d->defer = info.defer;
-    d->k = info.k;
-    d->segment_bytes = (0 == info.segment_bytes) ? SIZE_MAX : info.segment_bytes;
-    d->lambda = info.lambda;
-    d->selected_by = dup_str(info.selected_by);
-    d->allgather = MCAST_ALG_SCATTER_ALLGATHER == info.algorithm ? info.variant + 1 : 0;
-    if (d->defer && m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
+    mcast_class_choice_of(p, &d->choice);
+    if (d->choice.defer && m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: the module below serves this "
                         "size class (selected_by=%s; our plan would be algorithm=%s)\n",
                 m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
@@ -485,7 +479,7 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
         *why = d->why;
         return NULL;
     }
-    if (d->defer) {
+    if (d->choice.defer) {
         *defer = true;
         return NULL;
     }
@@ -493,15 +487,7 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
     mcast_forced_t forced;
     m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->chain);
     /* the class's decision, built on this root's chain */
-    forced.algorithm = d->algorithm;
-    forced.k = d->k;
-    forced.segment_bytes = d->segment_bytes;
-    forced.lambda = d->lambda;
-    if (0 != d->allgather) {
-        forced.allgather = d->allgather;
-    }
-    in.rules = NULL;
-    in.selected_by = d->selected_by;
+    mcast_class_choice_force(&d->choice, &in, &forced);
     mcast_plan_t *p = NULL;
     static char err[256];
     const int rc = mcast_plan_select(&in, &p, err, sizeof(err));

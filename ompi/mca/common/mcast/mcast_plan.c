@@ -76,7 +76,6 @@ void mcast_plan_cache_forget(mcast_plan_cache_t *cache)
     cache->head = NULL;
     cache->count = 0;
     for (int i = 0; NULL != cache->decisions && i < MCAST_MAX_CLASSES; i++) {
-        free(cache->decisions[i].selected_by);
         free(cache->decisions[i].why);
         memset(&cache->decisions[i], 0, sizeof(cache->decisions[i]));
     }

@@ -48,14 +48,9 @@ typedef struct mcast_cached_plan {
 typedef struct mcast_decision {
     bool made;
     bool failed;   /* no plan for this class (the fallback policy applies) */
-    bool defer;    /* the module below serves the class (a "previous" rule, or pathmc under
-                      auto when kbinomial's plan is better) */
-    int algorithm; /* what the planner chose for the class */
-    int k;
-    size_t segment_bytes; /* SIZE_MAX: whole message */
-    double lambda;
-    int allgather;        /* scatter_allgather's variant + 1, else 0 */
-    char *selected_by;    /* "model", "rules:3", "forced" (malloc'ed) */
+    mcast_class_choice_t choice; /* what the planner chose for the class on root 0's chain
+                                    (choice.defer: the module below serves it: a "previous"
+                                    rule, or pathmc under auto when kbinomial's plan is better) */
     char *why;            /* the planner's reason when failed (malloc'ed) */
 } mcast_decision_t;
 
