@@ -359,6 +359,15 @@ typedef enum {
 #define MCAST_TRANSPORT_IP 1 /* UDP to an IP multicast group */
 #define MCAST_TRANSPORT_IB 2 /* InfiniBand UD multicast */
 
+/* What carries a plan's bytes (mcast_plan_info_t.transport_kind; .transport is its name). */
+typedef enum mcast_plan_transport {
+    MCAST_PLAN_PML = 0,     /* "pml": point-to-point schedules over the PML */
+    MCAST_PLAN_SHM = 1,     /* "shm": one node's shared segment */
+    MCAST_PLAN_PML_SHM = 2, /* "pml+shm": the node leaders' schedule over the PML, every node's segment */
+    MCAST_PLAN_MC_IP = 3,   /* "ip": multicast over UDP to an IP group */
+    MCAST_PLAN_MC_IB = 4    /* "ib": InfiniBand UD multicast */
+} mcast_plan_transport_t;
+
 /* The name a rules line uses to hand a size class to the module below (not an algorithm
  * of the registry). */
 #define MCAST_RULE_PREVIOUS "previous"
@@ -560,7 +569,9 @@ typedef struct mcast_plan_info {
     double previous_us;       /* auto: the module below's predicted time, -1 if not compared */
     const char *transport;    /* "pml" (point-to-point schedules), "ip" or "ib" (mcast),
                                  "shm" (one node's segment), "pml+shm" (twolevel: the
-                                 leaders' schedule over the PML, every node's segment) */
+                                 leaders' schedule over the PML, every node's segment):
+                                 the name of transport_kind */
+    int transport_kind;       /* mcast_plan_transport_t */
     const char *previous;     /* its algorithm (tuned's name), "" if not compared */
     int variant;              /* the family's variant (scatter_allgather: MCAST_SAG_*) */
     const int *chain;         /* [n] root first */

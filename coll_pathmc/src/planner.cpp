@@ -217,7 +217,7 @@ struct mcast_plan {
     /* the module below's predicted time under auto (-1: not compared) and its algorithm */
     double previous_us = -1;
     const char *previous = "";
-    const char *transport = "pml";
+    mcast_plan_transport_t transport = MCAST_PLAN_PML;
     int shm_slots = 0;
     size_t shm_slot_bytes = 0, shm_chunk_bytes = 0;
     int shm_fit_ring = 0;
@@ -2497,9 +2497,9 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
     p.predicted_us = c.t;
     p.selected_by = selected_by;
     p.class_bytes = class_bytes;
-    p.transport = c.algorithm == MCAST_ALG_SHM ? "shm"
-                  : c.algorithm != MCAST_ALG_MCAST ? "pml"
-                  : (in.mcast_transport == MCAST_TRANSPORT_IB ? "ib" : "ip");
+    p.transport = c.algorithm == MCAST_ALG_SHM ? MCAST_PLAN_SHM
+                  : c.algorithm != MCAST_ALG_MCAST ? MCAST_PLAN_PML
+                  : (in.mcast_transport == MCAST_TRANSPORT_IB ? MCAST_PLAN_MC_IB : MCAST_PLAN_MC_IP);
     if (c.algorithm == MCAST_ALG_SHM) {
         p.shm_slots = in.shm_slots;
         p.shm_slot_bytes = in.shm_slot_bytes;
@@ -2541,7 +2541,7 @@ void fill_plan(mcast_plan &p, const mcast_plan_input_t &in, const Candidate &c, 
         p.nnodes = in.nnodes;
         if (c.intra == 3) {
             p.intra.family = MCAST_FAM_NODE_SEGMENT;
-            p.transport = "pml+shm";
+            p.transport = MCAST_PLAN_PML_SHM;
             p.shm_slots = in.shm_slots;
             p.shm_slot_bytes = in.shm_slot_bytes;
             p.shm_chunk_bytes = in.shm_chunk_bytes;
@@ -2735,6 +2735,12 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
             out.selected_by = "previous";
         }
     }
+}
+
+const char *transport_name(mcast_plan_transport_t t)
+{
+    static const char *const names[] = {"pml", "shm", "pml+shm", "ip", "ib"};
+    return (t >= 0 && t < int(sizeof(names) / sizeof(names[0]))) ? names[t] : "?";
 }
 
 using kb::guarded;
@@ -2975,7 +2981,8 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->family = p->family;
     info->previous_us = p->previous_us;
     info->previous = p->previous;
-    info->transport = p->transport;
+    info->transport = transport_name(p->transport);
+    info->transport_kind = p->transport;
     info->shm_slots = p->shm_slots;
     info->shm_slot_bytes = p->shm_slot_bytes;
     info->shm_chunk_bytes = p->shm_chunk_bytes;
@@ -2987,7 +2994,7 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
 
 MC_API int mcast_plan_node_leader(const mcast_plan_t *p, int rank)
 {
-    if (p == nullptr || std::strcmp(p->transport, "pml+shm") != 0 || rank < 0 || rank >= p->n ||
+    if (p == nullptr || p->transport != MCAST_PLAN_PML_SHM || rank < 0 || rank >= p->n ||
         p->node_of_rank.size() != size_t(p->n) || p->chain.size() != size_t(p->n)) {
         return -1;
     }
@@ -3023,7 +3030,7 @@ MC_API int mcast_plan_describe(const mcast_plan_t *p, char *buf, size_t len)
             s += " sends=sync";
         }
         s += std::string(" discipline=") + (p->discipline == KB_DISC_FCFS ? "fcfs" : "fpfs");
-        s += std::string(" transport=") + p->transport;
+        s += std::string(" transport=") + transport_name(p->transport);
         s += " predicted_us=" + fmt("%.1f", p->predicted_us);
         if (p->previous_us >= 0) {
             s += std::string(" previous=") + p->previous + " previous_us=" + fmt("%.1f", p->previous_us);

@@ -641,7 +641,7 @@ void build_plan(Inspection &in)
     L.push_back(fmt("segment_bytes: %zu", B));
     L.push_back(fmt("segments: %u", m));
     in.nblocks = m;
-    const bool node_segments = 0 == strcmp(info.transport, "pml+shm");
+    const bool node_segments = MCAST_PLAN_PML_SHM == info.transport_kind;
     if (MCAST_ALG_SHM == info.algorithm || node_segments) {
         in.shm = true;
         L.push_back(node_segments

@@ -410,7 +410,7 @@ static bool seq_turn(mcast_module_t *m, int64_t k)
 
 static bool uses_segment(const mcast_plan_info_t *info)
 {
-    return 0 == strcmp(info->transport, "shm") || 0 == strcmp(info->transport, "pml+shm");
+    return MCAST_PLAN_SHM == info->transport_kind || MCAST_PLAN_PML_SHM == info->transport_kind;
 }
 
 static char *dup_str(const char *s)
@@ -551,7 +551,7 @@ static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, 
     }
     mcast_plan_info_t info;
     if (NULL != e && KB_OK == mcast_plan_get_info(e->plan, &info) && !info.defer &&
-        0 == strcmp(info.transport, "shm")) {
+        MCAST_PLAN_SHM == info.transport_kind) {
         *plan = e;
     }
     return OMPI_SUCCESS;
@@ -800,7 +800,7 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
 {
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
-    if (0 == c->bytes && 0 != strcmp(info.transport, "shm")) {
+    if (0 == c->bytes && MCAST_PLAN_SHM != info.transport_kind) {
         nb_resolve(c, owner); /* as route's zero_bytes_plan: only the segment carries 0 bytes */
         return MCAST_NOTHING;
     }
@@ -814,7 +814,7 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
         return c->seg_m != owner ? MPI_ERR_INTERN : MCAST_AGAIN;
     }
     print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
-    const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
+    const bool twolevel = MCAST_PLAN_PML_SHM == info.transport_kind;
     int rc = mcast_shm_begin(&owner->shm, twolevel ? e->plan : NULL, &info, c->buf, c->count,
                              c->dtype, c->bytes, c->root, c->comm, c->tag, &c->sub, &c->sub_state);
     seq_resolve_locked(owner, c->slot);
@@ -940,11 +940,11 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
-    const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
+    const bool twolevel = MCAST_PLAN_PML_SHM == info.transport_kind;
     if (twolevel && NULL == m->engine) {
         m->engine = mcast_engine_create();
     }
-    if (twolevel || 0 == strcmp(info.transport, "shm")) {
+    if (twolevel || MCAST_PLAN_SHM == info.transport_kind) {
         rc = twolevel ? mcast_shm_twolevel_run(&m->shm, e->plan, &e->memo, m->engine, buf, count,
                                                dtype, bytes, root, comm)
                       : mcast_shm_run(&m->shm, &info, buf, count, dtype, bytes, root, comm);
@@ -956,7 +956,7 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
     }
     seq_resolve(m, slot);
-    if (0 != strcmp(info.transport, "pml")) {
+    if (MCAST_PLAN_PML != info.transport_kind) {
         if (NULL == m->ops->run) {
             return MPI_ERR_INTERN;
         }
@@ -1060,7 +1060,7 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
             seq_resolve(m, slot);
             return MPI_ERR_INTERN;
         }
-        const bool twolevel = 0 == strcmp(info.transport, "pml+shm");
+        const bool twolevel = MCAST_PLAN_PML_SHM == info.transport_kind;
         rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, &e->memo, buf, count, dtype,
                                                 bytes, root, comm, request)
                       : mcast_shm_irun(&m->shm, &info, buf, count, dtype, bytes, root, comm,
@@ -1073,7 +1073,7 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
     seq_resolve(m, slot);
-    if (0 != strcmp(info.transport, "pml")) {
+    if (MCAST_PLAN_PML != info.transport_kind) {
         /* a multicast plan has no nonblocking driver: the module below's Ibcast serves */
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
                                     "MPI_Ibcast: the multicast transport is blocking only",

@@ -87,7 +87,7 @@ typedef struct mcast_component_ops {
                   mcast_plan_input_t *in, mcast_forced_t *forced, int *chain);
     /* What the plan line adds about the communicator ("ordering=poc nodes=4"). */
     void (*context)(struct mcast_module *m, char *buf, size_t len);
-    /* Runs a plan whose transport is not the PML (mcast_plan_info_t.transport != "pml":
+    /* Runs a plan whose transport is not the PML (mcast_plan_info_t.transport_kind != MCAST_PLAN_PML:
      * hardware multicast); NULL when the component has none. */
     int (*run)(struct mcast_module *m, const mcast_plan_info_t *info, void *buf, int count,
                struct ompi_datatype_t *dtype, size_t bytes, int root,
