@@ -40,7 +40,8 @@
  *                the critical path grows with q: measured on the simulated network (flat-1024
  *                parameters, 256 B - 4 KiB blocks) a round costs 0.36 h at q = 3, 0.47 h at
  *                q = 6, 0.55 h at q = 11, and g once g > that; 0.6 - 0.9/q fits those within
- *                10 % (tests: the model within 20 % of mcast_simnet_run).
+ *                10 % (tests: the model within 20 % of mcast_simnet_run; fitted.hpp,
+ *                evidence E-CIRC-2).
  *   best m       minimises that over m (mcast_level_best_nblocks): about
  *                sqrt((q - 1) M b / a) with a = o_s + latency + o_r, b = max(gap, wire).
  *
@@ -60,6 +61,7 @@
  * m - 1 + 4 rounds, against m * 4 for a binomial tree of whole blocks.
  */
 #include "fam_core.hpp"
+#include "fitted.hpp"
 
 #include <algorithm>
 
@@ -297,7 +299,8 @@ double circulant_predict(int n, size_t M, uint32_t m, const Model &md)
     const double B = block_len(M, m, 0);
     const double h = md.hop(B), g = md.send_gap(B);
     const int q = clog2(uint64_t(n));
-    return double(q) * h + double(m - 1) * std::max(g, (0.6 - 0.9 / q) * h);
+    return double(q) * h +
+           double(m - 1) * std::max(g, (mcast_fit::CIRCULANT_ROUND_A - mcast_fit::CIRCULANT_ROUND_B / q) * h);
 }
 
 } // namespace fam

@@ -101,6 +101,7 @@
  *   S's from (0, 1), and sends each tree's on to its child there (at most four in all)
  */
 #include "fam_core.hpp"
+#include "fitted.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -115,8 +116,8 @@ namespace fam {
 namespace {
 
 constexpr uint32_t MULTITREE_QUEUE_BLOCKS = 256;
-constexpr double MULTITREE_LAG_HOPS = 1.7;  /* header, "Lag": fitted */
-constexpr double MULTITREE_LAG1_HOP = 0.8;  /* the same */
+using mcast_fit::MULTITREE_LAG_HOPS; /* header, "Lag": fitted (fitted.hpp) */
+using mcast_fit::MULTITREE_LAG1_HOP;
 
 struct Multi {
     int n = 0, root = 0, T = 0;

@@ -35,6 +35,7 @@
 
 #include "pm_internal.h"
 #include "kb_core.hpp"
+#include "fitted.hpp"
 #include "kb_file.h"
 #include "pm_worms.h"
 
@@ -142,6 +143,9 @@ int torus_alg_of(int alg)
  * one staging buffer, so (window + sends in flight) blocks bound a rank's extra memory. */
 constexpr uint32_t PLAN_MAX_BLOCKS = 1u << 16;
 constexpr size_t PLAN_MAX_BLOCK_BYTES = size_t(16) << 20;
+/* A size class spans 2^(-1/8) - 2^(1/8) times its middle (header, "Size classes"): a limit
+ * checked at the middle leaves this much room for the class's largest size. */
+constexpr double CLASS_ROOM = 1.25;
 /* segment_min_bytes = 0 (auto): the smallest block the search may choose on one node and
  * where the communicator spans nodes (mcast_planner.h, mcast_forced_t) */
 constexpr size_t PLAN_SEGMENT_MIN = 1024;
@@ -463,10 +467,9 @@ private:
     bool on_;
 };
 
-/* The trees' share of the two-tree's burst (fam_twotree.cpp; edst's is 1/2): fitted on
- * chains at 4 MiB, 12 - 32 KiB segments, irregular-64's switch tour and torus-8x8's
- * snake (header, "Shared flows"; evidence E-TOUR-1). */
-constexpr double TREE_BURST = 0.25;
+/* The trees' share of the two-tree's burst (fam_twotree.cpp; edst's is 1/2): fitted
+ * (fitted.hpp; header, "Shared flows"; evidence E-TOUR-1). */
+using mcast_fit::TREE_BURST;
 
 /* Processor sharing of one link (SimGrid's max-min fairness on a single bottleneck):
  * copies idx (ascending start times begin[i]) of w us each at the link's full rate share
@@ -1987,8 +1990,8 @@ struct Evaluator {
         std::map<uint64_t, double> mean_latency; /* (variant, chain, blocks) -> mean route latency */
         if (fam == MCAST_FAM_SCATTER_ALLGATHER) {
             /* n blocks of at most PLAN_MAX_BLOCK_BYTES, with room for the largest size of
-             * the class (at most 1.12 x its middle) */
-            require(double(M) * 1.25 <= double(in.n) * double(PLAN_MAX_BLOCK_BYTES),
+             * the class (CLASS_ROOM: above the 2^(1/8) = 1.09 x its middle a class spans) */
+            require(double(M) * CLASS_ROOM <= double(in.n) * double(PLAN_MAX_BLOCK_BYTES),
                     "scatter_allgather: a message of more than n x 16 MiB");
         }
         std::vector<int> variants{0};
@@ -2705,7 +2708,7 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
             continue;
         }
         if (family_of(a) == MCAST_FAM_SCATTER_ALLGATHER && f.algorithm == MCAST_ALG_AUTO &&
-            double(M) * 1.25 > double(in.n) * double(PLAN_MAX_BLOCK_BYTES)) {
+            double(M) * CLASS_ROOM > double(in.n) * double(PLAN_MAX_BLOCK_BYTES)) {
             continue; /* blocks larger than a plan allows (evaluate_family says why) */
         }
         ev.evaluate(a, best);
