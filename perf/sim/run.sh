@@ -70,11 +70,11 @@ for f in "${CORE_SRC[@]}"; do
         smpicxx -O2 -std=c++17 $INC -c "$f" -o "$o"
     fi
 done
-smpicxx -O2 -std=c++17 $INC "$HERE/sim_bcast.cpp" "$BUILD"/obj/*.o -o "$BUILD/sim_bcast"
+smpicxx -O2 -std=c++17 $INC "$HERE/sim_bcast.cpp" "$BUILD"/obj/*.o -lcrypto -o "$BUILD/sim_bcast"
 smpicc -O2 -std=c11 $INC -c "$TOP/contrib/mcast-calibrate/mcast_calibrate.c" -o "$BUILD/mcast_calibrate.o"
-smpicxx "$BUILD/mcast_calibrate.o" "$BUILD"/obj/*.o -o "$BUILD/mcast-calibrate"
+smpicxx "$BUILD/mcast_calibrate.o" "$BUILD"/obj/*.o -lcrypto -o "$BUILD/mcast-calibrate"
 [ "$BUILD/topo_routes" -nt "$HERE/topo_routes.cpp" ] ||
-    g++ -O2 -std=c++17 $INC "${CORE_SRC[@]}" "$HERE/topo_routes.cpp" -o "$BUILD/topo_routes"
+    g++ -O2 -std=c++17 $INC "${CORE_SRC[@]}" "$HERE/topo_routes.cpp" -lcrypto -o "$BUILD/topo_routes"
 
 # ---- platforms -------------------------------------------------------------------------
 PLAT="$OUT/platforms"
@@ -83,7 +83,7 @@ mkdir -p "$PLAT"
 
 # ---- network model (the same for every platform; see README.md) ------------------------
 O_US=0.5 # sender and receiver overhead per message (make_platforms.py's O_US)
-CFG=(--cfg=smpi/simulate-computation:no
+CFG=(--cfg=smpi/simulate-computation:no --cfg=smpi/privatization:0
      --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
      --cfg=smpi/os:0:${O_US}e-6:0 --cfg=smpi/ois:0:${O_US}e-6:0 --cfg=smpi/or:0:${O_US}e-6:0
      --cfg=network/crosstraffic:0 --cfg=network/weight-S:0
