@@ -15,6 +15,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 INSPECT=${INSPECT:-$here/mcast-inspect}
+INSPECT=$(cd "$(dirname "$INSPECT")" && pwd)/$(basename "$INSPECT") # (cases run in other directories)
 PLAT=$here/../../perf/sim/platforms
 CLUSTER_MACHINE=$here/../cluster/cluster-1gbit.machine
 SAVED=$here/plan_lines.txt
@@ -27,18 +28,19 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
     echo "switch s0"
     for i in 0 1 2 3; do echo "host h$i"; echo "link s0 h$i"; done
 } >"$tmp/cluster.topo"
+cp "$CLUSTER_MACHINE" "$tmp/cluster-1gbit.machine" || exit 1
 
-# one case: NAME TOPOLOGY HOSTS MACHINE BYTES ROOT -> "NAME BYTES ROOT plan: ... digest=..."
+# one case: NAME DIR TOPOLOGY HOSTS MACHINE BYTES ROOT -> "NAME BYTES ROOT plan: ... digest=..."
+# (run in DIR with the files' names alone: the report quotes the paths it was given, and
+# a machine file's source line is cut at 160 bytes, so a longer path would move the digest)
 case_line() {
-    if "$INSPECT" --topology "$2" --hosts "$3" --machine "$4" --bytes "$5" --root "$6" \
+    if (cd "$2" && "$INSPECT" --topology "$3" --hosts "$4" --machine "$5" --bytes "$6" --root "$7") \
         >"$tmp/out" 2>"$tmp/err"; then
         plan=$(sed -n 's/^plan: //p' "$tmp/out")
-        # the whole report but the input's file names
-        digest=$(sed -e "s|$tmp/||g" -e "s|$PLAT/||g" -e "s|$CLUSTER_MACHINE|cluster-1gbit.machine|g" \
-            "$tmp/out" | md5sum | cut -c1-12)
-        echo "$1 $5 $6 $plan digest=$digest"
+        digest=$(md5sum <"$tmp/out" | cut -c1-12) # the whole report
+        echo "$1 $6 $7 $plan digest=$digest"
     else
-        echo "$1 $5 $6 refused: $(sed -e "s|$PLAT/||g" "$tmp/err" | head -1)"
+        echo "$1 $6 $7 refused: $(head -1 "$tmp/err")"
     fi
 }
 
@@ -50,14 +52,14 @@ for p in flat-64 irregular-64 torus-8x8 fattree-128 torus-16x16 flat-1024; do
     for b in $sizes; do
         for r in 0 1 2 3; do
             topo=$(sed -n 's/^TOPOLOGY="\(.*\)"$/\1/p' "$PLAT/$p.env")
-            case_line "$p" "$PLAT/$topo" "@$PLAT/$p.hosts" "$PLAT/$p.machine" "$b" "$r" >>"$tmp/now"
+            case_line "$p" "$PLAT" "$topo" "@$p.hosts" "$p.machine" "$b" "$r" >>"$tmp/now"
         done
     done
 done
 for b in 8 1024 65536 1048576 16777216; do
     for r in 0 1 2 3; do
-        case_line cluster-4x1 "$tmp/cluster.topo" h0,h1,h2,h3 "$CLUSTER_MACHINE" "$b" "$r" >>"$tmp/now"
-        case_line cluster-4x2 "$tmp/cluster.topo" h0,h0,h1,h1,h2,h2,h3,h3 "$CLUSTER_MACHINE" "$b" "$r" >>"$tmp/now"
+        case_line cluster-4x1 "$tmp" cluster.topo h0,h1,h2,h3 cluster-1gbit.machine "$b" "$r" >>"$tmp/now"
+        case_line cluster-4x2 "$tmp" cluster.topo h0,h0,h1,h1,h2,h2,h3,h3 cluster-1gbit.machine "$b" "$r" >>"$tmp/now"
     done
 done
 
