@@ -72,7 +72,7 @@
  *                  ones, E-EDST-2).  A connection's FIFO: none.
  *   synchronous sends  (the planner's edge model has eager_bytes = 0, max_sends >= 2;
  *                  it evaluates them beside standard ones where flows share a link,
- *                  planner.cpp edst_sync_options): a send holds its slot until delivery,
+ *                  plan_candidates.cpp edst_sync_options): a send holds its slot until delivery,
  *                  so a rank's blocks no longer leave in a burst that shares its link;
  *                  h = hop(B), g = max(o_send, B gap, slot(B) / max_sends) (the
  *                  two-tree's, fam_twotree.cpp "sends in flight"), and a rank's period is

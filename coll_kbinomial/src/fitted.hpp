@@ -18,7 +18,7 @@ constexpr double MULTITREE_LAG_HOPS = 1.7;
 constexpr double MULTITREE_LAG1_HOP = 0.8;
 
 /* The trees' share of the two-tree's burst per hop to another node where flows share a
- * link (net.shared_flows 1; planner.cpp, "Shared flows"; edst's is 1/2).  SimGrid, chains
+ * link (net.shared_flows 1; plan_tree_model.cpp, "Shared flows"; edst's is 1/2).  SimGrid, chains
  * at 4 MiB in 12 - 32 KiB segments on irregular-64 and torus-8x8: evidence E-TOUR-1. */
 constexpr double TREE_BURST = 0.25;
 

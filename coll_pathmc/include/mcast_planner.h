@@ -255,23 +255,23 @@
  * before at o_send + S gap per block (the planner took 24 KiB, where 12 KiB runs
  * fastest), close with these two (12 KiB), and the trees' fill pays a quarter of the
  * two-tree's burst per hop to another node, 1/4 min(W - 1, S w / (o_send + o_recv)) S w
- * (TREE_BURST, planner.cpp), closer still up to 24 KiB (32 KiB under); torus-8x8's snake
+ * (TREE_BURST, plan_tree_model.cpp), closer still up to 24 KiB (32 KiB under); torus-8x8's snake
  * (storus) at 4 MiB, predicted faster than edst without the burst and run slower, is
  * predicted slower with it (evidence E-TOUR-1).
  * A message sent whole (one block, eager) leaves the CPU o_send after the one before
  * and its bytes share the sender's link with the copies still on it, equally (SimGrid's
- * max-min on one bottleneck is processor sharing; planner.cpp share_link): a rank's first
+ * max-min on one bottleneck is processor sharing; plan_tree_model.cpp share_link): a rank's first
  * child gets its copy later than alone, its last no earlier than all bytes' wire time
  * after the first left: a host shares its one link to the network.  Where the input names
  * a topology of more than one switch (a torus, a fat-tree, an irregular network) the
- * whole tree is a flow-level simulation instead (planner.cpp flow_tree_time; SimGrid's
+ * whole tree is a flow-level simulation instead (plan_tree_model.cpp flow_tree_time; SimGrid's
  * model): a copy's bytes start to move after its route's latency, every link of its
  * route carries them, the copies on a link share it by weighted max-min fairness, each
  * in proportion to the inverse of its route's latency (a short route gets more), and a
  * host's own link carries net.host_links links' worth (a torus node's interface; with
  * net.host_transit 1 one resource for what the node sends, receives and forwards in
  * transit, as SimGrid's torus limiter: the links' bound and these flows charge it on
- * every router a route passes, planner.cpp Routes::charged).  perf/sim
+ * every router a route passes, plan_routes.hpp Routes::charged).  perf/sim
  * knomial trees of radix 2 / 3 / 4 / 8 on their orderings and Open MPI's on rank order,
  * sent whole at 4 - 32 KiB on torus-8x8, torus-16x16, fattree-128 and irregular-64 (47
  * plans): far closer to the simulation as flows than with one link per copy's sender
