@@ -1,7 +1,8 @@
 /*
- * The planner's candidates: the segment grid, the trees of the registry's tree algorithms
- * (build_tree), eligibility, the postal model's lambda, edst's trees, and the edge models
- * of the schedule families (mcast_families.h) with their geometry and sends in flight.
+ * What the candidates are made of: the segment grid, the postal model's lambda, the
+ * nodes' segments, edst's trees, and the edge models of the schedule families
+ * (mcast_families.h) with their geometry and sends in flight.  Which algorithm uses
+ * which: the descriptors (plan_algorithms.cpp).
  */
 #include "plan_internal.hpp"
 #include "plan_routes.hpp"
@@ -46,181 +47,6 @@ std::vector<int> input_chain(const mcast_plan_input_t &in)
     return c;
 }
 
-namespace {
-
-/* twolevel: a k-binomial tree over the node leaders (the first rank of each node along
- * the chain); a leader's children are the other leaders of its inter-node subtree first,
- * then its node's tree (a chain, a binomial or a flat tree: c.intra). */
-TreePtr twolevel_tree(const mcast_plan_input_t &in, const std::vector<int> &chain, const Candidate &c)
-{
-    kb_tree_t *t = nullptr;
-    require(in.node_of_rank != nullptr, "twolevel needs the ranks' nodes");
-    std::vector<int> leaders;
-    std::vector<std::vector<int>> members; /* per node, chain order */
-    std::vector<int> seen;
-    for (int r : chain) {
-        const int nd = in.node_of_rank[r];
-        auto it = std::find(seen.begin(), seen.end(), nd);
-        size_t idx;
-        if (it == seen.end()) {
-            seen.push_back(nd);
-            members.emplace_back();
-            leaders.push_back(r);
-            idx = seen.size() - 1;
-        } else {
-            idx = size_t(it - seen.begin());
-        }
-        members[idx].push_back(r);
-    }
-    const int nn = int(leaders.size());
-    kb_tree_t *inter = nullptr;
-    kb_tree_params_t ip = {std::max(1, c.k), 1.0};
-    if (kb_tree_build(KB_SHAPE_KBINOMIAL, nn, 0, nullptr, &ip, &inter) != KB_OK) {
-        throw PlanError("twolevel: inter-node tree");
-    }
-    TreePtr inter_owner(inter);
-    std::vector<std::vector<int>> kids(size_t(in.n));
-    for (int v = 0; v < nn; ++v) {
-        for (int i = inter->child_off[v]; i < inter->child_off[v + 1]; ++i) {
-            kids[size_t(leaders[size_t(v)])].push_back(leaders[size_t(inter->children[i])]);
-        }
-    }
-    for (const auto &mem : members) {
-        const int nm = int(mem.size());
-        if (nm < 2) {
-            continue;
-        }
-        kb_tree_t *loc = nullptr;
-        kb_tree_params_t lp = {std::max(1, kb_ceil_log2(nm)), 1.0};
-        const kb_shape_t sh = c.intra == 0 ? KB_SHAPE_CHAIN
-                                           : (c.intra == 1 ? KB_SHAPE_BINOMIAL : KB_SHAPE_LINEAR);
-        if (kb_tree_build(sh, nm, 0, nullptr, &lp, &loc) != KB_OK) {
-            throw PlanError("twolevel: node tree");
-        }
-        TreePtr loc_owner(loc);
-        for (int v = 0; v < nm; ++v) {
-            for (int i = loc->child_off[v]; i < loc->child_off[v + 1]; ++i) {
-                kids[size_t(mem[size_t(v)])].push_back(mem[size_t(loc->children[i])]);
-            }
-        }
-    }
-    /* CSR */
-    t = static_cast<kb_tree_t *>(std::calloc(1, sizeof(kb_tree_t)));
-    if (t == nullptr) {
-        throw std::bad_alloc();
-    }
-    TreePtr out(t);
-    t->n = in.n;
-    t->root = in.root;
-    t->parent = static_cast<int *>(std::malloc(sizeof(int) * size_t(in.n)));
-    t->child_off = static_cast<int *>(std::malloc(sizeof(int) * size_t(in.n + 1)));
-    t->children = in.n > 1 ? static_cast<int *>(std::malloc(sizeof(int) * size_t(in.n - 1))) : nullptr;
-    if (t->parent == nullptr || t->child_off == nullptr || (in.n > 1 && t->children == nullptr)) {
-        throw std::bad_alloc();
-    }
-    for (int v = 0; v < in.n; ++v) {
-        t->parent[v] = KB_NO_PEER;
-    }
-    int off = 0;
-    for (int v = 0; v < in.n; ++v) {
-        t->child_off[v] = off;
-        for (int ch : kids[size_t(v)]) {
-            t->children[off++] = ch;
-            t->parent[ch] = v;
-        }
-    }
-    t->child_off[in.n] = off;
-    require(off == in.n - 1, "twolevel: not a spanning tree");
-    /* depth */
-    std::vector<int> d(size_t(in.n), 0), q{in.root};
-    int depth = 0;
-    for (size_t i = 0; i < q.size(); ++i) {
-        for (int j = t->child_off[q[i]]; j < t->child_off[q[i] + 1]; ++j) {
-            d[size_t(t->children[j])] = d[size_t(q[i])] + 1;
-            depth = std::max(depth, d[size_t(t->children[j])]);
-            q.push_back(t->children[j]);
-        }
-    }
-    t->depth = depth;
-    require(kb_tree_check(t) == KB_OK, "twolevel: invalid tree");
-    return out;
-}
-
-/* pathlg: the Less-Greedy worms on the irregular switch network, rendered as a tree. */
-TreePtr pathlg_tree(const mcast_plan_input_t &in)
-{
-    kb_tree_t *t = nullptr;
-    require(in.switch_net != nullptr && in.hosts != nullptr,
-            "pathlg needs an irregular switch network naming every rank's host "
-            "(coll_pathmc_topology_file: ibnetdiscover, Slurm topology.conf or native graph)");
-    pm_pathlg_params_t pp;
-    pm_pathlg_params_default(&pp);
-    pp.bytes = std::max<size_t>(in.bytes, 1);
-    pm_pathlg_result_t res;
-    std::memset(&res, 0, sizeof(res));
-    char err[256] = "";
-    const int rc = pm_pathlg_render(in.switch_net, in.n, in.hosts, in.root, &pp, &res, err, sizeof(err));
-    if (rc == PM_ERR_NOMEM) {
-        throw std::bad_alloc();
-    }
-    require(rc == PM_OK, (std::string("pathlg: ") + err).c_str());
-    t = res.tree;
-    res.tree = nullptr; /* the plan keeps the tree */
-    pm_pathlg_result_free(&res);
-    return TreePtr(t);
-}
-
-} // namespace
-
-/* Builds a tree of a registry algorithm; throws ArgError when it does not apply. */
-TreePtr build_tree(const mcast_plan_input_t &in, const std::vector<int> &chain, const Candidate &c)
-{
-    kb_tree_t *t = nullptr;
-    int rc = KB_OK;
-    kb_tree_params_t tp = {std::max(1, c.k), std::max(1.0, c.lambda)};
-    switch (c.algorithm) {
-    case MCAST_ALG_KBINOMIAL:
-        rc = kb_tree_build(KB_SHAPE_KBINOMIAL, in.n, in.root, chain.data(), &tp, &t);
-        break;
-    case MCAST_ALG_CHAIN:
-        rc = kb_tree_build(KB_SHAPE_CHAIN, in.n, in.root, chain.data(), &tp, &t);
-        break;
-    case MCAST_ALG_BINOMIAL:
-        rc = kb_tree_build(KB_SHAPE_BINOMIAL, in.n, in.root, chain.data(), &tp, &t);
-        break;
-    case MCAST_ALG_LINEAR:
-        rc = kb_tree_build(KB_SHAPE_LINEAR, in.n, in.root, chain.data(), &tp, &t);
-        break;
-    case MCAST_ALG_POSTAL:
-        rc = kb_tree_build(KB_SHAPE_POSTAL, in.n, in.root, chain.data(), &tp, &t);
-        break;
-    case MCAST_ALG_KNOMIAL:
-        rc = kb_tree_build(KB_SHAPE_KNOMIAL, in.n, in.root, chain.data(), &tp, &t);
-        break;
-    case MCAST_ALG_TWOLEVEL:
-        return twolevel_tree(in, chain, c);
-    case MCAST_ALG_PATHLG:
-        return pathlg_tree(in);
-    default: {
-        const int ta = torus_alg_of(c.algorithm);
-        require(ta >= 0, "unknown algorithm");
-        require(in.torus != nullptr && in.torus_coords != nullptr,
-                    "a torus algorithm needs a torus (Cartesian topology, topology or coordinates file)");
-        rc = pm_torus_build(pm_torus_alg_t(ta), in.torus, in.n, in.torus_coords, in.root,
-                            in.forced->mu_r, &t, nullptr);
-        if (rc == PM_ERR_NOMEM) {
-            throw std::bad_alloc();
-        }
-        require(rc == PM_OK, "torus tree does not apply");
-        return TreePtr(t);
-    }
-    }
-    if (rc == KB_ERR_NOMEM) {
-        throw std::bad_alloc();
-    }
-    require(rc == KB_OK, "tree does not apply");
-    return TreePtr(t);
-}
 
 /* lambda of the postal model for S-byte copies (the dominant edge kind). */
 double postal_lambda(const mcast_plan_input_t &in, size_t S)
@@ -272,34 +98,6 @@ int node_fit_ring(const mcast_plan_input_t &in)
     return in.node_cores > 0 && in.node_cores < ranks_per_node(in) ? 1 : 0;
 }
 
-bool edst_applies(const mcast_plan_input_t &in);
-
-bool eligible(int alg, const mcast_plan_input_t &in)
-{
-    const mcast_alg_info_t &r = REGISTRY[alg];
-    if (alg == MCAST_ALG_AUTO || !(r.component & in.component)) {
-        return false;
-    }
-    if (torus_alg_of(alg) >= 0) {
-        return in.torus != nullptr;
-    }
-    if (alg == MCAST_ALG_EDST) {
-        return edst_applies(in);
-    }
-    if (alg == MCAST_ALG_TWOLEVEL) {
-        return in.node_of_rank != nullptr && !in.all_local && in.nnodes > 1 && in.nnodes < in.n;
-    }
-    if (alg == MCAST_ALG_PATHLG) {
-        return in.switch_net != nullptr && in.hosts != nullptr;
-    }
-    if (alg == MCAST_ALG_MCAST) { /* under auto: across nodes only (one node: shared memory) */
-        return in.mcast_transport != MCAST_TRANSPORT_NONE && !in.all_local && in.nnodes > 1;
-    }
-    if (alg == MCAST_ALG_SHM) {
-        return in.all_local != 0 && in.n >= 2 && in.shm_slot_bytes > 0 && in.shm_slots >= 2;
-    }
-    return true;
-}
 
 /* The edge model a family runs on: shm when every rank shares a node, else net (the
  * pessimistic choice for mixed locality).  The families' models charge a rank only for

@@ -1,11 +1,15 @@
 /*
  * The planner's internal types and functions, shared by its files (no public API: that
  * is mcast_planner.h).  Files, by concern:
- *   planner.cpp          the registry and the C API
- *   plan_select.cpp      the evaluation of every candidate and the selection (select)
- *   plan_candidates.cpp  candidates: segment grid, trees, eligibility, family edge models
+ *   planner.cpp          the C API
+ *   plan_algorithms.cpp  the registry: one descriptor per algorithm (AlgDesc: where it
+ *                        applies, how it is evaluated, its tree, its transport)
+ *   plan_select.cpp      the selection: forced > rules > model, the module below, the plan
+ *   plan_evaluator.hpp,  the evaluation of candidates on one communicator and size
+ *   plan_evaluate.cpp    (trees, families, twolevel, multicast, edst, shared segment)
+ *   plan_candidates.cpp  segment grid, postal lambda, edst's trees, families' edge models
  *   plan_tree_model.cpp  the tree recurrence (tree_time) and the flow-level tree model
- *   plan_links.cpp       link loads, route latency and placement of the families
+ *   plan_links.cpp       route latency, the links' bound, the two-tree's placement
  *   plan_previous.cpp    the model of Open MPI's own choice (the module below)
  *   plan_routes.hpp      routes between hosts, link timelines, route latency, link loads
  */
@@ -33,7 +37,6 @@
 
 namespace mcplan {
 
-
 /* The planner's input errors are the core's (kb_core.hpp: kb::guarded turns them into
  * KB_ERR_ARG with their text). */
 using PlanError = kb::ArgError;
@@ -42,33 +45,6 @@ inline void require(bool ok, const char *what)
 {
     if (!ok) {
         throw PlanError(what);
-    }
-}
-
-
-/* ---- registry ----------------------------------------------------------- */
-extern const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT];
-
-/* The family of a registry algorithm, or -1 (a tree). */
-inline int family_of(int alg)
-{
-    switch (alg) {
-    case MCAST_ALG_SCATTER_ALLGATHER: return MCAST_FAM_SCATTER_ALLGATHER;
-    case MCAST_ALG_TWOTREE: return MCAST_FAM_TWOTREE;
-    case MCAST_ALG_CIRCULANT: return MCAST_FAM_CIRCULANT;
-    default: return -1;
-    }
-}
-
-inline int torus_alg_of(int alg)
-{
-    switch (alg) {
-    case MCAST_ALG_SEPARATE: return PM_TORUS_SEPARATE;
-    case MCAST_ALG_UTORUS: return PM_TORUS_UTORUS;
-    case MCAST_ALG_STORUS: return PM_TORUS_STORUS;
-    case MCAST_ALG_MDTORUS: return PM_TORUS_MDTORUS;
-    case MCAST_ALG_MUTORUS: return PM_TORUS_MUTORUS;
-    default: return -1;
     }
 }
 
@@ -86,21 +62,14 @@ constexpr double CLASS_ROOM = 1.25;
 constexpr size_t PLAN_SEGMENT_MIN = 1024;
 constexpr size_t PLAN_NET_SEGMENT_MIN = 8192;
 
-/* window = 0 (auto, the default): the receives a rank keeps posted ahead for algorithm
- * `alg` (mcast_planner.h, mcast_forced_t).  The circulant receives one block a round, each
+/* window = 0 (auto, the default): the receives a rank keeps posted ahead (mcast_planner.h,
+ * mcast_forced_t; an algorithm's descriptor names its own, AlgDesc.window).  The circulant receives one block a round, each
  * from another rank: with receives posted ahead, ranks that drift apart let a rank take
  * two rounds' blocks at once, both at half its link's rate, and the delay spreads round
  * after round (SimGrid fat-tree-128, 16 MiB: far slower with 4 ahead than with 1, which
  * runs near the model; evidence E-CIRC-1).  Trees and pipelines receive from one parent:
  * 4 ahead keep its segments flowing. */
 constexpr int PLAN_WINDOW = 4;
-inline int window_of(const mcast_forced_t &f, int alg)
-{
-    if (f.window >= 1) {
-        return f.window;
-    }
-    return alg == MCAST_ALG_CIRCULANT ? 1 : PLAN_WINDOW;
-}
 
 struct TreePtr {
     kb_tree_t *t = nullptr;
@@ -247,6 +216,54 @@ inline bool better(double x, double y)
     return !std::isfinite(y) ? std::isfinite(x) : x < y - 1e-9 * std::max(1.0, y);
 }
 
+/* ---- the algorithms' descriptors (plan_algorithms.cpp) ------------------------ */
+class Evaluator;
+
+enum AlgKind {
+    ALG_AUTO,   /* the registry's "auto" row */
+    ALG_TREE,   /* a tree (on the chain, or pathlg's), segments from the grid */
+    ALG_TORUS,  /* a torus tree (Oral & George) */
+    ALG_FAMILY, /* a schedule family (mcast_families.h) */
+    ALG_OWN     /* its own evaluation and schedule: mcast, shm, edst */
+};
+
+struct AlgDesc {
+    mcast_alg_info_t info;            /* id, name, component, description (the C API's row) */
+    AlgKind kind;
+    int family;                       /* MCAST_FAM_* of a schedule family, else -1 */
+    int torus;                        /* PM_TORUS_* of a torus tree, else -1 */
+    int shape;                        /* KB_SHAPE_* of a tree on the chain, else -1 */
+    mcast_plan_transport_t transport; /* PML, SHM, or MC_IP (the input's group: IP or IB) */
+    unsigned auto_for;                /* components whose auto evaluates it (0: forced or rules) */
+    bool has_k;                       /* the plan reports k */
+    int window;                       /* receives posted ahead under window = 0 (auto) */
+    /* where it applies beyond its component (nullptr: everywhere) */
+    bool (*applies)(const mcast_plan_input_t &in);
+    /* offers its candidates (forced parameters applied) to best */
+    void (*evaluate)(const Evaluator &ev, int alg, Candidate &best);
+    /* its tree (nullptr: the chain's tree of `shape`, or no tree when shape < 0) */
+    TreePtr (*build)(const mcast_plan_input_t &in, const std::vector<int> &chain, const Candidate &c);
+};
+
+extern const AlgDesc ALGS[MCAST_ALG_COUNT];
+
+/* The family of a registry algorithm, or -1. */
+inline int family_of(int alg) { return ALGS[alg].family; }
+
+inline int window_of(const mcast_forced_t &f, int alg)
+{
+    return f.window >= 1 ? f.window : ALGS[alg].window;
+}
+
+/* An algorithm of the input's component that applies here. */
+bool eligible(int alg, const mcast_plan_input_t &in);
+/* Where it applies, whatever the component (coll/pathmc's comparison with kbinomial's). */
+bool applies_here(int alg, const mcast_plan_input_t &in);
+/* The candidate's tree; throws ArgError when it does not apply. */
+TreePtr build_tree(const mcast_plan_input_t &in, const std::vector<int> &chain, const Candidate &c);
+/* Whether the candidate's plan runs on a tree (build_tree). */
+bool has_tree(const Candidate &c);
+
 constexpr double PREVIOUS_MARGIN = 0.05;
 
 /* A datagram costs at least a system call on each side (sendmsg / recvmmsg, or a verbs
@@ -256,7 +273,6 @@ constexpr double MCAST_DGRAM_FLOOR_US = 2.0;
 /* plan_candidates.cpp */
 std::vector<size_t> segment_grid(size_t M, const mcast_forced_t &f);
 std::vector<int> input_chain(const mcast_plan_input_t &in);
-TreePtr build_tree(const mcast_plan_input_t &in, const std::vector<int> &chain, const Candidate &c);
 double postal_lambda(const mcast_plan_input_t &in, size_t S);
 std::vector<double> postal_lambdas(const mcast_plan_input_t &in, const mcast_forced_t &f, size_t S);
 int shm_fit_ring(const mcast_plan_input_t &in);
@@ -264,7 +280,6 @@ int ranks_per_node(const mcast_plan_input_t &in);
 bool node_segments(const mcast_plan_input_t &in);
 int node_fit_ring(const mcast_plan_input_t &in);
 bool edst_applies(const mcast_plan_input_t &in);
-bool eligible(int alg, const mcast_plan_input_t &in);
 mcast_loggp_t family_net_of(mcast_loggp_t g);
 std::vector<TreePtr> edst_trees(const mcast_plan_input_t &in);
 std::vector<const kb_tree_t *> tree_ptrs(const std::vector<TreePtr> &v);

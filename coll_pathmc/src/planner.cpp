@@ -1,5 +1,6 @@
 /*
- * The planner: its registry and C API.  The rest, by concern: plan_internal.hpp.
+ * The planner's C API.  The registry: plan_algorithms.cpp; the rest, by concern:
+ * plan_internal.hpp.
  * (Formulas and selection order: mcast_planner.h.)
  *
  * Candidates under auto, each evaluated with the tree recurrence on this communicator's
@@ -39,49 +40,6 @@
 
 #define MC_API extern "C" __attribute__((visibility("default")))
 
-namespace mcplan {
-
-/* ---- registry ----------------------------------------------------------- */
-const mcast_alg_info_t REGISTRY[MCAST_ALG_COUNT] = {
-    {MCAST_ALG_AUTO, "auto", MCAST_COMP_KBINOMIAL | MCAST_COMP_PATHMC,
-     "the planner chooses per communicator and size class from the cost model (or the rules)"},
-    {MCAST_ALG_KBINOMIAL, "kbinomial", MCAST_COMP_KBINOMIAL,
-     "pipelined k-binomial tree with FPFS forwarding, optimal k and segment size"},
-    {MCAST_ALG_POSTAL, "postal", MCAST_COMP_KBINOMIAL,
-     "postal-model optimal tree for lambda (multi-send), optionally pipelined"},
-    {MCAST_ALG_BINOMIAL, "binomial", MCAST_COMP_KBINOMIAL, "binomial tree"},
-    {MCAST_ALG_LINEAR, "linear", MCAST_COMP_KBINOMIAL, "root sends to every rank (separate addressing)"},
-    {MCAST_ALG_CHAIN, "chain", MCAST_COMP_KBINOMIAL, "pipelined chain along the ordering"},
-    {MCAST_ALG_TWOLEVEL, "twolevel", MCAST_COMP_KBINOMIAL,
-     "k-binomial tree over node leaders, each node fanned out per block as it arrives"},
-    {MCAST_ALG_SCATTER_ALLGATHER, "scatter_allgather", MCAST_COMP_KBINOMIAL,
-     "binomial scatter of n blocks, then ring or recursive-doubling allgather (bandwidth)"},
-    {MCAST_ALG_TWOTREE, "twotree", MCAST_COMP_KBINOMIAL,
-     "two pipelined binary trees, each rank interior in at most one, half the blocks each"},
-    {MCAST_ALG_CIRCULANT, "circulant", MCAST_COMP_KBINOMIAL,
-     "round-optimal pipeline on a circulant graph: m - 1 + ceil(log2 n) rounds"},
-    {MCAST_ALG_SEPARATE, "separate", MCAST_COMP_PATHMC, "torus: separate addressing"},
-    {MCAST_ALG_UTORUS, "utorus", MCAST_COMP_PATHMC, "torus: U-torus (binomial on the DOR chain)"},
-    {MCAST_ALG_STORUS, "storus", MCAST_COMP_PATHMC, "torus: S-torus (Hamiltonian chain)"},
-    {MCAST_ALG_MDTORUS, "mdtorus", MCAST_COMP_PATHMC, "torus: Md-torus (dimensional partitions)"},
-    {MCAST_ALG_MUTORUS, "mutorus", MCAST_COMP_PATHMC, "torus: Mu-torus (uniform partitions of length r)"},
-    {MCAST_ALG_MCAST, "mcast", MCAST_COMP_PATHMC,
-     "hardware multicast (IP or InfiniBand UD) with the reliable protocol; needs coll_pathmc_mcast_transport"},
-    {MCAST_ALG_PATHLG, "pathlg", MCAST_COMP_PATHMC,
-     "irregular networks: Less-Greedy phases of path-based worms along POCs, each rendered as "
-     "a pipelined chain (seed 001); needs coll_pathmc_topology_file"},
-    {MCAST_ALG_SHM, "shm", MCAST_COMP_KBINOMIAL,
-     "one node: the root copies into a shared segment, every other rank copies out (pipelined "
-     "chunks)"},
-    {MCAST_ALG_KNOMIAL, "knomial", MCAST_COMP_KBINOMIAL,
-     "k-nomial tree of radix k (k = 2: binomial), every copy of a small message at once, "
-     "optionally pipelined"},
-    {MCAST_ALG_EDST, "edst", MCAST_COMP_PATHMC,
-     "torus: four arc-disjoint spanning trees (2D torus, a rank on every router), a quarter "
-     "of the blocks down each, pipelined"},
-};
-
-} // namespace mcplan
 
 using namespace mcplan;
 
@@ -110,7 +68,7 @@ MC_API int mcast_registry_count(void)
 
 MC_API const mcast_alg_info_t *mcast_registry_get(int id)
 {
-    return (id >= 0 && id < MCAST_ALG_COUNT) ? &REGISTRY[id] : nullptr;
+    return (id >= 0 && id < MCAST_ALG_COUNT) ? &ALGS[id].info : nullptr;
 }
 
 MC_API int mcast_registry_lookup(const char *name)
@@ -118,7 +76,8 @@ MC_API int mcast_registry_lookup(const char *name)
     if (name == nullptr) {
         return -1;
     }
-    for (const mcast_alg_info_t &r : REGISTRY) {
+    for (const AlgDesc &d : ALGS) {
+        const mcast_alg_info_t &r = d.info;
         if (std::strcmp(r.name, name) == 0) {
             return r.id;
         }
@@ -235,7 +194,7 @@ MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mc
     size_t S;
     uint32_t m;
     mcast_plan_blocks(p, bytes, &S, &m);
-    if (p->algorithm == MCAST_ALG_MCAST || p->algorithm == MCAST_ALG_SHM) {
+    if (ALGS[p->algorithm].transport != MCAST_PLAN_PML) {
         return KB_ERR_ARG; /* not a point-to-point schedule: the glue's transport runs it */
     }
     if (p->two_level) {
@@ -258,7 +217,7 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
     if (p == nullptr || ep == nullptr || rank < 0 || rank >= p->n) {
         return KB_ERR_ARG;
     }
-    if (p->algorithm == MCAST_ALG_MCAST || p->algorithm == MCAST_ALG_SHM) {
+    if (ALGS[p->algorithm].transport != MCAST_PLAN_PML) {
         return KB_ERR_ARG; /* no engine: the glue's transport runs it */
     }
     uint32_t m;
@@ -310,7 +269,7 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
         return KB_ERR_ARG;
     }
     info->algorithm = p->algorithm;
-    info->name = REGISTRY[p->algorithm].name;
+    info->name = ALGS[p->algorithm].info.name;
     info->k = p->k;
     info->segment_bytes = p->segment_bytes;
     info->lambda = p->lambda;
