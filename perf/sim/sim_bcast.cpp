@@ -507,7 +507,7 @@ static Chosen select_one(const Platform &P, int component, const mcast_forced_t 
         return d;
     }
     mcast_forced_t g = f;
-    mcast_plan_input_t unused;
+    mcast_plan_input_t unused{}; /* select_at builds its own input; only f matters here */
     mcast_class_choice_force(&choice, &unused, &g);
     Chosen c = select_at(P, component, g, bytes, P.root, choice.selected_by);
     Chosen e = select_at(P, component, g, bytes, P.root, choice.selected_by, true);
