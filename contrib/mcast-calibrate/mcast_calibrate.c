@@ -1,6 +1,6 @@
 /*
  * mcast-calibrate: measures the machine model of the broadcast planner
- * (coll_pathmc/include/mcast_planner.h, mcast_loggp_t) over point-to-point MPI and writes a
+ * (mcastcore/include/mcast_planner.h, mcast_loggp_t) over point-to-point MPI and writes a
  * machine file (mcast_machine_write) that the components read with
  * `--mca coll_kbinomial_machine_file FILE`.
  *

@@ -1,6 +1,6 @@
 /*
  * mcast-inspect --fat-tree M,N: the cyclic multicast of seed 004 on IBFT(M, N)
- * (core: coll_pathmc/include/pm_fattree.h).
+ * (core: mcastcore/include/pm_fattree.h).
  *
  *   --lids NODE         LID set of P(NODE), space-separated (NODE as its digits: 300)
  *   --path SRC DST      the DLID P(SRC) uses for P(DST) (cyclic path selection) and

@@ -35,8 +35,8 @@ trap 'rm -rf "$BUILD"' EXIT
 START=$(date +%s)
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
-INC="-I$TOP/coll_pathmc/include -I$TOP/coll_kbinomial/include -I$TOP/coll_pathmc/src"
-g++ -O2 -std=c++17 $INC "$HERE/sim_fattree.cpp" "$TOP"/coll_pathmc/src/*.cpp "$TOP"/coll_kbinomial/src/*.cpp \
+INC="-I$TOP/mcastcore -I$TOP/mcastcore/include"
+g++ -O2 -std=c++17 $INC "$HERE/sim_fattree.cpp" $(ls "$TOP"/mcastcore/*/*.cpp | grep -v /sim/pm_wsim.cpp) \
     -o "$BUILD/sim_fattree"
 SIM=$BUILD/sim_fattree
 
@@ -85,12 +85,12 @@ END=$(date +%s)
     echo "# seed 004 reproduction: $LABEL"
     echo
     echo "Packet-level simulation of multicast on IBFT(m, n) (perf/fattree/sim_fattree.cpp, tables from"
-    echo "coll_pathmc/include/pm_fattree.h); analysis and plots by perf/fattree/analyze.py."
+    echo "mcastcore/include/pm_fattree.h); analysis and plots by perf/fattree/analyze.py."
     echo "Read summary.md first."
     echo
     echo "- command: perf/fattree/run.sh --label $LABEL$([ $QUICK = 1 ] && echo ' --quick')$([ -n "$ONLY" ] && echo " --only $ONLY")"
     echo "- every simulation: commands.txt (sim_fattree flags; results.csv has one row per case, scheme, size, draw)"
-    echo "- commit: $(git -C "$TOP" rev-parse HEAD)$(git -C "$TOP" diff --quiet HEAD -- coll_pathmc perf/fattree || echo ' (with uncommitted changes)')"
+    echo "- commit: $(git -C "$TOP" rev-parse HEAD)$(git -C "$TOP" diff --quiet HEAD -- mcastcore perf/fattree || echo ' (with uncommitted changes)')"
     echo "- date: $(date -u +%Y-%m-%dT%H:%MZ), wall time $((END - START)) s"
     echo "- machine: $(uname -srm), $(nproc) cores, load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "- compiler: $(g++ --version | head -1)"

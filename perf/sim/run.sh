@@ -62,11 +62,11 @@ T0=$(date +%s)
 
 # ---- build (core objects compiled once with smpicxx; helper with g++) -----------------
 # Compiler errors are shown; a failed build stops the run.
-INC="-I$TOP/coll_kbinomial/include -I$TOP/coll_pathmc/include -I$TOP/coll_kbinomial/src"
-CORE_SRC=("$TOP"/coll_kbinomial/src/*.cpp "$TOP"/coll_pathmc/src/*.cpp)
+INC="-I$TOP/mcastcore -I$TOP/mcastcore/include"
+CORE_SRC=("$TOP"/mcastcore/*/*.cpp)
 for f in "${CORE_SRC[@]}"; do
     o="$BUILD/obj/$(basename "$f" .cpp).o"
-    if [ ! "$o" -nt "$f" ] || [ "$TOP/coll_pathmc/include/mcast_planner.h" -nt "$o" ]; then
+    if [ ! "$o" -nt "$f" ] || [ "$TOP/mcastcore/include/mcast_planner.h" -nt "$o" ]; then
         smpicxx -O2 -std=c++17 $INC -c "$f" -o "$o"
     fi
 done
@@ -183,7 +183,7 @@ RC=0
     echo "command: $0 $ARGS  (quick=$QUICK)"
     echo "date: $(date -Is)"
     echo "git commit: $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)"
-    echo "git status (cores, perf/sim): $(git -C "$TOP" status --porcelain perf/sim coll_kbinomial coll_pathmc 2>/dev/null | tr '\n' ' ')"
+    echo "git status (cores, perf/sim): $(git -C "$TOP" status --porcelain perf/sim mcastcore 2>/dev/null | tr '\n' ' ')"
     echo "loadavg at end: $(cat /proc/loadavg)"
     echo "simgrid: $(smpirun --version 2>&1 | head -1) ($(dpkg-query -W -f '${Version}' libsimgrid-dev 2>/dev/null))"
     echo "compiler: $(cd "$BUILD" && smpicxx --compiler-version 2>/dev/null | head -1)"

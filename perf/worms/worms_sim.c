@@ -1,6 +1,6 @@
 /*
  * worms-sim: the seed 001 sec. 6.4-6.5 experiments on the flit-level
- * simulator (coll_pathmc/include/pm_wsim.h).  Networks come from the sec. 6.3
+ * simulator (mcastcore/include/pm_wsim.h).  Networks come from the sec. 6.3
  * generator (pm_generate_irregular, seeds 1..--topos); every scheme sees the
  * same networks, sources and destination sets.  Output: CSV on stdout.
  *

@@ -16,9 +16,9 @@ runs=${1:-1000000}
 CLANG=${CLANG:-clang}
 CLANGXX=${CLANGXX:-clang++}
 work=${WORK:-$(mktemp -d /tmp/mcproto-fuzz.XXXXXX)}
-flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$top/coll_pathmc/include")
-"$CLANGXX" -std=c++17 "${flags[@]}" -c "$top/coll_pathmc/src/pm_mcproto.cpp" -o "$work/pm_mcproto.o"
-"$CLANGXX" -std=c++17 "${flags[@]}" -c "$top/coll_pathmc/src/pm_crc32c.cpp" -o "$work/pm_crc32c.o"
+flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$top/mcastcore" -I"$top/mcastcore/include")
+"$CLANGXX" -std=c++17 "${flags[@]}" -c "$top/mcastcore/mcproto/pm_mcproto.cpp" -o "$work/pm_mcproto.o"
+"$CLANGXX" -std=c++17 "${flags[@]}" -c "$top/mcastcore/mcproto/pm_crc32c.cpp" -o "$work/pm_crc32c.o"
 "$CLANG" "${flags[@]}" -c "$here/fuzz_mcproto.c" -o "$work/fuzz_mcproto.o"
 "$CLANGXX" "${flags[@]}" "$work"/pm_mcproto.o "$work"/pm_crc32c.o "$work"/fuzz_mcproto.o -o "$work/fuzz_mcproto"
 mkdir -p "$work/corpus"

@@ -1,7 +1,7 @@
 /*
  * coll/kbinomial MPI_Bcast / MPI_Ibcast: what the shared module asks of the component.
  * The algorithms, their parameters and the decision are the core planner's
- * (coll_pathmc/include/mcast_planner.h: registry, model, forced > rules > model); here
+ * (mcastcore/include/mcast_planner.h: registry, model, forced > rules > model); here
  * the component hands it the communicator's chain and locality, its parameters, the
  * machine model and the rules, and says which inputs every rank must agree on.
  */

@@ -1,5 +1,5 @@
 /* Shared segment of a one-node communicator: see mcast_shmseg.h (glue) and the core's
- * coll_kbinomial/include/mcast_shm.h (protocol, cost model). */
+ * mcastcore/include/mcast_shm.h (protocol, cost model). */
 #include "mcast_shmseg.h"
 #include "mcast_status_mpi.h"
 

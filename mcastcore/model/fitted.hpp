@@ -1,0 +1,33 @@
+/*
+ * The cost model's fitted constants, in one place (issue 45).  Each was fitted on a named
+ * network and is cited by its evidence id (docs/evidence.md: what was fitted, on what, with
+ * which command, and when to fit it again).  What is a property of a user's network belongs
+ * in the machine file instead (mcastcore/plan/machine.cpp), where mcast-calibrate
+ * measures it; these describe how a schedule's messages queue, which the machine file does
+ * not say.  Policy constants (margins, floors) stay next to the rule that uses them.
+ */
+#ifndef MCAST_FITTED_HPP
+#define MCAST_FITTED_HPP
+
+namespace mcast_fit {
+
+/* edst's lag (fam_multitree.cpp, "Lag"): a hop with its queueing behind the rank's other
+ * sends is about 1.7 model hops (the traced median hop at 8 KiB); lag 1 keeps 0.8 of a
+ * hop's slack of the greedy's.  SimGrid, torus-8x8: evidence E-EDST-1. */
+constexpr double MULTITREE_LAG_HOPS = 1.7;
+constexpr double MULTITREE_LAG1_HOP = 0.8;
+
+/* The trees' share of the two-tree's burst per hop to another node where flows share a
+ * link (net.shared_flows 1; plan_tree_model.cpp, "Shared flows"; edst's is 1/2).  SimGrid, chains
+ * at 4 MiB in 12 - 32 KiB segments on irregular-64 and torus-8x8: evidence E-TOUR-1. */
+constexpr double TREE_BURST = 0.25;
+
+/* The circulant's round after the first block costs max(g, (A - B / q) h) (fam_circulant.cpp):
+ * 0.36 h at q = 3, 0.47 h at q = 6, 0.55 h at q = 11 on the core's simulated network
+ * (flat-1024 parameters, 256 B - 4 KiB blocks).  Evidence E-CIRC-2. */
+constexpr double CIRCULANT_ROUND_A = 0.6;
+constexpr double CIRCULANT_ROUND_B = 0.9;
+
+} // namespace mcast_fit
+
+#endif
