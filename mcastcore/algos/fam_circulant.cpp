@@ -37,11 +37,9 @@
  *                h = hop(B), g = send_gap(B) (fam_core.hpp): the first block crosses q
  *                hops; then a rank sends one block per round, at its port's pace g unless
  *                the blocks it forwards arrived too recently.  The share of such rounds on
- *                the critical path grows with q: measured on the simulated network (flat-1024
- *                parameters, 256 B - 4 KiB blocks) a round costs 0.36 h at q = 3, 0.47 h at
- *                q = 6, 0.55 h at q = 11, and g once g > that; 0.6 - 0.9/q fits those within
- *                10 % (tests: the model within 20 % of mcast_simnet_run; fitted.hpp,
- *                evidence E-CIRC-2).
+ *                the critical path grows with q, and 0.6 - 0.9/q is fitted to it on the
+ *                core's simulated network (tests: the model within 20 % of
+ *                mcast_simnet_run; fitted.hpp, evidence E-CIRC-2).
  *   best m       minimises that over m (mcast_level_best_nblocks): about
  *                sqrt((q - 1) M b / a) with a = o_s + latency + o_r, b = max(gap, wire).
  *

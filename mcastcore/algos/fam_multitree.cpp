@@ -14,27 +14,21 @@
  * j of tree t to child c (h_t(c) the height of c's subtree: a copy to a deep subtree goes
  * first, an older block before a newer one at the same depth), among equals the one held
  * longest; beyond, the one held longest (arrival order; the root: blocks in order either
- * way).  Unit-step rounds at m = 64 / 86 / 256 on edst's trees: 16 x 16 94 / 116 / 286
- * in arrival order, 83 / 106 / 275 most urgent first (the least possible about
- * m + D + 3); 8 x 8 77 / 98 / 269 and 75 / 98 / 267.  perf/sim, `auto` (edst, synchronous
- * sends), arrival order -> most urgent first: faster on both tori up to 1 MiB, but slower
- * on torus-8x8 at 2 - 4 MiB (torus-16x16 at 4 MiB a little faster): in a long stream a
- * rank's sends run up to T D blocks out of arrival order and wait on the real network
- * for blocks the unit steps had on time (larger windows did not help), hence the bound
- * m <= 2 T D (evidence E-EDST-2).
+ * way).  The most urgent copy first takes no more unit-step rounds, mostly fewer; but in
+ * a long stream a rank's sends then run up to T D blocks out of arrival order and wait on
+ * the real network for blocks the unit steps had on time (larger windows did not help),
+ * hence the bound m <= 2 T D (evidence E-EDST-2).
  *
  * Lag.  The engine sends a rank's list strictly in order, so on a real network a rank's
  * next send waits for its block.  In the greedy above a block may leave the step after it
  * came, and executed so every step waits for a hop (a send's overhead, the wire, the
- * link): traced in perf/sim, torus-16x16, 1 MiB in 8 KiB blocks, synchronous sends, an
- * interior rank took a block about 1.5 times as long as its node interface needs and sat
- * idle between arrivals (a block waited about as long from its arrival to its send as on
- * the wire).  With a lag L the greedy lets a copy leave no sooner than L steps after it
- * came (the rank sends other held copies meanwhile): every link of the fill costs L
- * steps, but a hop has L steps' time.  perf/sim, synchronous sends, lag 1 .. 6 on both
- * tori: the time falls up to a lag of 3 - 4 and rises beyond (evidence E-EDST-1).
- *   model          with synchronous sends in flight only (standard ones keep lag 1: a
- *                  lag of 4 lost with them at 8 KiB): the least over L of
+ * link): a rank sits idle between arrivals, a block waiting about as long from its
+ * arrival to its send as on the wire.  With a lag L the greedy lets a copy leave no
+ * sooner than L steps after it came (the rank sends other held copies meanwhile): every
+ * link of the fill costs L steps, but a hop has L steps' time; the time falls up to a
+ * small lag and rises beyond (evidence E-EDST-1).
+ *   model          with synchronous sends in flight only (standard ones keep lag 1: with
+ *                  them a lag loses, E-EDST-1): the least over L of
  *                  L = 1      max(the closed form below, rounds(1) max(R, 0.8 h'))
  *                  L >= 2     rounds(L) max(R, 1.7 h' / L)   (up to the first L with
  *                             1.7 h' / L <= R: longer lags only add fill)
@@ -44,9 +38,8 @@
  *                  o_recv: a synchronous message's receiver overhead is its sender's wait
  *                  (sync_wait, which the planner folds into o_send; SMPI charges none).
  *                  1.7: a hop with its queueing behind the rank's other sends is about
- *                  1.7 model hops (the traced median hop at 8 KiB against h'); 0.8: lag
- *                  1 keeps some slack of the greedy's.  Fitted on the runs above
- *                  (evidence E-EDST-1).
+ *                  1.7 model hops; 0.8: lag 1 keeps some slack of the greedy's (both
+ *                  fitted: fitted.hpp, evidence E-EDST-1).
  *   rounds         the greedy's are remembered per process for the planner's grid of
  *                  block sizes (greedy_rounds: exact keys, the same answer on every rank).
  *
@@ -63,25 +56,22 @@
  *                  starts a block every o_send + o_recv while the first is still on the
  *                  wire, the blocks share its port and the first arrives late, at every
  *                  hop of the fill: h = hop(B) + 1/2 min(W - 1, B w / (o_send + o_recv)) B w,
- *                  the two-tree's burst (fam_twotree.cpp) at half weight, W the window.
- *                  Fitted: perf/sim torus-8x8 and 16x16 at 1 and 4 MiB, 8 - 48 KiB blocks,
- *                  28 plans: closer to the simulation than h = hop(B) + B w, and auto's
- *                  block the best at 4 MiB on 8x8 (evidence E-EDST-2).
+ *                  the two-tree's burst (fam_twotree.cpp) at half weight, W the window:
+ *                  closer to what runs than h = hop(B) + B w (evidence E-EDST-2).
  *                  Above the eager limit the planner does not run edst across such a
- *                  network (simulated 16 MiB: 64 - 128 KiB blocks slower than 48 KiB
- *                  ones, E-EDST-2).  A connection's FIFO: none.
+ *                  network (larger blocks ran slower: E-EDST-2).  A connection's FIFO:
+ *                  none.
  *   synchronous sends  (the planner's edge model has eager_bytes = 0, max_sends >= 2;
  *                  it evaluates them beside standard ones where flows share a link,
  *                  plan_candidates.cpp edst_sync_options): a send holds its slot until delivery,
  *                  so a rank's blocks no longer leave in a burst that shares its link;
  *                  h = hop(B), g = max(o_send, B gap, slot(B) / max_sends) (the
  *                  two-tree's, fam_twotree.cpp "sends in flight"), and a rank's period is
- *                  also at least its overheads for T blocks, T o_recv + S(v) o_send (at
- *                  ~1 us of overheads a block the rank's CPU, not its link, paces small
- *                  blocks).  perf/sim torus-8x8, standard -> synchronous sends: faster
- *                  at 256 KiB, 1 MiB and 4 MiB (evidence E-EDST-2).  This closed form is
- *                  low from 1 MiB on: the lag above is the cause (a rank's next send
- *                  waits for its block); it is lag 1's.
+ *                  also at least its overheads for T blocks, T o_recv + S(v) o_send
+ *                  (where a block's overheads exceed its wire time the rank's CPU, not
+ *                  its link, paces small blocks; evidence E-EDST-2).  This closed form
+ *                  is lag 1's and low for long streams: a rank's next send waits for its
+ *                  block, which the lag above models (E-EDST-1).
  *   queueing       + Q g: where a rank's sends of different trees meet, blocks wait; Q is
  *                  the greedy unit-step execution's rounds (the schedule's, below) over
  *                  the unit-step T, at min(m, 256) blocks (it stops growing after a few

@@ -19,14 +19,11 @@
  * [j - 2^h, j + 2^h) of its top node j; shifted down by one, T1's subtrees fill aligned
  * blocks too (node j = 2^h odd at position j - 1: [j - 2^h, j + 2^h - 1)), so ranks that
  * share a switch or a node in the ordering (consecutive positions) exchange their leaf
- * and low edges inside it.  Shifted up instead (position i plays node i - 1, as here
- * until 9489524), T1's leaf edges cross every fourth position: at n = 128 on a fat-tree
- * of 8 hosts a leaf switch, 62 edges of the two trees cross leaves against 47, and the
- * crossing leaf edges meet T0's top edges on the same uplink under destination-mod-k
- * routes.  perf/sim, 1 MiB: the two-tree faster on fattree-128 (by far), irregular-64
- * and torus-8x8 (evidence E-2TREE-1); unit-step rounds for n <= 1100 (even) and
- * m = 2, 8, 64: one fewer for 404 of the 550 n, the same for the rest (one block, m = 1,
- * where the planner takes a tree: one more for 266).
+ * and low edges inside it.  Shifted up instead (position i plays node i - 1), T1's leaf
+ * edges cross every fourth position, and the crossing leaf edges meet T0's top edges on
+ * the same uplink under destination-mod-k routes.  Shifting down crosses fewer switch
+ * boundaries, runs faster on switch networks and tori and takes no more unit-step rounds
+ * for more than one block (evidence E-2TREE-1).
  * Colouring.  A rank should receive T0 blocks and T1 blocks in alternate rounds.  Edges get
  * a parity (the parity of the rounds they carry blocks in); constraints "differ" between a
  * rank's two in-edges, between the two out-edges of a rank with two children, and between
@@ -47,10 +44,9 @@
  *                  arrival; when h/g differs from 1 the streams' real offset differs by up
  *                  to s blocks, and the engine needs window >= 2 + ceil(s) receives posted
  *                  or the early stream waits for the late one (mcast_level_window; the
- *                  model assumes that window: with window 4 instead of 16 at n = 64 and
- *                  512-byte blocks the simulated time is 1.5x the model); the planner
- *                  posts at least the depth in rounds + 2 (mcast_planner.h, "Two-tree
- *                  window")
+ *                  model assumes that window: a smaller one runs well above the model,
+ *                  evidence E-2TREE-3); the planner posts at least the depth in rounds
+ *                  + 2 (mcast_planner.h, "Two-tree window")
  *   shared flows   where the network shares a sender's link among its messages in flight
  *                  (mcast_loggp_t.shared_flows = 1, a flow-level network: SimGrid) and
  *                  blocks are eager, every receive posted ahead lets one more block of a
@@ -59,22 +55,18 @@
  *                    b = min(W - 1, B w / (o_send + o_recv)) * B w
  *                  more, W the window the engine posts (at least the one above), B w the
  *                  block's wire time, o_send + o_recv what spaces a connection's blocks
- *                  apart.  The form is fitted: perf/sim flat-64, 1 MiB, 8 - 48 KiB blocks
- *                  (evidence E-2TREE-2).  With sends held until delivery (synchronous,
- *                  max_sends >= 2) W is at most max_sends and the spacing o_send (a
- *                  rank's sends in flight are one overhead apart): perf/sim, 8 KiB
- *                  blocks, fattree-128 64 KiB and flat-64 1 MiB, closer to the simulation
- *                  with the term than without (evidence E-2TREE-2).  With a
- *                  connection's FIFO (shared_flows = 0, TCP, InfiniBand) b = 0.
+ *                  apart.  The form is fitted (evidence E-2TREE-2).  With sends held
+ *                  until delivery (synchronous, max_sends >= 2) W is at most max_sends and
+ *                  the spacing o_send (a rank's sends in flight are one overhead apart;
+ *                  the term still brings the model closer to what runs, E-2TREE-2).
+ *                  With a connection's FIFO (shared_flows = 0, TCP, InfiniBand) b = 0.
  *   sends in flight  where every send holds its slot until delivery (synchronous sends:
  *                  the planner's edge model has eager_bytes = 0) and max_sends >= 2, the
  *                  next send's overhead overlaps the wire of the ones in flight (rendezvous
  *                  blocks above a real eager limit keep send_gap: not measured): g = max(o_send, B gap, slot(B) /
- *                  max_sends) instead of send_gap(B) = max(o_send + B gap, ...).  perf/sim
- *                  flat-64, 1 MiB, synchronous sends, 8 KiB blocks: a rank with two
- *                  children posts its sends nearly at the wire's pace with 6 in flight;
- *                  at 16 KiB blocks each of 1 / 2 / 3 / 4 in flight is faster than the
- *                  one before (evidence E-2TREE-2)
+ *                  max_sends) instead of send_gap(B) = max(o_send + B gap, ...): with
+ *                  enough in flight a rank with two children posts its sends nearly at
+ *                  the wire's pace (evidence E-2TREE-2)
  * with g = that gap, h = hop(B), B = ceil(M / m) (fam_core.hpp).  In unit steps
  * (g = h = 1): T = max_t D_t + 2 (k_t - 1), D_t <= 2 ceil(log2 n) (n <= 3000 checked);
  * e.g. n = 1024, m = 64: 82 rounds, against m - 1 + log2 n = 73 for the circulant schedule

@@ -78,84 +78,70 @@
  * K = input.node_cores < ppn filling the ring).  The other ranks of a node have no op in
  * the schedule (MCAST_FAM_NODE_SEGMENT); mcast_plan_node_leader names each node's leader.
  *
- * Link sharing.  Where the input names the topology (input.topology with every rank's host)
- * and it has more than one switch (on one switch a host link carries what its rank sends
- * or receives, which the models above charge already),
- * each plan's traffic is routed (pm_route, PM_ROUTE_DEFAULT) and the time is at least
+ * Link sharing.  Where the input names a topology (input.topology, every rank's host) of
+ * more than one switch (on one switch a host link carries only its rank's traffic, which
+ * the models above charge already), each plan's traffic is routed (pm_route,
+ * PM_ROUTE_DEFAULT) and the time is at least
  *   max over directed links l of B(l) * wire + o_send + L + o_recv     (net model)
- * and, for a pipelined tree, an edge u -> c whose route's busiest link carries s > 1 tree
- * edges passes a block every s S wire at best: the recurrence's P(c) is at least that
- * (so the pipeline's fill comes on top of the shared link's time, and S is chosen with
- * it; evidence E-LINK-2).
- * B(l) is the bytes the plan moves over l: M per tree edge whose route uses l; for a
- * family, the bytes of every rank's schedule (computed at up to 32 blocks).  The
+ * B(l) being the bytes the plan moves over l: M per tree edge whose route uses l; for a
+ * family, every rank's schedule's bytes (computed at up to 32 blocks).  For a pipelined
+ * tree, an edge u -> c whose route's busiest link carries s > 1 tree edges passes a block
+ * every s S wire at best: the recurrence's P(c) is at least that, so the fill comes on
+ * top of the shared link's time and S is chosen with it (evidence E-LINK-2).  The
  * round-synchronous families (circulant, scatter + allgather, and the two-tree on a torus:
- * "Two-tree placement") are also charged the sum over their
- * rounds (mcast_op_t.step) of each round's busiest link, B_t(l) * wire: a round ends with
- * its slowest transfer, and rounds that load different links (a torus's x and y rings) do
- * not overlap; rounds that follow one another (the circulant's, its sends synchronous
- * across nodes; scatter + allgather's, each forwarding what the last brought) are each also charged one message's overheads and
- * route latency (rounds x (o_send + L + o_recv) plus the busiest links' bytes).  On any
- * network the synchronous circulant's rounds cost at least a hop of one block each
- * (rounds x (o_send + L + o_recv + B wire)): with two sends in flight its family model
- * alone charges about half of that.  The module below's modelled tree gets the same bound.  On a switch graph
- * the routes are up*-down* spread over parallel paths by destination (pathmc.h), as a
- * subnet manager balances them: a fat-tree given as a graph is not charged one spine.
+ * "Two-tree placement") are also charged the sum over their rounds (mcast_op_t.step) of
+ * each round's busiest link, B_t(l) * wire: a round ends with its slowest transfer, and
+ * rounds that load different links (a torus's x and y rings) do not overlap; rounds that
+ * follow one another (the circulant's, synchronous across nodes; scatter + allgather's,
+ * each forwarding what the last brought) also pay one message's overheads and route
+ * latency each (rounds x (o_send + L + o_recv)).  On any network the synchronous
+ * circulant's rounds cost at least a hop of one block each (rounds x (o_send + L + o_recv
+ * + B wire)): with two sends in flight its family model alone charges about half of that.
+ * The module below's modelled tree gets the same bound.  On a switch graph the routes are
+ * up*-down* spread over parallel paths by destination (pathmc.h), as a subnet manager
+ * balances them: a fat-tree given as a graph is not charged one spine.
  *
  * Blocks under the links' bound.  Where the two-tree's time is its links' bound (the
  * bound, taken at up to 32 blocks, exceeds the family model), every block size whose
  * family model stays under the bound is predicted the same, yet the pipeline's fill and
  * drain shrink with the block: the planner takes the finest such block (the most blocks,
- * down to the floor between nodes, segment_min_bytes), not the family model's own best.
- * perf/sim torus-16x16 at 4 MiB and torus-8x8 at 1 MiB: 8 KiB blocks ran faster than the
- * coarser blocks the family model had chosen (evidence E-2TREE-3).
+ * down to the floor between nodes, segment_min_bytes), not the family model's own best
+ * (evidence E-2TREE-3).
  *
  * Ties under the links' bound.  Where the bound decides several variants of one family
  * (the two-tree with standard and with synchronous sends, sends in flight), the variant
  * whose own model is faster wins the tie: the bound is a floor, and the plan with more
- * slack under it runs closer to it.  perf/sim irregular-64 (the bound decides both send
- * modes): at 512 KiB and 1 MiB standard sends in 8192 / 6554-byte blocks -> synchronous,
- * 5 in flight, 4 KiB, faster at both (evidence E-2TREE-1).
+ * slack under it runs closer to it (evidence E-2TREE-1).
  *
  * Two-tree placement.  On a switch network (a topology of several switches that is not a
  * torus; at most 256 ranks) the planner chooses which rank plays each position of the
  * two-tree: discovery's ordering (a switch tour, a fat-tree's labels) suits a chain, and
- * the two trees' long edges meet on links it leaves to chance (irregular-64, the tour:
- * 6 directed links carry three edges, 1.5 M bytes).  The root keeps position 0; the
- * others are permuted by simulated annealing (swaps of two positions, 400 n swaps up to
- * 25600, a fixed xorshift seed: every rank finds the same chain) against the sum over
+ * the two trees' long edges meet on links it leaves to chance.  The root keeps position 0;
+ * the others are permuted by simulated annealing (swaps of two positions, 400 n swaps up
+ * to 25600, a fixed xorshift seed: every rank finds the same chain) against the sum over
  * directed links of 100 per edge beyond two (two edges are M bytes, the broadcast's own
  * floor) plus 0.05 x edges^2; the result replaces the ordering when its busiest link
  * carries less, or as much on fewer links (then less in all); where no link carries more
- * than two edges already (fattree-128's label order) there is no search.  The two-tree is
+ * than two edges already (a fat-tree's label order) there is no search.  The two-tree is
  * then evaluated on both chains and the faster prediction wins; the plan carries its
  * chain (mcast_plan_info_t.chain).  On such a network the two-tree's time is
  *   T = T_family + max(0, bound(busiest link) - bound(M bytes)),   bound(b) = b wire + o_send + L + o_recv
  * (and at least the bound): a link carrying more than M bytes slows the trees' stream
  * through it by what it carries beyond M, and the pipeline's fill comes on top, where
- * max(T_family, bound) had the two overlap.  perf/sim irregular-64 on the switch tour's
- * chain (three edges, 1.5 M, on its busiest link), the synchronous two-tree in 5 - 6 KiB
- * blocks: T_family plus the term matches the simulation at 64 KiB, 256 KiB and 1 MiB,
- * where max(T_family, bound) was low at all three (evidence E-2TREE-1).  The bound is
- * the whole broadcast's busiest link, not the rounds' sum: the rounds overlap (every
- * rank forwards blocks as they come), and the sum charged each round's busiest link as
- * if it ran alone.  A torus keeps the ordering and the rounds' sum: the hosts there are
- * the routers, and the placement that halves the busiest link made the two-tree slower
- * (perf/sim torus-8x8 1 MiB) while the sum's prediction stays near what runs.  perf/sim
- * irregular-64, the planner's plan: faster from 256 KiB to 4 MiB (1 MiB within 1.32x
- * M / B), 64 KiB about the same; fattree-128 (no search: the floor) faster at 1 - 16 MiB
- * by the bound alone (evidence E-2TREE-1).  One placement costs about 0.05 s at n = 64
- * (mcast-inspect).
+ * max(T_family, bound) had the two overlap and predicted low.  The bound is the whole
+ * broadcast's busiest link, not the rounds' sum: the rounds overlap (every rank forwards
+ * blocks as they come), and the sum charged each round's busiest link as if it ran alone.
+ * A torus keeps the ordering and the rounds' sum: the hosts there are the routers, a
+ * placement that halves the busiest link made the two-tree slower, and the sum predicts
+ * what runs.  Evidence E-2TREE-1 (also the placement's cost in planning time).
  *
  * Two-tree window.  Under window = 0 the two-tree posts as many receives ahead as a
  * block takes rounds to reach its deepest rank (mcast_level_rounds(level, n, 1)), plus
  * two, at least 4 and at least what its streams' skew needs (mcast_level_window): on a
  * flow-level network a block whose receive is not yet posted does not move, and the
  * pipeline stalls once fewer receives are posted than blocks are on their way down the
- * trees.  perf/sim torus-16x16, 4 MiB, 8 KiB blocks: the time fell with every step of
- * the window from 5 to 24 and not beyond (n = 256: 17); torus-8x8 1 MiB: windows 8 and 16
- * about alike, 32 slower (n = 64: 13) (evidence E-2TREE-3).  On a FIFO network a receive
- * posted ahead costs a slot (and its staging for a non-contiguous datatype), nothing else.
+ * trees (evidence E-2TREE-3).  On a FIFO network a receive posted ahead costs a slot (and
+ * its staging for a non-contiguous datatype), nothing else.
  *
  * Timed link sharing.  A message sent whole (one block) on a topology with more than one
  * switch meets the other messages of the same tree on the links: every directed link keeps
@@ -164,11 +150,9 @@
  * the first free interval at or after the time it reached that link, and arrives that much
  * later than s + delta.  The recurrence then takes the ranks in the order their message
  * arrives (parents still before children).  On one switch a host link carries what its
- * rank sends or receives, which the recurrence charges already.  perf/sim torus-16x16,
- * postal trees at 4 KiB (copies at once), lambda 3 and 4: predicted well under the
- * simulation without it, close to it with it; with 100x faster links the model without it
- * is exact, so the gap was the links' bandwidth shared by concurrent copies (evidence
- * E-LINK-1).  Pipelined trees keep the steady-state bound above ("Link sharing").
+ * rank sends or receives, which the recurrence charges already.  Why: concurrent copies
+ * share the links' bandwidth, which the recurrence alone does not see (evidence E-LINK-1).
+ * Pipelined trees keep the steady-state bound above ("Link sharing").
  *
  * Route latency.  Where the input names the topology and the machine model a per-link
  * latency (mcast_machine_t.hop_latency_us H, net.latency_us being the latency of a route
@@ -178,10 +162,9 @@
  * recurrence uses its own L(u, c); a family's model uses the mean over its rounds of the
  * mean of L over the round's sends (its transfers follow the same skips every round), the
  * circulant with synchronous sends the mean over its rounds of the round's longest L (a
- * round of synchronous sends waits for its slowest transfer; irregular-64 at 8 B: with
- * the longest a little above the simulation, with the mean further below it: evidence
- * E-ROUTE-1).  Orderings that keep neighbours close (POC, DOR) thus make short hops count
- * as short; without a topology every route costs latency_us.
+ * round of synchronous sends waits for its slowest transfer: evidence E-ROUTE-1).
+ * Orderings that keep neighbours close (POC, DOR) thus make short hops count as short;
+ * without a topology every route costs latency_us.
  *
  * Sends in flight.  Under max_sends = -1 a rank with a child on another node sends its
  * copies of a block one after the other (FPFS: concurrent copies share the rank's link and
@@ -190,96 +173,74 @@
  * (M * wire <= o_send, net model: 5000 bytes with the defaults): its copies all leave at
  * once, as stock's trees send them.  Sharing then costs the first child at most one
  * overhead, while waiting for each send to complete costs a turn of the PML's progress per
- * copy (TCP: one event-loop pass; 4 emulated hosts, 1 B - 4 KiB, osu_bcast's method:
- * copies at once faster than one after the other, and as fast as stock's tuned or faster:
- * evidence E-SENDS-1).  The recurrence resolves it alike.
+ * copy (TCP: one event-loop pass; evidence E-SENDS-1).  The recurrence resolves it alike.
  *
  * Copies at once.  Copies posted together overlap: the sender pays a copy's overhead
  * while the previous copy's bytes are on its link, so consecutive copies to other nodes
  * leave every max(o_send, S*gap) rather than every o_send + S*gap (LogGP's o and G; the
  * one-after-another discipline waits for each send's completion, which includes its
- * bytes).  perf/sim, 256 ranks on one switch, postal trees whole at 1 KiB and 4 KiB,
- * lambda 2 - 5: the model matches the simulation (before, it predicted the flatter trees
- * far slower than they ran, and the planner chose a deeper, slower tree: evidence
- * E-COPIES-1).  Inside a node the copies are the CPU's own work and stay serial.
+ * bytes).  Charged serially, flat trees were predicted far slower than they run and the
+ * planner chose deeper, slower ones (evidence E-COPIES-1).  Inside a node the copies are
+ * the CPU's own work and stay serial.
  *
- * Synchronous sends.  A standard send of eager size completes for the engine once it is
- * handed over, so max_sends does not bound what a rank has on the wire: a circulant rank
- * forwards the blocks of several rounds at once, to different peers, and where a link is
- * shared among the messages crossing it (a flow-level simulator; InfiniBand and TCP also
- * arbitrate between connections) the block the next round needs arrives late (perf/sim,
- * 1 MiB in 48 KiB blocks on a 128-host switch: standard sends nearly twice as slow as
- * synchronous ones, which ran as predicted: evidence E-SYNC-2).  Across nodes the
- * circulant therefore posts its sends synchronously (engine sync_sends, MCAST_XF_SYNC:
- * the PML's synchronous mode) and its model charges
- * each send until delivery (no eager limit): a round costs o_send + L + B w + W, W what
- * a synchronous send waits for after its bytes arrived (the receiver's match and its
- * acknowledgement): mcast_machine_t.sync_wait_us, by default net.o_recv_us, measured by
- * mcast-calibrate.  SimGrid's SMPI waits for nothing (its MPI_Issend completes when the
- * bytes have arrived; W = 0 in perf/sim's machine files): the circulant on flat-64 from
- * 8 B to 4 MiB is then predicted to within 0.3 % (evidence E-SYNC-1).  Where the
- * network's flows share a link (net.shared_flows 1) the two-tree's eager blocks, all
- * posted at once, share the sender's link and arrive together, late; there
- * (sync_sends = -1) the planner also evaluates the two-tree with synchronous sends and
- * takes them where that model is faster (a tie, as where the links' bound decides, keeps
- * standard sends).  Under max_sends = -1 it keeps
- * K = ceil(slot / pace) + 2 sends in flight (at most 16), slot = o_send + L + B w + W (a
- * send's time until delivery), pace = max(o_send, B gap); its model paces a rank's sends
- * at max(o_send, B gap, slot / K), the overhead of one send overlapping the wire of the
- * others, and K flows still share the link (fam_twotree.cpp, "sends in flight", "shared
- * flows").  perf/sim flat-64, 1 MiB, 8 KiB blocks: 6 synchronous in flight beat standard
- * sends; one or two in flight are slower than standard sends (also torus-8x8 1 MiB), and
- * where the links' bound decides (torus-16x16 1 MiB) standard sends were faster
- * (evidence E-2TREE-2).  On FIFO connections (shared_flows 0: TCP, InfiniBand) only
- * standard sends are evaluated.  edst (pathmc's four trees of a torus) is weighed the
- * same way, with the same K in flight (fam_multitree.cpp, "synchronous sends"; faster on
- * perf/sim torus-8x8 at 1 and 4 MiB, evidence E-EDST-2), and with them a lag: a rank
- * sends a block no sooner than L unit steps after it came, so that its next send does
- * not wait for its block (fam_multitree.cpp, "Lag"; the plan line's lag=L,
- * mcast_plan_info_t.lag; each message's lag recomputed by mcast_plan_schedule for its
- * blocks, alike on every rank): faster again on torus-8x8 at 1 and 4 MiB and
- * torus-16x16 at 1 MiB (evidence E-EDST-1).  The other families and the single trees
- * keep standard sends.
+ * Synchronous sends.  A standard eager send completes for the engine once handed over, so
+ * max_sends does not bound what a rank has on the wire: a circulant rank forwards several
+ * rounds' blocks at once, and where messages share a link (a flow-level simulator;
+ * InfiniBand and TCP also arbitrate between connections) the block the next round needs
+ * arrives late (evidence E-SYNC-2).  Across nodes the circulant therefore sends
+ * synchronously (engine sync_sends, MCAST_XF_SYNC: the PML's synchronous mode) and its
+ * model charges each send until delivery (no eager limit): a round costs
+ * o_send + L + B w + W, W what a synchronous send waits for after its bytes arrived (the
+ * receiver's match and acknowledgement): mcast_machine_t.sync_wait_us, by default
+ * net.o_recv_us, measured by mcast-calibrate; 0 in perf/sim's machine files, since SMPI's
+ * MPI_Issend completes when the bytes have arrived (evidence E-SYNC-1).
+ * Where flows share a link (net.shared_flows 1) the two-tree's eager blocks, all posted at
+ * once, share the sender's link and arrive together, late: there (sync_sends = -1) the
+ * planner also evaluates the two-tree with synchronous sends and takes them where that
+ * model is faster (a tie, as where the links' bound decides, keeps standard sends).  Under
+ * max_sends = -1 it keeps K = ceil(slot / pace) + 2 sends in flight (at most 16),
+ * slot = o_send + L + B w + W (a send's time until delivery), pace = max(o_send, B gap);
+ * its model paces a rank's sends at max(o_send, B gap, slot / K), one send's overhead
+ * overlapping the others' wire, and K flows still share the link (fam_twotree.cpp, "sends
+ * in flight", "shared flows"; evidence E-2TREE-2).  On FIFO connections (shared_flows 0:
+ * TCP, InfiniBand) only standard sends are evaluated.  edst (pathmc's four trees of a
+ * torus) is weighed the same way with the same K (fam_multitree.cpp, "synchronous sends";
+ * evidence E-EDST-2), and with them a lag: a rank sends a block no sooner than L unit
+ * steps after it came, so that its next send does not wait for its block
+ * (fam_multitree.cpp, "Lag"; the plan line's lag=L, mcast_plan_info_t.lag, recomputed by
+ * mcast_plan_schedule for each message's blocks, alike on every rank; evidence E-EDST-1).
+ * The other families and the single trees keep standard sends.
  *
  * Shared flows.  On a network where a sender's messages in flight share its link as
  * separate flows (net.shared_flows 1: SimGrid, and so perf/sim), a receive posted ahead
  * lets an eager block start before the previous one of the same connection has left,
  * and the two-tree's blocks arrive in bursts, the first of each late: its model adds
  * min(W - 1, B w / (o_send + o_recv)) * B w to every first arrival (fam_twotree.cpp;
- * fitted on perf/sim flat-64 at 1 MiB, 8 - 48 KiB blocks: evidence E-2TREE-2).  In the
- * tree recurrence an eager copy to another node holds its slot for o_send only there
- * (handed over, it is a flow of its own: occ = o_send), and a rank's blocks leave no
- * faster than its CPU's share of each, o_recv + the o_send of each copy to another node
- * (sigma inside a node): P(u) also >= that.  perf/sim
- * irregular-64 on the switch tour, a chain at 4 MiB, 12 - 32 KiB segments: predicted
- * before at o_send + S gap per block (the planner took 24 KiB, where 12 KiB runs
- * fastest), close with these two (12 KiB), and the trees' fill pays a quarter of the
- * two-tree's burst per hop to another node, 1/4 min(W - 1, S w / (o_send + o_recv)) S w
- * (TREE_BURST, plan_tree_model.cpp), closer still up to 24 KiB (32 KiB under); torus-8x8's snake
- * (storus) at 4 MiB, predicted faster than edst without the burst and run slower, is
- * predicted slower with it (evidence E-TOUR-1).
- * A message sent whole (one block, eager) leaves the CPU o_send after the one before
- * and its bytes share the sender's link with the copies still on it, equally (SimGrid's
- * max-min on one bottleneck is processor sharing; plan_tree_model.cpp share_link): a rank's first
- * child gets its copy later than alone, its last no earlier than all bytes' wire time
- * after the first left: a host shares its one link to the network.  Where the input names
- * a topology of more than one switch (a torus, a fat-tree, an irregular network) the
- * whole tree is a flow-level simulation instead (plan_tree_model.cpp flow_tree_time; SimGrid's
- * model): a copy's bytes start to move after its route's latency, every link of its
- * route carries them, the copies on a link share it by weighted max-min fairness, each
- * in proportion to the inverse of its route's latency (a short route gets more), and a
- * host's own link carries net.host_links links' worth (a torus node's interface; with
+ * evidence E-2TREE-2).  In the tree recurrence an eager copy to another node holds its
+ * slot for o_send only there (handed over, it is a flow of its own: occ = o_send), a
+ * rank's blocks leave no faster than its CPU's share of each, o_recv + the o_send of
+ * each copy to another node (sigma inside a node): P(u) also >= that, and the trees'
+ * fill pays a quarter of the two-tree's burst per hop to another node,
+ * 1/4 min(W - 1, S w / (o_send + o_recv)) S w (TREE_BURST, plan_tree_model.cpp).
+ * Without these a chain's segment and a torus's snake against edst were mispredicted
+ * (evidence E-TOUR-1).
+ * A message sent whole (one block, eager) leaves the CPU o_send after the one before and
+ * its bytes share the sender's one link with the copies still on it, equally (SimGrid's
+ * max-min on one bottleneck is processor sharing; plan_tree_model.cpp share_link): a
+ * rank's first child gets its copy later than alone, its last no earlier than all bytes'
+ * wire time after the first left.  On a topology of more than one switch the whole tree
+ * is a flow-level simulation instead (plan_tree_model.cpp flow_tree_time; SimGrid's
+ * model): a copy's bytes start to move after its route's latency, every link of its route
+ * carries them, the copies on a link share it by weighted max-min fairness in proportion
+ * to the inverse of their route's latency, and a host's own link carries net.host_links
+ * links' worth (a torus node's interface; with
  * net.host_transit 1 one resource for what the node sends, receives and forwards in
- * transit, as SimGrid's torus limiter: the links' bound and these flows charge it on
- * every router a route passes, plan_routes.hpp Routes::charged).  perf/sim
- * knomial trees of radix 2 / 3 / 4 / 8 on their orderings and Open MPI's on rank order,
- * sent whole at 4 - 32 KiB on torus-8x8, torus-16x16, fattree-128 and irregular-64 (47
- * plans): far closer to the simulation as flows than with one link per copy's sender
- * (processor sharing on it, and a first come, first served timeline of the links
- * between switches) (evidence E-FLOW-1).  Planning a large torus decision takes a few
- * times longer (E-FLOW-1); only a flow-level network (net.shared_flows 1) pays it.
- * A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no
- * term.  mcast-calibrate measures it.
+ * transit, as SimGrid's torus limiter: the links' bound and these flows charge it on every
+ * router a route passes, plan_routes.hpp Routes::charged).  As flows, trees sent whole are
+ * predicted far closer than with one link per copy's sender; planning a large torus takes
+ * a few times longer, which only a flow-level network pays (evidence E-FLOW-1).
+ * A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no term.
+ * mcast-calibrate measures it.
  *
  * Unmodelled networks.  The built-in machine model describes an InfiniBand-class network
  * (microseconds of overhead per message, gigabytes per second, progress by polling).  Over
@@ -455,8 +416,7 @@ typedef struct mcast_forced {
     size_t segment_min_bytes; /* model's segment search; 0 = auto: 8 KiB where the
                                  communicator spans nodes, 1 KiB on one node (blocks of a
                                  few KiB between nodes cost more per message than the
-                                 model charges: TCP 2.5 ms -> 0.57 ms at 64 KiB on 8
-                                 emulated hosts, docs/machine-model.md) */
+                                 model charges: evidence E-SEG-1) */
     size_t segment_max_bytes;
     int window;               /* receives posted ahead, >= 1; 0 = auto (the default): 1 for
                                  the circulant (a block a round, each round from another

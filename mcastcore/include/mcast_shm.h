@@ -15,16 +15,15 @@
  * (with a core each, the smallest chunk pipelines best); with more ranks than cores
  * M / S, at least the minimum and at most a slot, so a message up to S slots fits the
  * ring at once (the root never waits for a slow rank: a waiting root costs scheduler
- * turns there; 8 ranks on 2 cores ran 1 MiB in 32 KiB chunks faster through a 2 MiB ring
- * than through a 256 KiB one: evidence E-SHM-1) and a small message touches the same few
- * cache-hot lines call after call.
+ * turns there, evidence E-SHM-1) and a small message touches the same few cache-hot
+ * lines call after call.
  *
  * Every rank counts chunks the same way (g runs on across calls: collectives on a
  * communicator are ordered), so slots need no reset between calls and a call's root may
  * differ from the last one's.  The root's copy of chunk g + 1 overlaps the others'
  * copies of chunk g (a pipeline of C-byte chunks): two memcpy's per byte and receiver,
  * against one copy per receiver through the kernel (CMA single copy, several times
- * slower per byte than memcpy here: perf/copy_bw.c, evidence E-SHM-1).
+ * slower per byte than memcpy: evidence E-SHM-1).
  *
  * Cost model (the planner's, mcast_shm_predict_us): m = ceil(M / C) chunks of the call's
  * C, K cores for the node's ranks (K >= n: one each), c ns per byte of memcpy, h us per

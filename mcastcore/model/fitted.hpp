@@ -12,19 +12,19 @@
 namespace mcast_fit {
 
 /* edst's lag (fam_multitree.cpp, "Lag"): a hop with its queueing behind the rank's other
- * sends is about 1.7 model hops (the traced median hop at 8 KiB); lag 1 keeps 0.8 of a
- * hop's slack of the greedy's.  SimGrid, torus-8x8: evidence E-EDST-1. */
+ * sends is about 1.7 model hops; lag 1 keeps 0.8 of a hop's slack of the greedy's.
+ * Fitted on SimGrid's tori (perf/sim): evidence E-EDST-1. */
 constexpr double MULTITREE_LAG_HOPS = 1.7;
 constexpr double MULTITREE_LAG1_HOP = 0.8;
 
 /* The trees' share of the two-tree's burst per hop to another node where flows share a
- * link (net.shared_flows 1; plan_tree_model.cpp, "Shared flows"; edst's is 1/2).  SimGrid, chains
- * at 4 MiB in 12 - 32 KiB segments on irregular-64 and torus-8x8: evidence E-TOUR-1. */
+ * link (net.shared_flows 1; plan_tree_model.cpp, "Shared flows"; edst's is 1/2).  Fitted
+ * on SimGrid's pipelined chains (perf/sim): evidence E-TOUR-1. */
 constexpr double TREE_BURST = 0.25;
 
 /* The circulant's round after the first block costs max(g, (A - B / q) h) (fam_circulant.cpp):
- * 0.36 h at q = 3, 0.47 h at q = 6, 0.55 h at q = 11 on the core's simulated network
- * (flat-1024 parameters, 256 B - 4 KiB blocks).  Evidence E-CIRC-2. */
+ * the share of rounds whose forwarded block arrived too recently grows with q.  Fitted on
+ * the core's simulated network (mcast_simnet_run): evidence E-CIRC-2. */
 constexpr double CIRCULANT_ROUND_A = 0.6;
 constexpr double CIRCULANT_ROUND_B = 0.9;
 

@@ -34,9 +34,8 @@
  *     is (every directed link once: the least there is); otherwise, on fabrics of at
  *     most 256 switches, of POC, the path and the preorder the chain whose busiest
  *     directed link (then all links) carries least under the topology's routes, POC
- *     on ties; on larger ones POC (the comparison routes from every switch).
- *     1024 switches, 8192 hosts (pm_generate_irregular, 70 %): 23 ms a call (POC 11,
- *     both on a loaded machine; comparing all three took 0.4 - 0.9 s there).
+ *     on ties; on larger ones POC (the comparison routes from every switch, which
+ *     costs far more than the tour on large fabrics: evidence E-ORDER-1).
  *     irregular-64, root 0:   POC chain  max load 2 (1 link), 148 links used
  *                             tour chain max load 1
  *     test_pm_order's 12 random fabrics (6 - 22 switches, 75 roots): POC's chain
