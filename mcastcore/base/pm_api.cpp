@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "kb_file.h"
-#include "base/pm_capi.h"
+#include "topo/pm_capi.h"
 
 namespace pm {
 kb_tree_t *torus_build(pm_torus_alg_t, const pm_torus_shape_t *, int, const int *, int, int, pm_torus_stats_t *);

@@ -31,7 +31,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "base/pm_capi.h"
+#include "topo/pm_capi.h"
 #include "topo/pm_worms.hpp"
 #include "pm_wsim.h"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "base/pm_capi.h"
+#include "topo/pm_capi.h"
 #include "topo/pm_worms.hpp"
 
 using namespace pm;
