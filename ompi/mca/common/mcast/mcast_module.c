@@ -1029,7 +1029,7 @@ static int mc_istart(mcast_module_t *m, int64_t slot, const mcast_plan_info_t *i
                      int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
                      struct ompi_communicator_t *comm, ompi_request_t **request)
 {
-    if (NULL == m->ops->run || NULL == m->ops->irun || !seq_turn(m, slot)) {
+    if (NULL == m->ops->run || !seq_turn(m, slot)) {
         seq_resolve(m, slot);
         return MPI_ERR_INTERN;
     }
@@ -1164,8 +1164,18 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
         forget_shm_plans(m);
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
-    if (MCAST_PLAN_PML != info.transport_kind) {
+    if (MCAST_PLAN_PML != info.transport_kind && NULL != m->ops->irun) {
         return mc_istart(m, slot, &info, buf, count, dtype, bytes, root, comm, request);
+    }
+    if (MCAST_PLAN_PML != info.transport_kind) {
+        /* a transport without a nonblocking driver: the module below's Ibcast serves */
+        seq_resolve(m, slot);
+        if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
+                                    "MPI_Ibcast: this transport has no nonblocking driver",
+                                    &m->fallback_warned)) {
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
     seq_resolve(m, slot);
     return mcast_pml_ibcast(e->plan, &e->memo, buf, count, dtype, bytes, comm, request);
