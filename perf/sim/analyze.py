@@ -12,8 +12,11 @@ summary.md:
   - the model check: |model_us - time_us| / time_us of every plan of ours (model_us is the
     planner's prediction at the exact size), median per platform and overall;
   - every contender's time / lower bound.
-Lower bound: LB(M) = max(alpha * ceil(log2 p), M / B), alpha = o_send + o_recv + mean route
-latency (ALPHA_US), B = link bandwidth (LINK_GBPS).  Exits 1 when a data check failed.
+Lower bound (make_platforms.py states and derives it): LB(M) = max(FAR, NEAR + M / B_root,
+M / B_agg) from the platform's LB_FAR_US, LB_NEAR_US, LB_ROOT_GBPS, LB_AGG_GBPS.  No
+simulated plan may beat it: exits 1 when one does, or when a data check failed.  Result
+directories older than the bound (their .env without LB_*) are analysed with the old
+single-port reference max(alpha * ceil(log2 p), M / B) and say so; it is not a bound.
 """
 import csv
 import math
@@ -69,6 +72,20 @@ def plan_alg(plan):
     return "?"
 
 
+def lower_bound(env):
+    """(LB(M) in us, its formula): make_platforms.py's bound, or for an old .env without it
+    the single-port reference max(alpha * ceil(log2 p), M / B) (not a bound)."""
+    if "LB_FAR_US" in env:
+        far, near = float(env["LB_FAR_US"]), float(env["LB_NEAR_US"])
+        b_root = float(env["LB_ROOT_GBPS"]) * 1e3  # bytes per us
+        b_agg = float(env["LB_AGG_GBPS"]) * 1e3
+        return (lambda m: max(far, near + m / b_root, m / b_agg),
+                "LB = max(FAR, NEAR + M/B_root, M/B_agg)")
+    n, alpha, bw = int(env["NP"]), float(env["ALPHA_US"]), float(env["LINK_GBPS"]) * 1e3
+    return (lambda m: max(alpha * math.ceil(math.log2(n)), m / bw),
+            "reference max(alpha*ceil(log2 p), M/B)")
+
+
 def main():
     out = sys.argv[1]
     platforms = [f[:-8] for f in sorted(os.listdir(out)) if f.endswith(".raw.csv")]
@@ -78,7 +95,7 @@ def main():
                "Simulated microseconds (max over ranks, all ranks start together).  Ours run the",
                "core's planner and engine as the components do (sim_bcast.cpp); `ours-auto` is",
                "what users get, `ours-<name>` a registry algorithm forced (the model's k and",
-               "segment).  LB = max(alpha*ceil(log2 p), M/B).", ""]
+               "segment).  LB = max(FAR, NEAR + M/B_root, M/B_agg) (make_platforms.py).", ""]
     headline = ["## auto vs the best SMPI algorithm and vs our best forced plan", "",
                 "| platform | p | size | auto runs | auto us | best forced ours | us | best SMPI | us | "
                 "auto / SMPI | auto / forced |",
@@ -89,6 +106,7 @@ def main():
     details = []
     all_err = []
     failures = 0
+    bound_failures = 0
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -101,13 +119,18 @@ def main():
         env = read_env(os.path.join(out, "platforms", p + ".env"))
         n = int(env["NP"])
         alpha = float(env["ALPHA_US"])
-        bw = float(env["LINK_GBPS"]) * 1e3  # bytes per us
         rows = read_raw(os.path.join(out, p + ".raw.csv"))
         if not rows:
             continue
-
-        def lb(m):
-            return max(alpha * math.ceil(math.log2(n)), m / bw)
+        lb, lb_text = lower_bound(env)
+        if "LB_FAR_US" not in env:
+            summary.append(f"{p}: no LB_* facts in its .env: ratios are to the old single-port "
+                           f"reference {lb_text}, which is not a lower bound.")
+        beaten = [r for r in rows if r["t"] < lb(r["size"]) * (1 - 1e-6)]
+        for r in beaten:
+            print(f"{p}: {r['cont']} at {r['size']} B: {r['t']:.3f} us beats the lower bound "
+                  f"{lb(r['size']):.3f} us", file=sys.stderr)
+        bound_failures += len(beaten) if "LB_FAR_US" in env else 0
 
         with open(os.path.join(out, p + ".csv"), "w", newline="") as f:
             w = csv.writer(f)
@@ -196,7 +219,7 @@ def main():
             ax.set_yscale("log")
             ax.set_xlabel("message size (bytes)")
             ax.set_ylabel("simulated time / lower bound")
-            ax.set_title(f"{p}: broadcast (p={n}); LB = max(alpha*ceil(log2 p), M/B)")
+            ax.set_title(f"{p}: broadcast (p={n}); {lb_text}")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=6, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
             fig.tight_layout()
@@ -206,11 +229,11 @@ def main():
     if all_err:
         model_lines.append(f"| all | {len(all_err)} | {100 * statistics.median(all_err):.1f} % | "
                            f"{100 * sorted(all_err)[int(0.9 * (len(all_err) - 1))]:.1f} % | |")
-    checks = [f"Data checks failed: {failures}", ""]
+    checks = [f"Data checks failed: {failures}", f"Plans beating the lower bound: {bound_failures}", ""]
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("\n".join(summary + checks + headline + [""] + model_lines + [""] + details) + "\n")
     print("\n".join(headline + [""] + model_lines + [""] + checks))
-    return 1 if failures else 0
+    return 1 if failures or bound_failures else 0
 
 
 if __name__ == "__main__":

@@ -13,7 +13,24 @@ Writes, per platform NAME, into DIR (default perf/sim/platforms):
                 network in ibnetdiscover form (its routes in NAME.xml come from OUR model
                 through the topo_routes helper)
     NAME.env    shell-sourceable facts used by run.sh and analyze.py: NP, TOPOLOGY,
-                MACHINE, ALPHA_US and LINK_GBPS (lower bound), B_NODE_GBPS, DESCRIPTION
+                MACHINE, ALPHA_US and LINK_GBPS (the old single-port reference),
+                LB_FAR_US, LB_NEAR_US, LB_ROOT_GBPS, LB_AGG_GBPS (the lower bound, below),
+                B_NODE_GBPS, DESCRIPTION
+
+Lower bound of a broadcast of M bytes from rank 0 (analyze.py; no simulated plan may beat
+it, analyze.py and check_bound.py fail when one does):
+    LB(M) = max(FAR, NEAR + M / B_root, M / B_agg)
+    FAR     the latency of the shortest path (any path, relays included) from rank 0's host
+            to the farthest host: no byte arrives sooner (SimGrid pays a route's latency
+            before its bytes move, and a relay's route adds its own);
+    NEAR    the smallest latency of any route from rank 0: every byte leaves rank 0 at
+            least once, through its own link(s) at most B_root, and a route's bytes move
+            only after its latency, so the last of them is delivered at >= NEAR + M/B_root;
+    B_agg   where a node's in and out share one limiter (the tori: 25 GB/s both ways), the
+            (p - 1) M bytes received and (p - 1) M sent all pass limiters of total
+            capacity p x 25 GB/s: T >= 2 (p - 1) M / (25 p) = M / B_agg.
+    Software overheads (smpi/os, smpi/or) are left out: the bound holds whatever SMPI
+    charges them to.  Checked on every kept result: evidence E-LB-1 (docs/evidence.md).
     NAME.machine  the planner's machine model of the platform (docs/machine-model.md),
                 derived from the platform's own description: o_send = o_recv = 0.5 us
                 (smpi/os, smpi/or), latency = the mean route latency, 0.08 ns per byte
@@ -95,7 +112,8 @@ def cluster_platform(out, name, what, cluster_attrs, hosts, topo, env):
 
 
 def platform_env(out, name, np_, lat_us, b_node_gbps, description, topology=None, extra=None,
-                 route=None):
+                 route=None, bound=None):
+    """bound = (far_us, near_us, root_gbps, agg_gbps): the lower bound's facts (header)."""
     write(os.path.join(out, name + ".machine"), machine_text(name, lat_us, description, route, b_node_gbps))
     env = {
         "NP": np_,
@@ -106,6 +124,9 @@ def platform_env(out, name, np_, lat_us, b_node_gbps, description, topology=None
         "B_NODE_GBPS": b_node_gbps,           # what one node can inject or eject
         "DESCRIPTION": description,
     }
+    if bound:
+        env.update({"LB_FAR_US": f"{bound[0]:.4f}", "LB_NEAR_US": f"{bound[1]:.4f}",
+                    "LB_ROOT_GBPS": f"{bound[2]:.4f}", "LB_AGG_GBPS": f"{bound[3]:.4f}"})
     if extra:
         env.update(extra)
     return env
@@ -137,7 +158,11 @@ def torus(out, dims, lat_us=0.1):
     what = f"{name} torus, DOR routing (SimGrid TorusZone), {lat_us} us per hop"
     cluster_platform(out, name, what, attrs, [f"t{i}" for i in range(n)], "\n".join(topo) + "\n",
                      platform_env(out, name, n, sum(k / 4.0 for k in dims) * lat_us, 25.0, what, extra={"TORUS": "x".join(map(str, dims))},
-                                  route=(lat_us, sum(k / 4.0 for k in dims) + 2)))  # pm_route counts the 2 host links too
+                                  route=(lat_us, sum(k / 4.0 for k in dims) + 2),  # pm_route counts the 2 host links too
+                                  # farthest: sum(k // 2) hops of lat_us; nearest: one hop; the
+                                  # root's limiter 25 GB/s, shared by a node's in and out
+                                  bound=(sum(k // 2 for k in dims) * lat_us, lat_us, 25.0,
+                                         25.0 * n / (2.0 * (n - 1)))))
 
 
 def fat_tree(out):
@@ -159,7 +184,10 @@ def fat_tree(out):
     what = "fat-tree 128 hosts, 16-port 2-tree (16 leaves x 8 hosts, 8 spines), 0.2 us per link"
     cluster_platform(out, name, what, attrs, [f"ft{i}" for i in range(128)], "\n".join(topo) + "\n",
                      platform_env(out, name, 128, (7 * 2 + 120 * 4) / 127.0 * 0.2, BW_GBPS, what,
-                                  route=(0.2, (7 * 2 + 120 * 4) / 127.0)))
+                                  route=(0.2, (7 * 2 + 120 * 4) / 127.0),
+                                  # another leaf: host, leaf-spine, spine-leaf, host links; the
+                                  # root's own leaf: two links
+                                  bound=(4 * 0.2, 2 * 0.2, BW_GBPS, BW_GBPS)))
 
 
 def flat(out, n=1024):
@@ -176,7 +204,9 @@ def flat(out, n=1024):
     what = f"flat cluster {n} hosts, private 0.4 us links + non-blocking SHARED backbone 0.2 us"
     topo = f"# {name}: one switch (Slurm topology.conf)\nSwitchName=s0 Nodes=f[0-{n - 1}]\n"
     cluster_platform(out, name, what, attrs, [f"f{i}" for i in range(n)], topo,
-                     platform_env(out, name, n, 1.0, BW_GBPS, what))
+                     platform_env(out, name, n, 1.0, BW_GBPS, what,
+                                  # every route: two private 0.4 us links and the backbone
+                                  bound=(1.0, 1.0, BW_GBPS, BW_GBPS)))
 
 
 def irregular(out, topo_routes, switches=16, ports=8, hosts=64, pct=100, seed=0):
@@ -190,7 +220,11 @@ def irregular(out, topo_routes, switches=16, ports=8, hosts=64, pct=100, seed=0)
             f"max_links={info['max_links_per_route']}")
     write(prefix + ".env", env_text(platform_env(out, name, hosts, float(info["mean_links_per_route"]) * 0.2, BW_GBPS, what,
                                            topology=name + ".ibnet",
-                                           route=(0.2, float(info["mean_links_per_route"])))))
+                                           route=(0.2, float(info["mean_links_per_route"])),
+                                           # a host on another switch: its host link, at least one
+                                           # switch link, the other's host link; the root's own
+                                           # switch: two links (64 hosts on 16 switches)
+                                           bound=(3 * 0.2, 2 * 0.2, BW_GBPS, BW_GBPS))))
 
 
 def main():
