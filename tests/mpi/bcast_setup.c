@@ -12,10 +12,16 @@
  *            then a Bcast, more Ibcasts, completed in reverse order (an MPI_Comm_idup
  *            outstanding among them hangs stock Open MPI 4.1 itself: its steps take
  *            collective tags when they run, not when idup was called)
+ *   threads  (with MPI_THREAD_MULTIPLE) three threads at once, each on its own new
+ *            communicator: rounds of three outstanding Ibcasts (sizes on both sides of
+ *            the segment, the multicast chunk and window, rotating roots), completed by
+ *            MPI_Test loops in reverse order, so progress runs from several threads
+ *            together
  * Every buffer is checked on every rank.  Prints "bcast_setup: N checks, F failures"
  * and exits non-zero on a failure.  Usage: bcast_setup [-l loops (20)]
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +170,99 @@ static void overlap(void)
     MPI_Comm_free(&c);
 }
 
+enum { NTHREADS = 3, THREAD_ROUNDS = 6, PER_ROUND = 3 };
+typedef struct {
+    MPI_Comm comm;
+    int id;
+    long checks, failures;
+} thread_arg_t;
+
+static void thread_error(int rank, int id, int round, int i, const char *what, int rc)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, s, &len);
+    fprintf(stderr, "bcast_setup: rank %d: thread %d round %d buffer %d: %s: %s\n", rank, id, round,
+            i, what, s);
+}
+
+static void *thread_body(void *p)
+{
+    static const size_t sizes[PER_ROUND] = {3000, 70000, 2100000};
+    thread_arg_t *a = p;
+    int rank, size;
+    MPI_Comm_rank(a->comm, &rank);
+    MPI_Comm_size(a->comm, &size);
+    unsigned char *b[PER_ROUND];
+    for (int i = 0; i < PER_ROUND; i++) {
+        b[i] = malloc(sizes[i]);
+    }
+    for (int r = 0; r < THREAD_ROUNDS; r++) {
+        MPI_Request req[PER_ROUND];
+        for (int i = 0; i < PER_ROUND; i++) {
+            const int root = (r + i + a->id) % size, seed = 100 * a->id + 10 * r + i;
+            if (rank == root) {
+                fill(b[i], sizes[i], seed);
+            } else {
+                memset(b[i], 0, sizes[i]);
+            }
+            const int irc = MPI_Ibcast(b[i], (int) sizes[i], MPI_BYTE, root, a->comm, &req[i]);
+            if (MPI_SUCCESS != irc) {
+                thread_error(rank, a->id, r, i, "MPI_Ibcast", irc);
+                a->failures++;
+                req[i] = MPI_REQUEST_NULL;
+            }
+        }
+        for (int i = PER_ROUND - 1; i >= 0; i--) {
+            int done = 0;
+            while (!done) {
+                const int trc = MPI_Test(&req[i], &done, MPI_STATUS_IGNORE);
+                if (MPI_SUCCESS != trc) {
+                    thread_error(rank, a->id, r, i, "MPI_Test", trc);
+                    a->failures++;
+                    break;
+                }
+            }
+        }
+        for (int i = 0; i < PER_ROUND; i++) {
+            const int seed = 100 * a->id + 10 * r + i;
+            a->checks++;
+            for (size_t k = 0; k < sizes[i]; k++) {
+                if (b[i][k] != pattern(k, seed)) {
+                    fprintf(stderr, "bcast_setup: rank %d: thread %d round %d buffer %d: byte %zu "
+                                    "of %zu wrong\n", rank, a->id, r, i, k, sizes[i]);
+                    a->failures++;
+                    break;
+                }
+            }
+        }
+    }
+    for (int i = 0; i < PER_ROUND; i++) {
+        free(b[i]);
+    }
+    return NULL;
+}
+
+/* Threads at once, each on its own new communicator (its first call an Ibcast). */
+static void threads(void)
+{
+    thread_arg_t a[NTHREADS];
+    pthread_t t[NTHREADS];
+    for (int i = 0; i < NTHREADS; i++) {
+        a[i] = (thread_arg_t){MPI_COMM_NULL, i, 0, 0};
+        MPI_Comm_dup(MPI_COMM_WORLD, &a[i].comm);
+    }
+    for (int i = 0; i < NTHREADS; i++) {
+        pthread_create(&t[i], NULL, thread_body, &a[i]);
+    }
+    for (int i = 0; i < NTHREADS; i++) {
+        pthread_join(t[i], NULL);
+        checks += a[i].checks;
+        failures += a[i].failures;
+        MPI_Comm_free(&a[i].comm);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided, loops = 20;
@@ -181,6 +280,9 @@ int main(int argc, char **argv)
     local_start(1);
     local_start(1 << 20);
     overlap();
+    if (MPI_THREAD_MULTIPLE == provided) {
+        threads();
+    }
     long all[2] = {checks, failures}, sum[2];
     MPI_Reduce(all, sum, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (0 == rank) {
