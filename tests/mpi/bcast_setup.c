@@ -12,16 +12,17 @@
  *            then a Bcast, more Ibcasts, completed in reverse order (an MPI_Comm_idup
  *            outstanding among them hangs stock Open MPI 4.1 itself: its steps take
  *            collective tags when they run, not when idup was called)
- *   threads  (with MPI_THREAD_MULTIPLE) three threads at once, each on its own new
+ *   threads  (-t, with MPI_THREAD_MULTIPLE) three threads at once, each on its own new
  *            communicator: rounds of three outstanding Ibcasts (sizes on both sides of
  *            the segment, the multicast chunk and window, rotating roots), completed by
  *            MPI_Test loops in reverse order, so progress runs from several threads
  *            together
  * Every buffer is checked on every rank.  Prints "bcast_setup: N checks, F failures"
- * and exits non-zero on a failure.  Usage: bcast_setup [-l loops (20)]
+ * and exits non-zero on a failure.  Usage: bcast_setup [-l loops (20)] [-t]
  */
 #include <mpi.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,10 +267,13 @@ static void threads(void)
 int main(int argc, char **argv)
 {
     int provided, loops = 20;
+    bool with_threads = false;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (0 == strcmp(argv[i], "-l")) {
-            loops = atoi(argv[i + 1]);
+    for (int i = 1; i < argc; i++) {
+        if (0 == strcmp(argv[i], "-l") && i + 1 < argc) {
+            loops = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "-t")) {
+            with_threads = true;
         }
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -280,7 +284,7 @@ int main(int argc, char **argv)
     local_start(1);
     local_start(1 << 20);
     overlap();
-    if (MPI_THREAD_MULTIPLE == provided) {
+    if (with_threads && MPI_THREAD_MULTIPLE == provided) {
         threads();
     }
     long all[2] = {checks, failures}, sum[2];
