@@ -23,7 +23,7 @@
  * runs the node oversubscribed (it then yields when idle), else 0 = one core per rank. */
 static int node_cores(void)
 {
-    if (!opal_progress_yield_when_idle) {
+    if (!mcast_yield_when_idle()) {
         return 0;
     }
     static long n = 0; /* sysconf reads a file each time: once per process */

@@ -374,10 +374,41 @@ uint64_t mcast_file_digest(const char *path)
     return h;
 }
 
-static char *machine_path = NULL;
-static mcast_machine_t machine_model;
-static bool machine_ready = false;
-static bool machine_oversubscribed = false;
+/* Open MPI's mpi_yield_when_idle as set at MPI_Init.  The PML probes of mcast_pml.c turn
+ * it off while they run (mcast_noyield_begin / _end): read directly, another thread would
+ * see the probe's value, plan for a node that is not oversubscribed while its peers plan
+ * for one that is, and the ranks' schedules would no longer match (docs/architecture.md,
+ * "Threads").  Two probes at once (threads) must also not restore each other's value:
+ * the first saves the setting, the last restores it. */
+static opal_mutex_t yield_lock = OPAL_MUTEX_STATIC_INIT;
+static int noyield_depth = 0;
+static bool yield_saved = false;
+
+void mcast_noyield_begin(void)
+{
+    OPAL_THREAD_LOCK(&yield_lock);
+    if (0 == noyield_depth++) {
+        yield_saved = opal_progress_set_yield_when_idle(false);
+    }
+    OPAL_THREAD_UNLOCK(&yield_lock);
+}
+
+void mcast_noyield_end(void)
+{
+    OPAL_THREAD_LOCK(&yield_lock);
+    if (0 == --noyield_depth) {
+        opal_progress_set_yield_when_idle(yield_saved);
+    }
+    OPAL_THREAD_UNLOCK(&yield_lock);
+}
+
+bool mcast_yield_when_idle(void)
+{
+    OPAL_THREAD_LOCK(&yield_lock);
+    const bool y = noyield_depth > 0 ? yield_saved : opal_progress_yield_when_idle;
+    OPAL_THREAD_UNLOCK(&yield_lock);
+    return y;
+}
 
 /* A waiting rank on an oversubscribed node (more ranks than cores: Open MPI then sets
  * mpi_yield_when_idle, and opal_progress yields the core when it finds nothing) runs
@@ -387,41 +418,68 @@ static bool machine_oversubscribed = false;
  * model reproduces. */
 #define MCAST_OVERSUBSCRIBED_RECV_US 10.0
 
+/* Machine models by (path, oversubscribed), made once and never changed or freed: a
+ * planner on another thread may be reading the one it was given. */
+typedef struct machine_entry {
+    struct machine_entry *next;
+    char *path;
+    bool oversubscribed;
+    mcast_machine_t model;
+} machine_entry_t;
+static machine_entry_t *machines = NULL;
+static mcast_machine_t machine_fallback; /* no memory for an entry: the defaults */
+
+static void machine_make(const char *component, const char *p, bool oversubscribed,
+                         mcast_machine_t *m)
+{
+    char err[512] = "";
+    mcast_machine_default(m);
+    if ('\0' != p[0] && KB_OK != mcast_machine_load(p, m, err, sizeof(err))) {
+        mcast_machine_default(m);
+        if (0 == OPAL_PROC_MY_NAME.vpid) {
+            opal_output(0, "coll:%s: machine file not used (built-in model instead): %s",
+                        component, err);
+        }
+    }
+    if (oversubscribed) {
+        /* the wake-up delay per received message; and the copies are the receivers'
+         * (single copy above the eager size, and with fewer cores than ranks a sender's
+         * copies do not overlap its receivers' anyway) */
+        m->shm.o_recv_us += MCAST_OVERSUBSCRIBED_RECV_US;
+        m->shm.recv_ns_per_byte += m->shm.gap_ns_per_byte;
+        m->shm.gap_ns_per_byte = 0.0;
+        const size_t len = strlen(m->source);
+        snprintf(m->source + len, sizeof(m->source) - len,
+                 " + oversubscribed node (shm: o_recv_us + %.0f, per-byte cost at the receiver)",
+                 MCAST_OVERSUBSCRIBED_RECV_US);
+    }
+}
+
 const mcast_machine_t *mcast_machine_of(const char *component, const char *path)
 {
     const char *p = (NULL == path) ? "" : path;
-    const bool oversubscribed = opal_progress_yield_when_idle;
+    const bool oversubscribed = mcast_yield_when_idle();
     OPAL_THREAD_LOCK(&digest_lock);
-    if (!machine_ready || NULL == machine_path || 0 != strcmp(machine_path, p) ||
-        oversubscribed != machine_oversubscribed) {
-        char err[512] = "";
-        mcast_machine_default(&machine_model);
-        if ('\0' != p[0] && KB_OK != mcast_machine_load(p, &machine_model, err, sizeof(err))) {
-            mcast_machine_default(&machine_model);
-            if (0 == OPAL_PROC_MY_NAME.vpid) {
-                opal_output(0, "coll:%s: machine file not used (built-in model instead): %s",
-                            component, err);
-            }
+    machine_entry_t *e = machines;
+    while (NULL != e && (e->oversubscribed != oversubscribed || 0 != strcmp(e->path, p))) {
+        e = e->next;
+    }
+    if (NULL == e && NULL != (e = calloc(1, sizeof(*e)))) {
+        if (NULL == (e->path = strdup(p))) {
+            free(e);
+            e = NULL;
+        } else {
+            machine_make(component, p, oversubscribed, &e->model);
+            e->oversubscribed = oversubscribed;
+            e->next = machines;
+            machines = e;
         }
-        if (oversubscribed) {
-            /* the wake-up delay per received message; and the copies are the receivers'
-             * (single copy above the eager size, and with fewer cores than ranks a
-             * sender's copies do not overlap its receivers' anyway) */
-            machine_model.shm.o_recv_us += MCAST_OVERSUBSCRIBED_RECV_US;
-            machine_model.shm.recv_ns_per_byte += machine_model.shm.gap_ns_per_byte;
-            machine_model.shm.gap_ns_per_byte = 0.0;
-            const size_t len = strlen(machine_model.source);
-            snprintf(machine_model.source + len, sizeof(machine_model.source) - len,
-                     " + oversubscribed node (shm: o_recv_us + %.0f, per-byte cost at the receiver)",
-                     MCAST_OVERSUBSCRIBED_RECV_US);
-        }
-        machine_oversubscribed = oversubscribed;
-        free(machine_path);
-        machine_path = strdup(p);
-        machine_ready = true;
+    }
+    if (NULL == e) {
+        mcast_machine_default(&machine_fallback); /* (the same bytes each time) */
     }
     OPAL_THREAD_UNLOCK(&digest_lock);
-    return &machine_model;
+    return NULL != e ? &e->model : &machine_fallback;
 }
 
 int mcast_check_runtime_version(const char *component)

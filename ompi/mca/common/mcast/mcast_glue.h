@@ -79,8 +79,16 @@ void mcast_param_range_size(const char *component, const char *name, size_t *val
                             size_t hi, size_t dflt);
 
 /* The machine model of a machine file (NULL or "" = built-in defaults), read once per
- * process and path; a file that cannot be used gives the defaults and a message. */
+ * process and path; a file that cannot be used gives the defaults and a message.  The
+ * model returned never changes (another thread may plan with it). */
 const mcast_machine_t *mcast_machine_of(const char *component, const char *path);
+
+/* mpi_yield_when_idle as Open MPI set it (oversubscribed node), also while a probe of ours
+ * has it turned off; and the pair that turns it off around a PML probe (nested and
+ * concurrent probes restore the setting once, the last one). */
+bool mcast_yield_when_idle(void);
+void mcast_noyield_begin(void);
+void mcast_noyield_end(void);
 
 /* 64-bit digest of a file's bytes (0 when path is NULL or ""; a constant when it cannot be
  * read, so that ranks that cannot read it disagree with those that can). */

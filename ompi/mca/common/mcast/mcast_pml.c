@@ -15,6 +15,7 @@
  *                     MPI_ERR_TRUNCATE where they depend on it, never wait for it
  */
 #include "mcast_pml.h"
+#include "mcast_glue.h"
 #include "mcast_status_mpi.h"
 #include "mcast_dtio.h"
 #include "mcast_trace.h"
@@ -274,9 +275,9 @@ static bool take_message(mcast_call_t *c, int peer, int tag)
     int matched = 0;
     ompi_message_t *msg = NULL;
     ompi_status_public_t st;
-    const bool yield = opal_progress_set_yield_when_idle(false); /* as in probe() */
+    mcast_noyield_begin(); /* as in probe() */
     const int rc = MCA_PML_CALL(improbe(peer, tag, c->comm, &matched, &msg, &st));
-    opal_progress_set_yield_when_idle(yield);
+    mcast_noyield_end();
     if (OMPI_SUCCESS != rc || !matched) {
         return false;
     }
@@ -345,9 +346,9 @@ static bool probe(mcast_call_t *c, int peer, int tag)
 {
     int flag = 0;
     ompi_status_public_t st;
-    const bool yield = opal_progress_set_yield_when_idle(false);
+    mcast_noyield_begin();
     const bool ok = OMPI_SUCCESS == MCA_PML_CALL(iprobe(peer, tag, c->comm, &flag, &st)) && flag;
-    opal_progress_set_yield_when_idle(yield);
+    mcast_noyield_end();
     return ok;
 }
 

@@ -1,6 +1,7 @@
 /* Shared segment of a one-node communicator: see mcast_shmseg.h (glue) and the core's
  * mcastcore/include/mcast_shm.h (protocol, cost model). */
 #include "mcast_shmseg.h"
+#include "mcast_glue.h"
 #include "mcast_status_mpi.h"
 
 #include <errno.h>
@@ -537,7 +538,7 @@ static int run(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan
     for (unsigned polls = 1; !ireq_test(&r, &rc); polls++) {
         if (!r.call_done || 0 == polls % 64) {
             opal_progress();
-        } else if (opal_progress_yield_when_idle) {
+        } else if (mcast_yield_when_idle()) {
             sched_yield();
         }
     }
