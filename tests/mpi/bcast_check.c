@@ -9,10 +9,14 @@
  * indexed, vector, padded struct and resized layouts), the root's buffer is filled
  * from a packed reference stream and every rank's buffer, gaps included, is compared
  * with that stream unpacked into its own layout.
- * Usage: bcast_check [-l large_bytes] [-m max_bytes] [-c [-t]] [-n] [-x]
+ * Usage: bcast_check [-l large_bytes] [-m max_bytes] [-c [-t]] [-n [-k K]] [-x]
  *   -m  no case moves more than about max_bytes (rows that cut messages into 1-byte
  *       segments: every case's count at most max_bytes of its type, whole steps)
  *   -n  MPI_Ibcast instead, completed by MPI_Wait or an MPI_Test loop (alternating)
+ *   -k  with -n: up to K broadcasts outstanding at once (consecutive cases of a
+ *       communicator, different roots, types and sizes), completed out of call order:
+ *       batches alternately in reverse order (MPI_Wait on the newest first) and by an
+ *       MPI_Testany loop; the buffers of every case checked after its completion
  *   -x  also different datatypes of one signature whose elements are larger than 16
  *       bytes (long double complex numbers contiguous or resized on the root, an indexed
  *       block of them on the leaves): Open MPI 4.1's own point-to-point path aborts on
@@ -60,6 +64,7 @@ static int capped(const type_case_t *tc, int units)
     return (steps > 0 ? steps : 1) * tc->step;
 }
 static int nonblocking = 0; /* -n: MPI_Ibcast completed by MPI_Wait (even cases) or MPI_Test */
+static int outstanding = 1; /* -k */
 static int with_x = 0;      /* -x */
 
 static unsigned char pattern(size_t i, unsigned seed)
@@ -82,6 +87,68 @@ static size_t span_bytes(MPI_Datatype type, int count, MPI_Aint *offset)
     }
     *offset = -lo + 64;
     return (size_t) (hi - lo) + 128;
+}
+
+/* A case between its call and its check. */
+typedef struct {
+    MPI_Comm comm;
+    const char *comm_name;
+    int root, units, count, rc;
+    const type_case_t *tc;
+    MPI_Datatype type;
+    unsigned seed;
+    size_t stream_bytes, span;
+    MPI_Aint off;
+    unsigned char *stream, *buf, *expect, *init;
+    MPI_Request req;
+} pending_t;
+
+static pending_t pend[64];
+static int npend = 0, nbatches = 0;
+static void case_check(pending_t *p);
+
+/* -k: completes every outstanding case, out of call order, and checks each. */
+static void flush_cases(void)
+{
+    if (0 == npend) {
+        return;
+    }
+    if (0 == nbatches++ % 2) {
+        for (int i = npend - 1; i >= 0; i--) {
+            if (MPI_SUCCESS == pend[i].rc) {
+                pend[i].rc = MPI_Wait(&pend[i].req, MPI_STATUS_IGNORE);
+            }
+        }
+    } else {
+        MPI_Request reqs[64];
+        for (int i = 0; i < npend; i++) {
+            reqs[i] = MPI_SUCCESS == pend[i].rc ? pend[i].req : MPI_REQUEST_NULL;
+        }
+        for (;;) {
+            int idx = MPI_UNDEFINED, flag = 0;
+            const int rc = MPI_Testany(npend, reqs, &idx, &flag, MPI_STATUS_IGNORE);
+            if (MPI_SUCCESS != rc) { /* (the failed request's case fails; the rest by MPI_Wait) */
+                if (MPI_UNDEFINED != idx) {
+                    pend[idx].rc = rc;
+                    reqs[idx] = MPI_REQUEST_NULL;
+                    continue;
+                }
+                break;
+            }
+            if (flag && MPI_UNDEFINED == idx) {
+                break; /* all complete */
+            }
+        }
+        for (int i = 0; i < npend; i++) {
+            if (MPI_REQUEST_NULL != reqs[i] && MPI_SUCCESS == pend[i].rc) {
+                pend[i].rc = MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+            }
+        }
+    }
+    for (int i = 0; i < npend; i++) {
+        case_check(&pend[i]);
+    }
+    npend = 0;
 }
 
 static void run_case(MPI_Comm comm, const char *comm_name, int root, const type_case_t *tc,
@@ -122,6 +189,16 @@ static void run_case(MPI_Comm comm, const char *comm_name, int root, const type_
     unsigned char *init = malloc(span);
     memcpy(init, buf, span);
     int rc;
+    if (nonblocking && outstanding > 1) {
+        pending_t *p = &pend[npend++];
+        *p = (pending_t){comm, comm_name, root, units, count, MPI_SUCCESS, tc, type, seed,
+                         stream_bytes, span, off, stream, buf, expect, init, MPI_REQUEST_NULL};
+        p->rc = MPI_Ibcast(buf + off, count, type, root, comm, &p->req);
+        if (npend == outstanding) {
+            flush_cases();
+        }
+        return;
+    }
     if (nonblocking) {
         MPI_Request req;
         rc = MPI_Ibcast(buf + off, count, type, root, comm, &req);
@@ -136,6 +213,24 @@ static void run_case(MPI_Comm comm, const char *comm_name, int root, const type_
     } else {
         rc = MPI_Bcast(buf + off, count, type, root, comm);
     }
+    pending_t p = {comm, comm_name, root, units, count, rc, tc, type, seed,
+                   stream_bytes, span, off, stream, buf, expect, init, MPI_REQUEST_NULL};
+    case_check(&p);
+}
+
+/* The case's buffers against the reference, after its broadcast completed; frees them. */
+static void case_check(pending_t *p)
+{
+    int rank, size;
+    MPI_Comm_rank(p->comm, &rank);
+    MPI_Comm_size(p->comm, &size);
+    const int rc = p->rc, root = p->root, units = p->units, count = p->count;
+    const type_case_t *tc = p->tc;
+    MPI_Datatype type = p->type;
+    const size_t stream_bytes = p->stream_bytes, span = p->span;
+    const MPI_Aint off = p->off;
+    unsigned char *stream = p->stream, *buf = p->buf, *expect = p->expect, *init = p->init;
+    const char *comm_name = p->comm_name;
     /* data bytes as the root sent them, holes as they were, padding of any value */
     unsigned char *cls = cut_byte_classes(type, count, span, off, stream_bytes);
     for (size_t i = 0; i < span; i++) {
@@ -209,7 +304,7 @@ int main(int argc, char **argv)
 {
     int large_bytes = 1 << 18, opt, cart = 0, only2d = 0;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "l:m:cntx")) != -1) {
+    while ((opt = getopt(argc, argv, "l:m:cntxk:")) != -1) {
         if (opt == 'l') {
             large_bytes = atoi(optarg);
         } else if (opt == 'm') {
@@ -220,6 +315,9 @@ int main(int argc, char **argv)
             only2d = 1;
         } else if (opt == 'n') {
             nonblocking = 1;
+        } else if (opt == 'k') {
+            outstanding = atoi(optarg);
+            outstanding = outstanding < 1 ? 1 : outstanding > 64 ? 64 : outstanding;
         } else if (opt == 'x') {
             with_x = 1;
         }
@@ -328,12 +426,14 @@ int main(int argc, char **argv)
                 }
             }
         }
+        flush_cases();
     }
     /* Interleaved use of two communicators (world and its dup), alternating roots. */
     for (int i = 0; i < 2 * wsize; i++) {
         run_case(comms[i % 2 == 0 ? 0 : 3], names[i % 2 == 0 ? 0 : 3], (i / 2) % wsize, &tcases[1],
                  capped(&tcases[1], 4 * 1009), 1000000u + (unsigned) i);
     }
+    flush_cases();
 
     long tot[3] = {cases, failures, lib_defects}, sum[3];
     MPI_Reduce(tot, sum, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -343,8 +443,10 @@ int main(int argc, char **argv)
                    "MPI_Unpack too (the MPI library's datatype defect, not counted)\n",
                    sum[2]);
         }
-        printf("bcast_check: np=%d %s %ld cases, %ld failures\n", wsize,
-               nonblocking ? "MPI_Ibcast" : "MPI_Bcast", sum[0], sum[1]);
+        char kind[48];
+        snprintf(kind, sizeof(kind), nonblocking && outstanding > 1 ? "MPI_Ibcast(%d outstanding)"
+                                     : nonblocking ? "MPI_Ibcast" : "MPI_Bcast", outstanding);
+        printf("bcast_check: np=%d %s %ld cases, %ld failures\n", wsize, kind, sum[0], sum[1]);
     }
     for (int c = cart ? 0 : 1; c < 4; c++) {
         MPI_Comm_free(&comms[c]);

@@ -53,20 +53,39 @@ typedef struct mca_coll_pathmc_state {
                                         host (topology_file), or NULL: pathlg */
     struct mcast_mc *mc;        /* the communicator's multicast group, or NULL */
     int mc_transport;           /* MCAST_TRANSPORT_* of mc */
-    bool mc_tried;              /* the group's open ran (blocking calls only) */
+    bool mc_tried;              /* the group's open ended (with mc, or without) */
+    struct mcast_mc_opener *mc_opener; /* the open under way (mca_coll_pathmc_mcast_open) */
+    int mc_opening;             /* MCA_COLL_PATHMC_MC_IB / _IP: the transport it tries */
+    char mc_why[256];           /* why a transport it tried is not used */
+    /* The group's queue: its broadcasts in call order (coll_pathmc_mcast.c), the first
+     * one running on mc; q_lock guards the queue and mc, q_busy a drive under way. */
+    opal_mutex_t q_lock;
+    struct mca_coll_pathmc_mc_op *q_head, *q_tail;
+    bool q_busy;
     bool net_tried;             /* the torus / switch network was looked for */
     bool has_net;               /* and found */
 } mca_coll_pathmc_state_t;
 
-/* Collective: opens the multicast group when coll_pathmc_mcast_transport asks for one
- * (st->mc stays NULL otherwise or when it cannot be opened; every rank alike). */
-void mca_coll_pathmc_mcast_open(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st);
+/* Collective, without waiting: opens the multicast group when coll_pathmc_mcast_transport
+ * asks for one (st->mc stays NULL otherwise or when it cannot be opened; every rank
+ * alike).  Every rank calls it at the same point of the communicator's collectives and
+ * again until it returns OMPI_SUCCESS (MCAST_AGAIN before: from the progress engine, or
+ * a blocking call's loop). */
+int mca_coll_pathmc_mcast_open(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t *st);
+/* What is left of the group at the communicator's end (an open under way, the queue). */
+void mca_coll_pathmc_mcast_fini(mca_coll_pathmc_state_t *st);
 /* Its datagram payload (0 without a group). */
 size_t mca_coll_pathmc_mcast_chunk(const mca_coll_pathmc_state_t *st);
-/* Runs an mcast plan (mcast_component_ops_t.run). */
+/* Runs an mcast plan (mcast_component_ops_t.run): its op joins the group's queue and the
+ * call drives the queue until its op is done (earlier Ibcasts' ops first). */
 int mca_coll_pathmc_mcast_run(mcast_module_t *m, const mcast_plan_info_t *info, void *buf,
                               int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
                               struct ompi_communicator_t *comm);
+/* The same without waiting (mcast_component_ops_t.irun): its op joins the queue now. */
+int mca_coll_pathmc_mcast_irun(mcast_module_t *m, const mcast_plan_info_t *info, void *buf,
+                               int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                               struct ompi_communicator_t *comm, const struct mcast_runner **runner,
+                               void **state);
 
 int mca_coll_pathmc_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *comm,

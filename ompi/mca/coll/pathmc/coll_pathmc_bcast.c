@@ -14,6 +14,8 @@
 #include "coll_pathmc.h"
 #include "ompi/mca/common/mcast/mcast_fabric.h"
 #include "ompi/mca/common/mcast/mcast_topo_cache.h"
+#include "ompi/mca/common/mcast/mcast_status_mpi.h"
+#include "opal/runtime/opal_progress.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/topo/base/base.h"
 #include "opal/mca/base/mca_base_var.h"
@@ -219,11 +221,16 @@ static int pathmc_prepare(mcast_module_t *m, struct ompi_communicator_t *comm, b
     if (MCAST_ALG_AUTO == c->common.algorithm && kbinomial_forced()) {
         return OMPI_ERR_NOT_AVAILABLE; /* the user chose a kbinomial algorithm */
     }
-    /* the multicast group: collective, so only from a blocking call (every rank reaches it:
-     * all conditions above are agreed parameters) */
-    if (!nonblocking && !st->mc_tried) {
-        st->mc_tried = true;
-        mca_coll_pathmc_mcast_open(comm, st);
+    /* the multicast group: collective, opened step by step (every rank reaches it at the
+     * same call, the first after the exchange: all conditions above are agreed
+     * parameters); the nonblocking preparation comes first, and is asked again while the
+     * open runs; a blocking one finds it over (settle waits for it) or waits for it */
+    int rc;
+    while (MCAST_AGAIN == (rc = mca_coll_pathmc_mcast_open(comm, st)) && !nonblocking) {
+        opal_progress();
+    }
+    if (MCAST_AGAIN == rc) {
+        return MCAST_AGAIN;
     }
     if (!st->net_tried) { /* no communication: the records came with the exchange */
         st->net_tried = true;
@@ -326,4 +333,5 @@ const mcast_component_ops_t mca_coll_pathmc_ops = {
     .input = pathmc_input,
     .context = pathmc_context,
     .run = mca_coll_pathmc_mcast_run,
+    .irun = mca_coll_pathmc_mcast_irun,
 };

@@ -17,6 +17,8 @@ static void pathmc_state_free(void *state)
 {
     mca_coll_pathmc_state_t *st = state;
     if (NULL != st) {
+        mca_coll_pathmc_mcast_fini(st);
+        OBJ_DESTRUCT(&st->q_lock);
         if (NULL != st->mc) {
             mcast_mc_close(st->mc); /* every rank frees the communicator: every rank closes */
         }
@@ -51,6 +53,7 @@ mca_coll_base_module_t *mca_coll_pathmc_comm_query(struct ompi_communicator_t *c
         OBJ_RELEASE(m);
         return NULL;
     }
+    OBJ_CONSTRUCT(&st->q_lock, opal_mutex_t);
     m->comm_state = st;
     m->comm_state_free = pathmc_state_free;
     *priority = c->common.priority;

@@ -328,7 +328,7 @@ static ib_state_t *ib_setup(const mcast_mc_params_t *p, const mcast_mc_ident_t *
     return s;
 }
 
-static void ib_setup_fn(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
+void mcast_ib_setup_fn(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
                         const mcast_mc_ident_t *id, mcast_mc_setup_t *out)
 {
     (void) comm;
@@ -340,5 +340,5 @@ static void ib_setup_fn(struct ompi_communicator_t *comm, const mcast_mc_params_
 int mcast_ib_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params, mcast_mc_t **mc, char *why,
                   size_t whylen)
 {
-    return mcast_mc_open(comm, params, ib_setup_fn, mc, why, whylen);
+    return mcast_mc_open(comm, params, mcast_ib_setup_fn, mc, why, whylen);
 }

@@ -16,4 +16,8 @@
 int mcast_ib_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params, mcast_mc_t **mc,
                   char *why, size_t whylen);
 
+/* Its local setup, for mcast_mc_open_start (the open without waiting). */
+void mcast_ib_setup_fn(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
+                       const mcast_mc_ident_t *id, mcast_mc_setup_t *out);
+
 #endif /* MCAST_IB_H */

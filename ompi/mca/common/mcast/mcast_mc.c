@@ -341,7 +341,7 @@ int mcast_mc_start(mcast_mc_t *mc, int root, void *buf, size_t bytes)
     return OMPI_SUCCESS;
 }
 
-int mcast_mc_progress(mcast_mc_t *mc)
+int mcast_mc_poll(mcast_mc_t *mc)
 {
     if (NULL == mc || !mc->running) {
         return 1;
@@ -351,10 +351,20 @@ int mcast_mc_progress(mcast_mc_t *mc)
     if (got < 0 && mc->running) {
         pm_mc_abort(mc->sm, PM_MC_ERR_INTERNAL);
     }
-    opal_progress();
     poll_p2p(mc);
     pump(mc);
     return mc->running ? 0 : 1;
+}
+
+bool mcast_mc_progressed(const mcast_mc_t *mc) { return NULL != mc && mc->progressed; }
+
+int mcast_mc_progress(mcast_mc_t *mc)
+{
+    if (NULL == mc || !mc->running) {
+        return 1;
+    }
+    opal_progress();
+    return mcast_mc_poll(mc);
 }
 
 bool mcast_mc_done(const mcast_mc_t *mc) { return NULL == mc || !mc->running; }
@@ -375,7 +385,7 @@ int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes)
     return mc->status;
 }
 
-int mcast_mc_bcast_failed(mcast_mc_t *mc, int root, size_t bytes)
+int mcast_mc_start_failed(mcast_mc_t *mc, int root, size_t bytes)
 {
     static uint8_t none[1]; /* never written: the collective ends before any input */
     if (NULL == mc || mc->running || root < 0 || root >= mc->size) {
@@ -393,6 +403,14 @@ int mcast_mc_bcast_failed(mcast_mc_t *mc, int root, size_t bytes)
     mc->status = OMPI_SUCCESS;
     (void) pm_mc_abort(mc->sm, PM_MC_ERR_NOMEM); /* ABORT to the peers and the group */
     stash_replay(mc);                             /* this collective's early input: stale */
+    return OMPI_SUCCESS;
+}
+
+int mcast_mc_bcast_failed(mcast_mc_t *mc, int root, size_t bytes)
+{
+    if (OMPI_SUCCESS != mcast_mc_start_failed(mc, root, bytes)) {
+        return OMPI_ERR_BAD_PARAM;
+    }
     while (!mcast_mc_progress(mc)) {
         if (!mc->progressed) {
             sched_yield();
@@ -486,16 +504,151 @@ static uint64_t fnv1a64(const char *s)
     return h;
 }
 
-static int allreduce_max_u64(struct ompi_communicator_t *comm, uint64_t *v, int n)
+/* The open's agreements are allreduces of up to AR_MAX words, each word reduced by MAX or
+ * by XOR, over the PML on the communicator: every rank sends its words to rank 0 (tag
+ * MCAST_MC_OPEN_TAG), rank 0 reduces and sends the result back (MCAST_MC_OPEN_TAG + 1).
+ * Point-to-point on tags of our own, not the communicator's collectives: the open may run
+ * from Open MPI's progress engine (a nonblocking call's setup), where a collective started
+ * at a moment that differs between ranks could match another collective; one open per
+ * communicator and MPI's non-overtaking order keep the successive rounds apart.  The
+ * setup's steps are small; rank 0 receives n - 1 messages per round. */
+#define AR_MAX 5
+enum { AR_OP_MAX = 0, AR_OP_XOR = 1 };
+enum { OPEN_IDENT, OPEN_AGREE, OPEN_PROBE_WAIT, OPEN_PROBE_AGREE, OPEN_DONE };
+
+struct mcast_mc_opener {
+    struct ompi_communicator_t *comm;
+    mcast_mc_params_t params;
+    mcast_mc_setup_fn setup;
+    int rank, n;
+    int step;
+    /* the allreduce in flight */
+    uint64_t v[AR_MAX];
+    uint8_t ops[AR_MAX];
+    int nv;
+    uint64_t *in;          /* rank 0: [n][AR_MAX] */
+    ompi_request_t **reqs; /* [n] */
+    int ar_phase;          /* 0 none, 1 gathering (rank 0) / sent and waiting, 2 rank 0 sending back */
+    /* the open */
+    mcast_mc_ident_t id;
+    mcast_mc_setup_t s;
+    bool ident_ok;         /* this rank had its random numbers */
+    mcast_mc_t *mc;        /* built after the agreement (NULL: no memory; still takes part) */
+    bool ok;               /* this rank's endpoint and handle are usable */
+    int round;
+    uint64_t deadline;
+    int rc;
+    char why[256];
+};
+
+static int ar_start(mcast_mc_opener_t *op, const uint64_t *v, const uint8_t *ops, int nv)
 {
-    return comm->c_coll->coll_allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_MAX, comm,
-                                        comm->c_coll->coll_allreduce_module);
+    memcpy(op->v, v, sizeof(uint64_t) * (size_t) nv);
+    memcpy(op->ops, ops, (size_t) nv);
+    op->nv = nv;
+    op->ar_phase = 1;
+    if (1 == op->n) {
+        op->ar_phase = 0;
+        return OMPI_SUCCESS;
+    }
+    if (0 == op->rank) {
+        for (int r = 1; r < op->n; ++r) {
+            int rc = MCA_PML_CALL(irecv(op->in + (size_t) r * AR_MAX, nv * 8, MPI_BYTE, r, MCAST_MC_OPEN_TAG,
+                                        op->comm, &op->reqs[r]));
+            if (OMPI_SUCCESS != rc) {
+                op->reqs[r] = MPI_REQUEST_NULL;
+                return rc;
+            }
+        }
+        return OMPI_SUCCESS;
+    }
+    int rc = MCA_PML_CALL(isend(op->v, nv * 8, MPI_BYTE, 0, MCAST_MC_OPEN_TAG, MCA_PML_BASE_SEND_STANDARD,
+                                op->comm, &op->reqs[0]));
+    if (OMPI_SUCCESS != rc) {
+        op->reqs[0] = MPI_REQUEST_NULL;
+        return rc;
+    }
+    /* (the result overwrites v only once the send completed: ar_test) */
+    rc = MCA_PML_CALL(irecv(op->in, nv * 8, MPI_BYTE, 0, MCAST_MC_OPEN_TAG + 1, op->comm, &op->reqs[1]));
+    if (OMPI_SUCCESS != rc) {
+        op->reqs[1] = MPI_REQUEST_NULL;
+    }
+    return rc;
 }
 
-static int agree_ident(struct ompi_communicator_t *comm, mcast_mc_ident_t *id)
+/* Whether every request of the round completed (each freed, its error kept in *err). */
+static bool reqs_done(mcast_mc_opener_t *op, int from, int to, int *err)
 {
-    uint64_t v[2] = {0, 0};
-    if (0 == ompi_comm_rank(comm)) {
+    bool all = true;
+    for (int r = from; r < to; ++r) {
+        if (MPI_REQUEST_NULL == op->reqs[r]) {
+            continue;
+        }
+        if (!REQUEST_COMPLETE(op->reqs[r])) {
+            all = false;
+            continue;
+        }
+        if (MPI_SUCCESS != op->reqs[r]->req_status.MPI_ERROR && OMPI_SUCCESS == *err) {
+            *err = op->reqs[r]->req_status.MPI_ERROR;
+        }
+        ompi_request_free(&op->reqs[r]);
+        op->reqs[r] = MPI_REQUEST_NULL;
+    }
+    return all;
+}
+
+/* MCAST_AGAIN while the allreduce runs; then OMPI_SUCCESS with op->v the result, or an error. */
+static int ar_test(mcast_mc_opener_t *op)
+{
+    int err = OMPI_SUCCESS;
+    if (0 == op->ar_phase) {
+        return OMPI_SUCCESS;
+    }
+    if (0 != op->rank) {
+        if (!reqs_done(op, 0, 2, &err)) {
+            return MCAST_AGAIN;
+        }
+        memcpy(op->v, op->in, sizeof(uint64_t) * (size_t) op->nv);
+        op->ar_phase = 0;
+        return err;
+    }
+    if (1 == op->ar_phase) {
+        if (!reqs_done(op, 1, op->n, &err)) {
+            return MCAST_AGAIN;
+        }
+        for (int r = 1; r < op->n; ++r) {
+            for (int i = 0; i < op->nv; ++i) {
+                const uint64_t x = op->in[(size_t) r * AR_MAX + i];
+                op->v[i] = AR_OP_XOR == op->ops[i] ? op->v[i] ^ x : (x > op->v[i] ? x : op->v[i]);
+            }
+        }
+        for (int r = 1; r < op->n; ++r) {
+            int rc = MCA_PML_CALL(isend(op->v, op->nv * 8, MPI_BYTE, r, MCAST_MC_OPEN_TAG + 1,
+                                        MCA_PML_BASE_SEND_STANDARD, op->comm, &op->reqs[r]));
+            if (OMPI_SUCCESS != rc) {
+                op->reqs[r] = MPI_REQUEST_NULL;
+                err = OMPI_SUCCESS == err ? rc : err;
+            }
+        }
+        op->ar_phase = 2;
+        if (OMPI_SUCCESS != err) {
+            (void) reqs_done(op, 1, op->n, &err); /* (what was posted completes later) */
+            return err;
+        }
+    }
+    if (!reqs_done(op, 1, op->n, &err)) {
+        return MCAST_AGAIN;
+    }
+    op->ar_phase = 0;
+    return err;
+}
+
+/* This rank's part of the identity: rank 0's job hash and epoch base (others 0: MAX),
+ * every rank's random key bytes (XOR), and 1 + rank where this rank has no random bytes. */
+static void ident_words(mcast_mc_opener_t *op, uint64_t v[5])
+{
+    memset(v, 0, 5 * sizeof(uint64_t));
+    if (0 == op->rank) {
         const char *ns = getenv("PMIX_NAMESPACE");
         char fallback[64];
         if (NULL == ns || '\0' == *ns) {
@@ -511,230 +664,389 @@ static int agree_ident(struct ompi_communicator_t *comm, mcast_mc_ident_t *id)
         if (fd >= 0) close(fd);
         v[1] = (uint64_t) r | (1ull << 32);
     }
-    int rc = allreduce_max_u64(comm, v, 2);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    id->job = v[0];
-    id->epoch_base = (uint32_t) v[1];
-    id->ctx = mcast_comm_id(comm);
     /* The key of the group's datagrams: the XOR of a random value from every rank, over
      * the PML (the trusted path; it never crosses the group).  Random as long as one
      * rank's value is. */
     uint64_t k[2] = {0, 0};
-    if (sizeof k != getrandom(k, sizeof k, 0)) {
-        return OMPI_ERR_NOT_AVAILABLE; /* no key without the kernel's random numbers */
-    }
-    rc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, k, 2, MPI_UINT64_T, MPI_BXOR, comm,
-                                      comm->c_coll->coll_allreduce_module);
-    memcpy(id->key, k, sizeof id->key);
+    op->ident_ok = sizeof k == getrandom(k, sizeof k, 0);
+    v[2] = k[0];
+    v[3] = k[1];
     memset(k, 0, sizeof k);
+    v[4] = op->ident_ok ? 0 : (uint64_t) op->rank + 1;
+}
+
+/* The handle over the agreed chunk and window (ok false: this rank's part failed, why says
+ * why; the handle may still exist, to take part in the probe's agreement). */
+static mcast_mc_t *build_handle(mcast_mc_opener_t *op, uint32_t chunk, uint64_t window, bool *ok)
+{
+    const mcast_mc_params_t *params = &op->params;
+    const mcast_mc_ident_t *id = &op->id;
+    char *why = op->why;
+    const size_t whylen = sizeof op->why;
+    mcast_mc_t *mc = calloc(1, sizeof(*mc));
+    *ok = NULL != mc;
+    if (NULL == mc) {
+        return NULL;
+    }
+    mc->comm = op->comm;
+    mc->rank = op->rank;
+    mc->size = op->n;
+    mc->params = *params;
+    mc->be = op->s.be;
+    op->s.be.state = NULL; /* the handle owns the backend now */
+    mc->id = *id;
+    mc->gpending = -1;
+    mc->status = OMPI_SUCCESS;
+    mc->x.chunk_bytes = chunk;
+    mc->x.window_bytes = window;
+    mc->x.job = id->job;
+    mc->x.ctx = id->ctx;
+    mc->x.epoch_base = id->epoch_base;
+    snprintf(mc->x.group, sizeof mc->x.group, "%s", op->s.desc);
+    pm_mc_params_t pp;
+    pm_mc_params_default(&pp);
+    pp.job = id->job;
+    pp.ctx = id->ctx;
+    pp.rank = (uint32_t) op->rank;
+    pp.size = (uint32_t) op->n;
+    pp.chunk_bytes = chunk;
+    pp.window_bytes = window < chunk ? chunk : window;
+    pp.ack_fanin = params->ack_fanin > 0 ? (uint32_t) params->ack_fanin : 8;
+    pp.repair = (uint32_t) params->repair;
+    pp.repair_chunks = params->repair_chunks > 0 ? (uint32_t) params->repair_chunks : 1;
+    pp.bandwidth_Bps = params->bandwidth_Bps;
+    pp.rtt_ns = params->rtt_us * 1e3;
+    pp.rate_Bps = params->rate_Bps;
+    pp.dead_factor = params->dead_factor;
+    pp.dead_min_ns = (uint64_t) (params->dead_min_s * 1e9);
+    pp.auth = params->auth ? 1 : 0;
+    memcpy(pp.auth_key, id->key, sizeof pp.auth_key);
+    int err;
+    mc->sm = pm_mc_create(&pp, &err);
+    memset(pp.auth_key, 0, sizeof pp.auth_key);
+    mc->nrecv = params->p2p_recvs > 0 ? params->p2p_recvs : 1;
+    mc->nsend = params->p2p_sends > 0 ? params->p2p_sends : 1;
+    if (NULL == mc->sm) {
+        snprintf(why, whylen, "protocol parameters rejected (%s)", pm_mc_strerror(err));
+        *ok = false;
+        return mc;
+    }
+    mc->maxmsg = pm_mc_max_message(mc->sm);
+    mc->rreq = calloc((size_t) mc->nrecv, sizeof(*mc->rreq));
+    mc->rbuf = calloc((size_t) mc->nrecv, sizeof(*mc->rbuf));
+    mc->sreq = calloc((size_t) mc->nsend, sizeof(*mc->sreq));
+    mc->sbuf = calloc((size_t) mc->nsend, sizeof(*mc->sbuf));
+    mc->free_send = calloc((size_t) mc->nsend, sizeof(int));
+    mc->heard = calloc((size_t) mc->size, 1);
+    *ok = mc->rreq && mc->rbuf && mc->sreq && mc->sbuf && mc->free_send && mc->heard;
+    for (int i = 0; *ok && i < mc->nrecv; ++i) {
+        mc->rreq[i] = MPI_REQUEST_NULL;
+        *ok = NULL != (mc->rbuf[i] = malloc(mc->maxmsg));
+    }
+    for (int i = 0; *ok && i < mc->nsend; ++i) {
+        mc->sreq[i] = MPI_REQUEST_NULL;
+        *ok = NULL != (mc->sbuf[i] = malloc(mc->maxmsg));
+        mc->free_send[mc->nfree++] = i;
+    }
+    for (int i = 0; *ok && i < mc->nrecv; ++i) {
+        *ok = OMPI_SUCCESS == post_recv(mc, i);
+        if (!*ok) mc->rreq[i] = MPI_REQUEST_NULL;
+    }
+    if (!*ok) {
+        snprintf(why, whylen, "out of memory for the repair channel");
+    } else {
+        mc->heard[mc->rank] = 1;
+        mc->nheard = 1;
+        mc->probing = true;
+    }
+    return mc;
+}
+
+/* One probe round's datagram and its wait (only where this rank's part is usable). */
+static void probe_send(mcast_mc_opener_t *op)
+{
+    mcast_mc_t *mc = op->mc;
+    uint8_t msg[PM_MC_HDR_BYTES + 4 + PM_MC_AUTH_BYTES];
+    uint8_t pl[4] = {0, 0, (uint8_t) (op->round >> 8), (uint8_t) op->round};
+    pm_mc_hdr_t h = {PM_MC_VERSION, PM_MC_T_PROBE, mc->id.ctx, mc->id.job, mc->id.epoch_base - 1, 0,
+                     (uint32_t) mc->rank, 0, 0, 4};
+    size_t len = pm_mc_seal(mc->sm, msg, pm_mc_encode(&h, pl, 4, msg, sizeof msg), sizeof msg);
+    for (int t = 0; t < 1000 && 1 == mc->be.send(mc->be.state, msg, len); ++t) {
+        usleep(100);
+    }
+    op->deadline = now_ns() + (uint64_t) op->params.probe_wait_us * 1000ull * (1ull << op->round);
+}
+
+int mcast_mc_open_start(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
+                        mcast_mc_setup_fn setup, mcast_mc_opener_t **out)
+{
+    const int n = ompi_comm_size(comm);
+    mcast_mc_opener_t *op = calloc(1, sizeof(*op));
+    *out = NULL;
+    if (NULL == op || NULL == (op->reqs = calloc((size_t) n, sizeof(*op->reqs))) ||
+        NULL == (op->in = calloc((size_t) n * AR_MAX, sizeof(uint64_t)))) {
+        if (NULL != op) {
+            free(op->reqs);
+            free(op);
+        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int r = 0; r < n; ++r) {
+        op->reqs[r] = MPI_REQUEST_NULL;
+    }
+    op->comm = comm;
+    op->params = *params;
+    op->setup = setup;
+    op->rank = ompi_comm_rank(comm);
+    op->n = n;
+    op->step = OPEN_IDENT;
+    op->rc = OMPI_SUCCESS;
+    uint64_t v[5];
+    static const uint8_t ops[5] = {AR_OP_MAX, AR_OP_MAX, AR_OP_XOR, AR_OP_XOR, AR_OP_MAX};
+    ident_words(op, v);
+    int rc = ar_start(op, v, ops, 5);
+    memset(v, 0, sizeof v);
+    if (OMPI_SUCCESS != rc) {
+        mcast_mc_open_free(op);
+        return rc;
+    }
+    *out = op;
+    return OMPI_SUCCESS;
+}
+
+/* The open failed: every rank's answer (rc) and this rank's reason. */
+static int open_fail(mcast_mc_opener_t *op, int rc)
+{
+    if (NULL != op->mc) {
+        mcast_mc_close(op->mc); /* closes the backend too */
+        op->mc = NULL;
+    } else if (NULL != op->s.be.state && NULL != op->s.be.close) {
+        op->s.be.close(op->s.be.state);
+    }
+    op->s.be.state = NULL;
+    op->step = OPEN_DONE;
+    op->rc = OMPI_SUCCESS == rc ? OMPI_ERROR : rc;
+    if (op->params.verbose >= 1) {
+        fprintf(stderr, "mcast:%s: comm=%u rank=%d: multicast declined: %s\n",
+                NULL != op->s.be.transport ? op->s.be.transport : "?", op->id.ctx, op->rank, op->why);
+    }
+    return op->rc;
+}
+
+/* Moves the open on without waiting: MCAST_AGAIN, or its outcome (open_test's). */
+static int open_step(mcast_mc_opener_t *op)
+{
+    for (;;) {
+        if (OPEN_DONE == op->step) {
+            return op->rc;
+        }
+        if (OPEN_PROBE_WAIT == op->step) {
+            mcast_mc_t *mc = op->mc;
+            while (now_ns() < op->deadline && mc->nheard < mc->size &&
+                   mc->be.recv(mc->be.state, mc, rx_dgram, 64) > 0) {
+            }
+            if (now_ns() < op->deadline && mc->nheard < mc->size) {
+                return MCAST_AGAIN;
+            }
+            /* MAX of "not ready" over ranks: 0 = everybody heard everybody */
+            const uint64_t v = mc->nheard == mc->size ? 0 : 1;
+            static const uint8_t ops[1] = {AR_OP_MAX};
+            op->step = OPEN_PROBE_AGREE;
+            const int rc = ar_start(op, &v, ops, 1);
+            if (OMPI_SUCCESS != rc) {
+                snprintf(op->why, sizeof op->why, "probe round: point-to-point failed (%d)", rc);
+                return open_fail(op, rc);
+            }
+            continue;
+        }
+        int rc = ar_test(op);
+        if (MCAST_AGAIN == rc) {
+            return MCAST_AGAIN;
+        }
+        if (OMPI_SUCCESS != rc) {
+            snprintf(op->why, sizeof op->why, "%s: point-to-point failed (%d)",
+                     OPEN_IDENT == op->step ? "identity" : OPEN_AGREE == op->step ? "agreement" : "probe round", rc);
+            return open_fail(op, rc);
+        }
+        switch (op->step) {
+        case OPEN_IDENT: {
+            op->id.job = op->v[0];
+            op->id.epoch_base = (uint32_t) op->v[1];
+            op->id.ctx = mcast_comm_id(op->comm);
+            memcpy(op->id.key, &op->v[2], sizeof op->id.key);
+            const uint64_t no_random = op->v[4];
+            memset(op->v, 0, sizeof op->v);
+            if (0 != no_random) {
+                snprintf(op->why, sizeof op->why, "rank %llu has no random numbers for the group's key",
+                         (unsigned long long) (no_random - 1));
+                return open_fail(op, OMPI_ERR_NOT_AVAILABLE);
+            }
+            op->setup(op->comm, &op->params, &op->id, &op->s);
+            const bool local_ok = NULL != op->s.be.state;
+            uint32_t chunk = op->s.chunk;
+            if (op->params.auth && chunk > PM_MC_AUTH_BYTES) {
+                chunk -= PM_MC_AUTH_BYTES; /* the trailer rides in the same datagram */
+            }
+            if (op->params.chunk_bytes > 0 && (uint32_t) op->params.chunk_bytes < chunk) {
+                chunk = (uint32_t) op->params.chunk_bytes;
+            }
+            /* [0] 1 + a failing rank, [1] ~min chunk, [2] ~min window */
+            const uint64_t v[3] = {local_ok ? 0 : (uint64_t) op->rank + 1, UINT64_MAX - (local_ok ? chunk : 0),
+                                   UINT64_MAX - (local_ok ? op->s.window_cap : 0)};
+            static const uint8_t ops[3] = {AR_OP_MAX, AR_OP_MAX, AR_OP_MAX};
+            op->step = OPEN_AGREE;
+            if (OMPI_SUCCESS != (rc = ar_start(op, v, ops, 3))) {
+                snprintf(op->why, sizeof op->why, "agreement: point-to-point failed (%d)", rc);
+                return open_fail(op, rc);
+            }
+            break;
+        }
+        case OPEN_AGREE: {
+            if (0 != op->v[0]) {
+                if (NULL == op->s.be.state) {
+                    snprintf(op->why, sizeof op->why, "%s", '\0' != op->s.why[0] ? op->s.why : "local setup failed");
+                } else {
+                    snprintf(op->why, sizeof op->why, "rank %llu could not set up its multicast endpoint",
+                             (unsigned long long) (op->v[0] - 1));
+                }
+                return open_fail(op, OMPI_ERR_NOT_AVAILABLE);
+            }
+            const uint32_t chunk = (uint32_t) (UINT64_MAX - op->v[1]);
+            uint64_t window = op->params.window_bytes;
+            if (UINT64_MAX - op->v[2] < window) window = UINT64_MAX - op->v[2];
+            op->mc = build_handle(op, chunk, window, &op->ok);
+            op->round = 0;
+            if (NULL == op->mc && NULL != op->s.be.state && NULL != op->s.be.close) {
+                op->s.be.close(op->s.be.state); /* (no handle to own it) */
+                op->s.be.state = NULL;
+            }
+            if (op->ok) {
+                probe_send(op);
+                op->step = OPEN_PROBE_WAIT;
+            } else { /* still takes part in the probe's agreement so the other ranks do not wait */
+                const uint64_t v = 1;
+                static const uint8_t ops[1] = {AR_OP_MAX};
+                op->step = OPEN_PROBE_AGREE;
+                if (OMPI_SUCCESS != (rc = ar_start(op, &v, ops, 1))) {
+                    return open_fail(op, rc);
+                }
+            }
+            break;
+        }
+        case OPEN_PROBE_AGREE: {
+            const uint64_t agreed = op->v[0];
+            op->round++;
+            if (0 == agreed && op->ok) {
+                mcast_mc_t *mc = op->mc;
+                mc->probing = false;
+                mc->x.probe_rounds = (uint32_t) op->round;
+                if (op->params.verbose >= 1 && 0 == op->rank) {
+                    fprintf(stderr, "mcast:%s: comm=%u size=%d group=%s chunk=%u window=%llu probe_rounds=%u: ready\n",
+                            mc->be.transport, mc->id.ctx, mc->size, mc->x.group, mc->x.chunk_bytes,
+                            (unsigned long long) mc->x.window_bytes, mc->x.probe_rounds);
+                }
+                op->step = OPEN_DONE;
+                op->rc = OMPI_SUCCESS;
+                return OMPI_SUCCESS;
+            }
+            if (op->round >= op->params.probe_rounds || 0 == agreed) {
+                /* (0 == agreed and !ok cannot be: this rank said 1) */
+                if (!op->ok) {
+                    if ('\0' == op->why[0]) snprintf(op->why, sizeof op->why, "out of memory");
+                    return open_fail(op, OMPI_ERR_OUT_OF_RESOURCE);
+                }
+                mcast_mc_t *mc = op->mc;
+                int missing = -1;
+                for (int r = 0; r < mc->size && missing < 0; ++r)
+                    if (!mc->heard[r]) missing = r;
+                if (missing >= 0)
+                    snprintf(op->why, sizeof op->why,
+                             "multicast probe failed after %d rounds: rank %d did not hear rank %d (%d of %d heard)",
+                             op->params.probe_rounds, mc->rank, missing, mc->nheard, mc->size);
+                else
+                    snprintf(op->why, sizeof op->why,
+                             "multicast probe failed after %d rounds: another rank did not hear every rank",
+                             op->params.probe_rounds);
+                return open_fail(op, OMPI_ERR_NOT_AVAILABLE);
+            }
+            if (op->ok) {
+                probe_send(op);
+                op->step = OPEN_PROBE_WAIT;
+            } else {
+                const uint64_t v = 1;
+                static const uint8_t ops[1] = {AR_OP_MAX};
+                if (OMPI_SUCCESS != (rc = ar_start(op, &v, ops, 1))) {
+                    return open_fail(op, rc);
+                }
+            }
+            break;
+        }
+        default:
+            return open_fail(op, OMPI_ERROR);
+        }
+    }
+}
+
+int mcast_mc_open_test(mcast_mc_opener_t *op, mcast_mc_t **mc, char *why, size_t whylen)
+{
+    const int rc = open_step(op);
+    if (MCAST_AGAIN == rc) {
+        return rc;
+    }
+    if (NULL != why && whylen > 0) {
+        snprintf(why, whylen, "%s", OMPI_SUCCESS == rc ? "" : op->why);
+    }
+    *mc = OMPI_SUCCESS == rc ? op->mc : NULL;
+    op->mc = NULL; /* (the caller's now) */
     return rc;
 }
 
-static int probe(mcast_mc_t *mc, bool local_ok, char *why, size_t whylen)
+bool mcast_mc_open_waiting(const mcast_mc_opener_t *op)
 {
-    uint8_t msg[PM_MC_HDR_BYTES + 4 + PM_MC_AUTH_BYTES];
-    mc->heard = calloc((size_t) mc->size, 1);
-    if (NULL == mc->heard) local_ok = false;
-    else {
-        mc->heard[mc->rank] = 1;
-        mc->nheard = 1;
-    }
-    mc->probing = true;
-    int round, rc = OMPI_SUCCESS;
-    uint64_t agreed = 0;
-    for (round = 0; round < mc->params.probe_rounds; ++round) {
-        if (local_ok) {
-            uint8_t pl[4] = {0, 0, (uint8_t) (round >> 8), (uint8_t) round};
-            pm_mc_hdr_t h = {PM_MC_VERSION, PM_MC_T_PROBE, mc->id.ctx, mc->id.job, mc->id.epoch_base - 1, 0,
-                             (uint32_t) mc->rank, 0, 0, 4};
-            size_t len = pm_mc_seal(mc->sm, msg, pm_mc_encode(&h, pl, 4, msg, sizeof msg), sizeof msg);
-            for (int t = 0; t < 1000 && 1 == mc->be.send(mc->be.state, msg, len); ++t) {
-                usleep(100);
-            }
-            uint64_t deadline = now_ns() + (uint64_t) mc->params.probe_wait_us * 1000ull * (1ull << round);
-            while (now_ns() < deadline && mc->nheard < mc->size) {
-                if (mc->be.recv(mc->be.state, mc, rx_dgram, 64) <= 0) {
-                    usleep(50);
-                }
-            }
-        }
-        /* MAX of "not ready" over ranks: 0 = everybody heard everybody */
-        agreed = (local_ok && mc->nheard == mc->size) ? 0 : 1;
-        rc = allreduce_max_u64(mc->comm, &agreed, 1);
-        if (OMPI_SUCCESS != rc || 0 == agreed) {
-            break;
-        }
-    }
-    mc->probing = false;
-    mc->x.probe_rounds = (uint32_t) round + 1;
-    if (OMPI_SUCCESS != rc) {
-        snprintf(why, whylen, "probe round: allreduce failed (%d)", rc);
-        return rc;
-    }
-    if (0 != agreed) {
-        int missing = -1;
-        for (int r = 0; mc->heard && r < mc->size && missing < 0; ++r)
-            if (!mc->heard[r]) missing = r;
-        if (missing >= 0)
-            snprintf(why, whylen, "multicast probe failed after %d rounds: rank %d did not hear rank %d (%d of %d heard)",
-                     mc->params.probe_rounds, mc->rank, missing, mc->nheard, mc->size);
-        else
-            snprintf(why, whylen, "multicast probe failed after %d rounds: another rank did not hear every rank",
-                     mc->params.probe_rounds);
-        return OMPI_ERR_NOT_AVAILABLE;
-    }
-    return OMPI_SUCCESS;
+    return NULL != op && OPEN_PROBE_WAIT == op->step;
 }
 
-static int finish_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
-                       const mcast_mc_ident_t *id, mcast_mc_backend_t *be, bool local_ok,
-                       const char *local_why, uint32_t chunk, uint64_t window_cap,
-                       const char *group_desc, mcast_mc_t **out, char *why, size_t whylen)
+void mcast_mc_open_free(mcast_mc_opener_t *op)
 {
-    const int rank = ompi_comm_rank(comm), n = ompi_comm_size(comm);
-    *out = NULL;
-    if (params->auth && chunk > PM_MC_AUTH_BYTES) {
-        chunk -= PM_MC_AUTH_BYTES; /* the trailer rides in the same datagram */
+    if (NULL == op) {
+        return;
     }
-    if (params->chunk_bytes > 0 && (uint32_t) params->chunk_bytes < chunk) {
-        chunk = (uint32_t) params->chunk_bytes;
-    }
-    /* [0] 1 + a failing rank, [1] ~min chunk, [2] ~min window */
-    uint64_t v[3] = {local_ok ? 0 : (uint64_t) rank + 1, UINT64_MAX - (local_ok ? chunk : 0),
-                     UINT64_MAX - (local_ok ? window_cap : 0)};
-    int rc = allreduce_max_u64(comm, v, 3);
-    mcast_mc_t *mc = NULL;
-    if (OMPI_SUCCESS != rc) {
-        snprintf(why, whylen, "allreduce failed (%d)", rc);
-        goto fail;
-    }
-    if (0 != v[0]) {
-        if (!local_ok) snprintf(why, whylen, "%s", local_why ? local_why : "local setup failed");
-        else snprintf(why, whylen, "rank %llu could not set up its multicast endpoint", (unsigned long long) (v[0] - 1));
-        rc = OMPI_ERR_NOT_AVAILABLE;
-        goto fail;
-    }
-    chunk = (uint32_t) (UINT64_MAX - v[1]);
-    uint64_t window = params->window_bytes;
-    if (UINT64_MAX - v[2] < window) window = UINT64_MAX - v[2];
-
-    bool ok = true;
-    mc = calloc(1, sizeof(*mc));
-    if (NULL == mc) {
-        ok = false;
-    } else {
-        mc->comm = comm;
-        mc->rank = rank;
-        mc->size = n;
-        mc->params = *params;
-        mc->be = *be;
-        mc->id = *id;
-        mc->gpending = -1;
-        mc->status = OMPI_SUCCESS;
-        mc->x.chunk_bytes = chunk;
-        mc->x.window_bytes = window;
-        mc->x.job = id->job;
-        mc->x.ctx = id->ctx;
-        mc->x.epoch_base = id->epoch_base;
-        snprintf(mc->x.group, sizeof mc->x.group, "%s", group_desc ? group_desc : "");
-        pm_mc_params_t pp;
-        pm_mc_params_default(&pp);
-        pp.job = id->job;
-        pp.ctx = id->ctx;
-        pp.rank = (uint32_t) rank;
-        pp.size = (uint32_t) n;
-        pp.chunk_bytes = chunk;
-        pp.window_bytes = window < chunk ? chunk : window;
-        pp.ack_fanin = params->ack_fanin > 0 ? (uint32_t) params->ack_fanin : 8;
-        pp.repair = (uint32_t) params->repair;
-        pp.repair_chunks = params->repair_chunks > 0 ? (uint32_t) params->repair_chunks : 1;
-        pp.bandwidth_Bps = params->bandwidth_Bps;
-        pp.rtt_ns = params->rtt_us * 1e3;
-        pp.rate_Bps = params->rate_Bps;
-        pp.dead_factor = params->dead_factor;
-        pp.dead_min_ns = (uint64_t) (params->dead_min_s * 1e9);
-        pp.auth = params->auth ? 1 : 0;
-        memcpy(pp.auth_key, id->key, sizeof pp.auth_key);
-        int err;
-        mc->sm = pm_mc_create(&pp, &err);
-        mc->nrecv = params->p2p_recvs > 0 ? params->p2p_recvs : 1;
-        mc->nsend = params->p2p_sends > 0 ? params->p2p_sends : 1;
-        if (NULL == mc->sm) {
-            snprintf(why, whylen, "protocol parameters rejected (%s)", pm_mc_strerror(err));
-            ok = false;
-        } else {
-            mc->maxmsg = pm_mc_max_message(mc->sm);
-            mc->rreq = calloc((size_t) mc->nrecv, sizeof(*mc->rreq));
-            mc->rbuf = calloc((size_t) mc->nrecv, sizeof(*mc->rbuf));
-            mc->sreq = calloc((size_t) mc->nsend, sizeof(*mc->sreq));
-            mc->sbuf = calloc((size_t) mc->nsend, sizeof(*mc->sbuf));
-            mc->free_send = calloc((size_t) mc->nsend, sizeof(int));
-            ok = mc->rreq && mc->rbuf && mc->sreq && mc->sbuf && mc->free_send;
-            for (int i = 0; ok && i < mc->nrecv; ++i) {
-                mc->rreq[i] = MPI_REQUEST_NULL;
-                ok = NULL != (mc->rbuf[i] = malloc(mc->maxmsg));
+    /* an open given up half-way (its communicator freed): nothing of it stays posted */
+    for (int r = 0; NULL != op->reqs && r < op->n; ++r) {
+        if (MPI_REQUEST_NULL != op->reqs[r]) {
+            if (!REQUEST_COMPLETE(op->reqs[r])) {
+                ompi_request_cancel(op->reqs[r]);
             }
-            for (int i = 0; ok && i < mc->nsend; ++i) {
-                mc->sreq[i] = MPI_REQUEST_NULL;
-                ok = NULL != (mc->sbuf[i] = malloc(mc->maxmsg));
-                mc->free_send[mc->nfree++] = i;
-            }
-            for (int i = 0; ok && i < mc->nrecv; ++i) {
-                ok = OMPI_SUCCESS == post_recv(mc, i);
-                if (!ok) mc->rreq[i] = MPI_REQUEST_NULL;
-            }
-            if (!ok) snprintf(why, whylen, "out of memory for the repair channel");
+            ompi_request_wait(&op->reqs[r], MPI_STATUS_IGNORE);
         }
     }
-    if (NULL == mc) {
-        /* still take part in the probe's agreement so the other ranks do not wait */
-        uint64_t agreed;
-        for (int round = 0; round < params->probe_rounds; ++round) {
-            agreed = 1;
-            if (OMPI_SUCCESS != allreduce_max_u64(comm, &agreed, 1) || 0 == agreed) break;
-        }
-        snprintf(why, whylen, "out of memory");
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
-        goto fail;
+    if (NULL != op->mc) {
+        mcast_mc_close(op->mc);
+    } else if (NULL != op->s.be.state && NULL != op->s.be.close) {
+        op->s.be.close(op->s.be.state);
     }
-    rc = probe(mc, ok, why, whylen);
-    if (OMPI_SUCCESS != rc) {
-        goto fail;
-    }
-    if (params->verbose >= 1 && 0 == rank) {
-        fprintf(stderr, "mcast:%s: comm=%u size=%d group=%s chunk=%u window=%llu probe_rounds=%u: ready\n",
-                be->transport, id->ctx, n, mc->x.group, chunk, (unsigned long long) window, mc->x.probe_rounds);
-    }
-    *out = mc;
-    return OMPI_SUCCESS;
-
-fail:
-    if (mc) {
-        mcast_mc_close(mc); /* closes the backend too */
-    } else if (be->close) {
-        be->close(be->state);
-    }
-    if (params->verbose >= 1) {
-        fprintf(stderr, "mcast:%s: comm=%u rank=%d: multicast declined: %s\n", be->transport, id->ctx, rank, why);
-    }
-    return OMPI_SUCCESS == rc ? OMPI_ERROR : rc;
+    memset(&op->id, 0, sizeof op->id);
+    free(op->reqs);
+    free(op->in);
+    free(op);
 }
-
 int mcast_mc_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params, mcast_mc_setup_fn setup,
                   mcast_mc_t **mc, char *why, size_t whylen)
 {
-    mcast_mc_ident_t id;
+    mcast_mc_opener_t *op = NULL;
     *mc = NULL;
-    int rc = agree_ident(comm, &id);
+    int rc = mcast_mc_open_start(comm, params, setup, &op);
     if (OMPI_SUCCESS != rc) {
-        snprintf(why, whylen, "allreduce failed (%d)", rc);
+        snprintf(why, whylen, "no memory or point-to-point for the open (%d)", rc);
         return rc;
     }
-    mcast_mc_setup_t s;
-    memset(&s, 0, sizeof s);
-    setup(comm, params, &id, &s);
-    return finish_open(comm, params, &id, &s.be, NULL != s.be.state, s.why, s.chunk, s.window_cap, s.desc, mc, why,
-                       whylen);
+    while (MCAST_AGAIN == (rc = mcast_mc_open_test(op, mc, why, whylen))) {
+        if (mcast_mc_open_waiting(op)) {
+            usleep(50); /* the probe's datagrams */
+        } else {
+            opal_progress();
+        }
+    }
+    mcast_mc_open_free(op);
+    return rc;
 }

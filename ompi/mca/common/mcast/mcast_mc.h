@@ -15,15 +15,16 @@
  *   mcast_mc_close(mc);                             (collective only in the sense that
  *                                                    every rank should call it)
  *
- * Opening is collective over the communicator (allreduces through comm->c_coll, no
- * bcast): ranks agree on the job identity (FNV-1a of rank 0's PMIx namespace), an epoch
+ * Opening is collective over the communicator (allreduces of a few words, point-to-point,
+ * no bcast): ranks agree on the job identity (FNV-1a of rank 0's PMIx namespace), an epoch
  * base (rank 0's random value, so a reused context id never matches old datagrams), the
  * key that authenticates the group's datagrams (the XOR of every rank's random bytes:
  * it travels only over the PML; pm_mcproto.h "Authentication"),
  * chunk size (smallest path MTU) and window (smallest receive buffer), then run a probe
  * round: every rank multicasts a PROBE and all must hear every other rank (up to
  * probe_rounds rounds, waits doubling from probe_wait_us).  Every rank returns the same
- * answer.
+ * answer.  The agreements are point-to-point (mcast_mc_open_start below), so an open can
+ * also run without waiting, from a nonblocking call.
  */
 #ifndef MCAST_MC_H
 #define MCAST_MC_H
@@ -38,8 +39,10 @@
 #include "pm_mcproto.h"
 
 /* Our p2p tag: the last tag of the range coll_tags.h reserves for hcoll (hcoll is another
- * hardware-multicast collective provider; the two are never used together). */
+ * hardware-multicast collective provider; the two are never used together); the open's
+ * agreements use the next two (MCAST_MC_OPEN_TAG up to rank 0, + 1 back). */
 #define MCAST_MC_TAG (MCA_COLL_BASE_TAG_HCOLL_END)
+#define MCAST_MC_OPEN_TAG (MCA_COLL_BASE_TAG_HCOLL_END + 1)
 
 typedef struct mcast_mc_params {
     /* IP multicast */
@@ -94,8 +97,13 @@ typedef struct mcast_mc_xstats {
 /* Every rank of the communicator starts the same sequence of broadcasts (same roots and
  * sizes, as MPI requires); the handle numbers them itself (epochs), skipping empty ones. */
 int mcast_mc_start(mcast_mc_t *mc, int root, void *buf, size_t bytes);
-/* Moves everything that can move without blocking; 1 when the collective ended. */
+/* Moves everything that can move without blocking; 1 when the collective ended.  _poll
+ * does the same without calling opal_progress (for callers that run inside it: a
+ * nonblocking call's progress function); mcast_mc_progressed: whether the last poll
+ * moved anything. */
 int mcast_mc_progress(mcast_mc_t *mc);
+int mcast_mc_poll(mcast_mc_t *mc);
+bool mcast_mc_progressed(const mcast_mc_t *mc);
 bool mcast_mc_done(const mcast_mc_t *mc);
 /* OMPI_SUCCESS, or MPI_ERR_OTHER (peer dead / aborted), MPI_ERR_TRUNCATE (size differs). */
 int mcast_mc_status(const mcast_mc_t *mc);
@@ -106,6 +114,8 @@ int mcast_mc_bcast(mcast_mc_t *mc, int root, void *buf, size_t bytes);
  * counted) and ends at once with an ABORT to the peers, who end with an error instead of
  * waiting for a dead peer.  Returns OMPI_ERR_OUT_OF_RESOURCE. */
 int mcast_mc_bcast_failed(mcast_mc_t *mc, int root, size_t bytes);
+/* Its start alone: the collective then ends (mcast_mc_done) at the next polls. */
+int mcast_mc_start_failed(mcast_mc_t *mc, int root, size_t bytes);
 void mcast_mc_stats(const mcast_mc_t *mc, pm_mc_stats_t *proto, mcast_mc_xstats_t *x);
 const char *mcast_mc_transport(const mcast_mc_t *mc); /* "ip" or "ib" */
 void mcast_mc_close(mcast_mc_t *mc);
@@ -152,5 +162,22 @@ typedef void (*mcast_mc_setup_fn)(struct ompi_communicator_t *comm, const mcast_
  * why says why; every rank returns the same error code. */
 int mcast_mc_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params, mcast_mc_setup_fn setup,
                   mcast_mc_t **mc, char *why, size_t whylen);
+
+/* The same open without waiting (mcast_mc_open is start, then test until done): start is
+ * local (OMPI_ERR_OUT_OF_RESOURCE: this rank cannot take part, its peers may wait);
+ * test moves it on and returns MCAST_AGAIN (mcast_status_mpi.h) until it ended, then
+ * mcast_mc_open's outcome with *mc and why set; free at any point (an unfinished open's
+ * requests are cancelled).  Its agreements are point-to-point on tags of its own
+ * (MCAST_MC_OPEN_TAG), never the communicator's collectives, so it may run from Open
+ * MPI's progress engine at moments that differ between ranks; every rank must start it
+ * once per communicator, at the same point of its collective sequence.  Several
+ * communicators' opens may run at once. */
+typedef struct mcast_mc_opener mcast_mc_opener_t;
+int mcast_mc_open_start(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
+                        mcast_mc_setup_fn setup, mcast_mc_opener_t **op);
+int mcast_mc_open_test(mcast_mc_opener_t *op, mcast_mc_t **mc, char *why, size_t whylen);
+/* Whether the open is in its probe's wait (datagrams, no point-to-point to progress). */
+bool mcast_mc_open_waiting(const mcast_mc_opener_t *op);
+void mcast_mc_open_free(mcast_mc_opener_t *op);
 
 #endif /* MCAST_MC_H */

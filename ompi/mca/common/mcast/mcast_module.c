@@ -259,20 +259,27 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
     return true;
 }
 
-/* With m->lock held, once the exchange finished: the preparation without communication
- * (also what the nonblocking decision uses), then the segment's setup where the component
- * offers one.  Once per module. */
+/* With m->lock held, once the exchange finished: the preparation that never waits (also
+ * what the nonblocking decision uses; a component's setup that communicates, a multicast
+ * group's open, runs here step by step: prepare returns MCAST_AGAIN until it is over),
+ * then the segment's setup where the component offers one.  Once per module. */
 static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
 {
     if (MCAST_STATE_NEW != m->nb_state) {
         return;
     }
-    m->nb_state = MCAST_STATE_DISABLED;
     if (m->xchg.short_of_memory) {
+        m->nb_state = MCAST_STATE_DISABLED;
         return; /* (every rank knows: the minimal plan, nb_plan) */
     }
+    m->nb_state = MCAST_STATE_DISABLED;
     if (m->xchg.same_params) {
-        m->nb_error = m->ops->prepare(m, comm, m->use_rules, m->use_topology, true);
+        const int rc = m->ops->prepare(m, comm, m->use_rules, m->use_topology, true);
+        if (MCAST_AGAIN == rc) {
+            m->nb_state = MCAST_STATE_NEW; /* a setup under way (a multicast group): again */
+            return;
+        }
+        m->nb_error = rc;
         m->nb_state = OMPI_SUCCESS == m->nb_error ? MCAST_STATE_READY : MCAST_STATE_PASS;
         if (OMPI_ERR_NOT_AVAILABLE == m->nb_error) {
             m->nb_error = OMPI_SUCCESS;
@@ -297,6 +304,9 @@ static bool nb_ready(mcast_module_t *m, struct ompi_communicator_t *comm)
     }
     if (OMPI_SUCCESS == m->xchg.rc) {
         nb_prepare(m, comm);
+        if (MCAST_STATE_NEW == m->nb_state) {
+            return false;
+        }
     }
     return NULL == m->shm || mcast_shm_setup_test(m->shm);
 }
@@ -693,7 +703,6 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         mcast_plan_input_t in;
         mcast_forced_t forced;
         m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->nb_chain);
-        in.mcast_transport = MCAST_TRANSPORT_NONE; /* a group needs a collective open */
         if (fallback || NULL == m->shm || mcast_shm_failed(m->shm)) {
             in.shm_slot_bytes = 0;
             in.shm_chunk_bytes = 0;
@@ -701,6 +710,7 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         }
         forced.compare_previous = 0;
         if (fallback) { /* the module below is Open MPI's: our default plan in its place */
+            in.mcast_transport = MCAST_TRANSPORT_NONE;
             mcast_forced_default(&forced);
             forced.compare_previous = 0;
             mcast_machine_default(&m->nb_machine);
@@ -779,19 +789,59 @@ typedef struct nb_call {
     bool done;
     int status;
     int kind;                   /* of the verbose plan line: 1 ibcast, 2 bcast_init */
+    mcast_module_t *mc_m;       /* the module in whose sequence `mc_slot` is (its own, for */
+    int64_t mc_slot;            /* the multicast group's order), or NULL */
 } nb_call_t;
 
-/* The call's slot is resolved (held: a module whose lock the caller holds, or NULL). */
+static void resolve_one(mcast_module_t **sm, int64_t slot, mcast_module_t *held)
+{
+    if (NULL != *sm) {
+        if (*sm == held) {
+            seq_resolve_locked(*sm, slot);
+        } else {
+            seq_resolve(*sm, slot);
+        }
+        *sm = NULL;
+    }
+}
+
+/* The call's slots are resolved (held: a module whose lock the caller holds, or NULL).
+ * The multicast slot only in the held module or with no lock held (nb_test resolves it
+ * after unlocking): locks are taken in the order module, module below, never back. */
 static void nb_resolve(nb_call_t *c, mcast_module_t *held)
 {
-    if (NULL != c->seg_m) {
-        if (c->seg_m == held) {
-            seq_resolve_locked(c->seg_m, c->slot);
-        } else {
-            seq_resolve(c->seg_m, c->slot);
-        }
-        c->seg_m = NULL;
+    resolve_one(&c->seg_m, c->slot, held);
+    if (NULL == held || c->mc_m == held) {
+        resolve_one(&c->mc_m, c->mc_slot, held);
     }
+}
+
+/* A multicast plan's op takes its place in the group's queue (owner->lock held): once
+ * every earlier call on the module resolved its slot (MCAST_AGAIN before). */
+static int nb_begin_mc(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e,
+                       const mcast_plan_info_t *info)
+{
+    mcast_module_t *sm = NULL != c->mc_m ? c->mc_m : c->seg_m;
+    const int64_t slot = NULL != c->mc_m ? c->mc_slot : c->slot;
+    if (sm != owner || NULL == owner->ops->irun) {
+        return MPI_ERR_INTERN; /* (a multicast plan is made only by the module that has one) */
+    }
+    if (owner->seq_done != slot) {
+        return MCAST_AGAIN;
+    }
+    print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
+    int rc = owner->ops->irun(owner, info, c->buf, c->count, c->dtype, c->bytes, c->root, c->comm,
+                              &c->sub, &c->sub_state);
+    if (OMPI_SUCCESS != rc) {
+        /* no memory for its op: this rank's part now, in its place (inside the progress
+         * engine, which is better than leaving the group's epochs out of step) */
+        c->sub = NULL;
+        rc = owner->ops->run(owner, info, c->buf, c->count, c->dtype, c->bytes, c->root, c->comm);
+        nb_resolve(c, owner);
+        return OMPI_SUCCESS == rc ? MCAST_NOTHING : rc;
+    }
+    nb_resolve(c, owner);
+    return OMPI_SUCCESS;
 }
 
 /* Starts the call on plan e of module owner (owner->lock held by the caller); MCAST_AGAIN
@@ -803,6 +853,9 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
     if (0 == c->bytes && MCAST_PLAN_SHM != info.transport_kind) {
         nb_resolve(c, owner); /* as route's zero_bytes_plan: only the segment carries 0 bytes */
         return MCAST_NOTHING;
+    }
+    if (MCAST_PLAN_PML != info.transport_kind && !uses_segment(&info)) {
+        return nb_begin_mc(c, owner, e, &info);
     }
     if (!uses_segment(&info)) {
         nb_resolve(c, owner);
@@ -817,8 +870,7 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
     const bool twolevel = MCAST_PLAN_PML_SHM == info.transport_kind;
     int rc = mcast_shm_begin(&owner->shm, twolevel ? e->plan : NULL, &info, c->buf, c->count,
                              c->dtype, c->bytes, c->root, c->comm, c->tag, &c->sub, &c->sub_state);
-    seq_resolve_locked(owner, c->slot);
-    c->seg_m = NULL;
+    nb_resolve(c, owner);
     return MCAST_SHM_PASS == rc ? MPI_ERR_INTERN : rc; /* the decision saw the segment */
 }
 
@@ -843,6 +895,7 @@ static bool nb_test(void *state, int *status)
             if (MCAST_AGAIN == rc) {
                 return false;
             }
+            nb_resolve(c, NULL); /* (a slot in a module whose lock was not held) */
             if (MCAST_NOTHING == rc) {
                 c->done = true;
                 *status = c->status = OMPI_SUCCESS;
@@ -877,10 +930,12 @@ static void nb_release(void *state)
 
 static const mcast_runner_t nb_runner = {nb_test, nb_release};
 
-/* seg_m / slot: the sequence slot the call holds (seg_m NULL: none). */
-static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, void *buf, int count,
-                     struct ompi_datatype_t *dtype, size_t bytes, int root,
-                     struct ompi_communicator_t *comm, ompi_request_t **request, int kind)
+/* seg_m / slot: the sequence slot the call holds (seg_m NULL: none); mc_m / mc_slot: its
+ * slot for the multicast group's order (mc_m NULL: none). */
+static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, mcast_module_t *mc_m,
+                     int64_t mc_slot, void *buf, int count, struct ompi_datatype_t *dtype,
+                     size_t bytes, int root, struct ompi_communicator_t *comm,
+                     ompi_request_t **request, int kind)
 {
     const int tag = mcast_pml_reserve_tags(comm);
     nb_call_t *c = calloc(1, sizeof(*c));
@@ -888,13 +943,12 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, voi
     if (NULL == c || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
         /* (its peers may wait for its part: docs/local-failures.md) */
         free(c);
-        if (NULL != seg_m) {
-            seq_resolve(seg_m, slot);
-        }
+        resolve_one(&seg_m, slot, NULL);
+        resolve_one(&mc_m, mc_slot, NULL);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     *c = (nb_call_t){m, seg_m, slot, comm, buf, count, dtype, bytes, root, tag, NULL, NULL, NULL,
-                     false, OMPI_SUCCESS, kind};
+                     false, OMPI_SUCCESS, kind, mc_m, mc_slot};
     int status;
     (void) nb_test(c, &status); /* the exchange may be in already: start now */
     mcast_ireq_runner_start(req, &nb_runner, c);
@@ -968,6 +1022,40 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     return mcast_pml_bcast(e->plan, &e->memo, m->engine, buf, count, dtype, bytes, comm);
 }
 
+/* An MPI_Ibcast on a multicast plan of a READY module: its op takes its place in the
+ * group's queue now (every earlier call's op has: a blocking call waited for the calls
+ * before it, later ones take their place at their call), slot resolved. */
+static int mc_istart(mcast_module_t *m, int64_t slot, const mcast_plan_info_t *info, void *buf,
+                     int count, struct ompi_datatype_t *dtype, size_t bytes, int root,
+                     struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    if (NULL == m->ops->run || !seq_turn(m, slot)) {
+        seq_resolve(m, slot);
+        return MPI_ERR_INTERN;
+    }
+    ompi_request_t *req = NULL;
+    const mcast_runner_t *runner = NULL;
+    void *state = NULL;
+    int rc = mcast_ireq_runner_new(comm, dtype, &req);
+    if (OMPI_SUCCESS == rc) {
+        rc = m->ops->irun(m, info, buf, count, dtype, bytes, root, comm, &runner, &state);
+    }
+    seq_resolve(m, slot);
+    if (OMPI_SUCCESS != rc) {
+        /* No memory for a request or its op: this rank's part now, blocking (a request
+         * cannot be handed back; the group's epochs must stay in step), then an empty one. */
+        mcast_ireq_runner_discard(req);
+        rc = m->ops->run(m, info, buf, count, dtype, bytes, root, comm);
+        if (OMPI_SUCCESS == rc) {
+            *request = &ompi_request_empty;
+        }
+        return rc;
+    }
+    mcast_ireq_runner_start(req, runner, state);
+    *request = req;
+    return OMPI_SUCCESS;
+}
+
 static int pass_ibcast_kind(mcast_module_t *m, void *buf, int count,
                             struct ompi_datatype_t *dtype, int root,
                             struct ompi_communicator_t *comm, ompi_request_t **request, int kind)
@@ -1033,7 +1121,11 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
          * hand down (its segment) */
         mcast_module_t *seg_m = NULL != m->ops->segment ? m : below_started(m);
         const int64_t slot = NULL != seg_m ? seq_take(seg_m) : 0;
-        return nb_ibcast(m, seg_m, slot, buf, count, dtype, bytes, root, comm, request, kind);
+        /* and one in this module's for a multicast plan, unless that is the same */
+        mcast_module_t *mc_m = NULL != m->ops->irun && seg_m != m ? m : NULL;
+        const int64_t mc_slot = NULL != mc_m ? seq_take(mc_m) : 0;
+        return nb_ibcast(m, seg_m, slot, mc_m, mc_slot, buf, count, dtype, bytes, root, comm,
+                         request, kind);
     }
     const int64_t slot = seq_take(m);
     mcast_cached_plan_t *e = NULL;
@@ -1072,15 +1164,19 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
         forget_shm_plans(m);
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
-    seq_resolve(m, slot);
+    if (MCAST_PLAN_PML != info.transport_kind && NULL != m->ops->irun) {
+        return mc_istart(m, slot, &info, buf, count, dtype, bytes, root, comm, request);
+    }
     if (MCAST_PLAN_PML != info.transport_kind) {
-        /* a multicast plan has no nonblocking driver: the module below's Ibcast serves */
+        /* a transport without a nonblocking driver: the module below's Ibcast serves */
+        seq_resolve(m, slot);
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,
-                                    "MPI_Ibcast: the multicast transport is blocking only",
+                                    "MPI_Ibcast: this transport has no nonblocking driver",
                                     &m->fallback_warned)) {
             return MPI_ERR_UNSUPPORTED_OPERATION;
         }
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
+    seq_resolve(m, slot);
     return mcast_pml_ibcast(e->plan, &e->memo, buf, count, dtype, bytes, comm, request);
 }

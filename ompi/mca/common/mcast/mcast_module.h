@@ -16,11 +16,14 @@
  *       |   MPI_Ibcast                       MPI_Bcast
  *       v                                        |
  *   PENDING: each MPI_Ibcast is a request of     |
- *       ours; once the exchange is in, it runs   |
- *       the NONBLOCKING decision: PML plans      |
- *       only (no segment, no multicast group:    |
- *       those need a collective setup), never    |
- *       the module below (a collective started   |
+ *       ours; once the exchange is in and the    |
+ *       component's setup over (a multicast      |
+ *       group opens step by step from the        |
+ *       progress engine: mcast_mc_open_start),   |
+ *       it runs the NONBLOCKING decision: PML    |
+ *       plans, the segment once set up, the      |
+ *       multicast group once open, never the     |
+ *       module below (a collective started       |
  *       later than its call could take another   |
  *       collective's tags), coll/pathmc handing  |
  *       to coll/kbinomial's nonblocking decision |
@@ -37,6 +40,13 @@
  *   every rank: the inputs are agreed); the engine runs it over the PML (mcast_pml.h), the
  *   shared segment (mcast_shmseg.h) or the multicast group.  An MPI_Ibcast whose plan
  *   needs a segment that no blocking call has set up yet runs the nonblocking decision.
+ *
+ *   Order: the segment's ring and the multicast group's epochs count collectives, so their
+ *   ops must start in call order on every rank, also the calls whose plan is made after
+ *   their call (PENDING).  Each call takes a slot in the module's sequence at the call
+ *   (seq_* in mcast_module.c) and resolves it once its op took its place (on the segment,
+ *   in the group's queue) or it knows it has none; an op takes its place only when every
+ *   earlier slot is resolved, and a blocking call waits (progressing) for that.
  */
 #ifndef MCAST_MODULE_H
 #define MCAST_MODULE_H
@@ -49,6 +59,7 @@
 #include "mcast_plan.h"
 
 struct mcast_module;
+struct mcast_runner; /* mcast_pml.h */
 
 /* Digests of this rank's decision inputs (0 = none). */
 typedef struct mcast_digests {
@@ -64,9 +75,11 @@ typedef struct mcast_component_ops {
     void (*digests)(struct mcast_module *m, mcast_digests_t *d);
     /* After the agreement: discovery and component state.  use_rules / use_topology say
      * whether every rank holds the same rules / topology files.  nonblocking: from the
-     * nonblocking decision, without communication (what needs a collective setup is left
-     * out); else from a blocking call, collectively (every rank is in it).  Called once
-     * each way at most, the nonblocking one possibly first.  OMPI_SUCCESS;
+     * nonblocking decision, never waiting: a collective setup that can run step by step
+     * (a multicast group's open) returns MCAST_AGAIN until it is over, and is called
+     * again (it runs first on every rank, after the exchange, whatever the first call);
+     * else from a blocking call, collectively (every rank is in it).  Called once each
+     * way at most (apart from MCAST_AGAIN), the nonblocking one first.  OMPI_SUCCESS;
      * OMPI_ERR_NOT_AVAILABLE: the component does not apply to this communicator (every
      * call goes to the module below, silently). */
     int (*prepare)(struct mcast_module *m, struct ompi_communicator_t *comm, bool use_rules,
@@ -92,6 +105,15 @@ typedef struct mcast_component_ops {
     int (*run)(struct mcast_module *m, const mcast_plan_info_t *info, void *buf, int count,
                struct ompi_datatype_t *dtype, size_t bytes, int root,
                struct ompi_communicator_t *comm);
+    /* The same plan without waiting (MPI_Ibcast): the call takes its place in the
+     * transport's order now (the caller makes sure every earlier call on the communicator
+     * has taken its own), *runner and *state then drive it (mcast_pml.h: test moves it on,
+     * release frees it).  An error: this rank has no memory for its state (nothing queued;
+     * the caller runs the plan with `run` instead, before it returns).  NULL: none. */
+    int (*irun)(struct mcast_module *m, const mcast_plan_info_t *info, void *buf, int count,
+                struct ompi_datatype_t *dtype, size_t bytes, int root,
+                struct ompi_communicator_t *comm, const struct mcast_runner **runner,
+                void **state);
 } mcast_component_ops_t;
 
 typedef enum {
@@ -149,9 +171,10 @@ typedef struct mcast_module {
     mcast_machine_t nb_machine;       /* the built-in model, for its default plan */
     int xtags[3];                     /* the segment setup's tags (reserved at the exchange) */
     /* The segment's ops start in the order of the calls (mcast_shm.h: the ring counts chunks
-     * across calls), also those that start later than their call: each call takes a slot
-     * in this sequence at the call and resolves it once its op started or it knows it has
-     * none; an op starts only when every earlier slot is resolved. */
+     * across calls), and so do the multicast group's (its epochs), also those that start
+     * later than their call: each call takes a slot in this sequence at the call and
+     * resolves it once its op started (or took its place in the group's queue) or it knows
+     * it has none; an op starts only when every earlier slot is resolved. */
     int64_t seq_next;                 /* the next call's slot */
     int64_t seq_done;                 /* slots [0, seq_done) resolved */
     int64_t *seq_ahead;               /* resolved slots beyond seq_done */

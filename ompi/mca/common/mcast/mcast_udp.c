@@ -297,7 +297,7 @@ static udp_state_t *udp_setup(struct ompi_communicator_t *comm, const mcast_mc_p
     return s;
 }
 
-static void udp_setup_fn(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
+void mcast_udp_setup_fn(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
                          const mcast_mc_ident_t *id, mcast_mc_setup_t *out)
 {
     udp_state_t *s = udp_setup(comm, params, id, &out->chunk, &out->window_cap, out->desc, sizeof out->desc,
@@ -308,5 +308,5 @@ static void udp_setup_fn(struct ompi_communicator_t *comm, const mcast_mc_params
 int mcast_udp_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *params, mcast_mc_t **mc,
                    char *why, size_t whylen)
 {
-    return mcast_mc_open(comm, params, udp_setup_fn, mc, why, whylen);
+    return mcast_mc_open(comm, params, mcast_udp_setup_fn, mc, why, whylen);
 }

@@ -20,4 +20,8 @@ int mcast_udp_open(struct ompi_communicator_t *comm, const mcast_mc_params_t *pa
  * `ctx` uses in `range`; 0, or -1 for a range that is not a multicast CIDR (/4../30). */
 int mcast_udp_group(const char *range, uint64_t job, uint32_t ctx, uint32_t *addr_be);
 
+/* Its local setup, for mcast_mc_open_start (the open without waiting). */
+void mcast_udp_setup_fn(struct ompi_communicator_t *comm, const mcast_mc_params_t *params,
+                        const mcast_mc_ident_t *id, mcast_mc_setup_t *out);
+
 #endif /* MCAST_UDP_H */
