@@ -512,6 +512,27 @@ void build_chain(Inspection &in)
 
 std::string us(double v) { return fmt("%.3f", v); }
 
+/* The planner's input for a root (mcast_input_fn_t): the one built from the files, on
+ * that root's chain, with the options' forced parameters. */
+struct InspectInput {
+    const mcast_plan_input_t *base;
+    const mcast_forced_t *forced;
+    const std::vector<int> *chain0, *chain;
+};
+
+static int inspect_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *in,
+                         mcast_forced_t *f)
+{
+    const InspectInput *c = static_cast<const InspectInput *>(ctx);
+    *in = *c->base;
+    *f = *c->forced;
+    in->forced = f;
+    in->root = root;
+    in->bytes = bytes;
+    in->chain = root == 0 ? c->chain0->data() : c->chain->data();
+    return KB_OK;
+}
+
 /* The planner's input as the components build it: the chain, the ranks' nodes (ranks on
  * one host share a node), the torus where the topology is one. */
 void build_plan(Inspection &in)
@@ -582,26 +603,23 @@ void build_plan(Inspection &in)
         pi.topology = in.topo.get();
         pi.hosts = hp.data();
     }
-    /* the component's two steps (mcast_class_choice_t): the class's choice on root 0's
-     * chain, then that choice built on this root's chain */
+    /* the component's two steps (mcast_decide_class, mcast_plan_on_root): the class's
+     * choice on root 0's chain, then that choice built on this root's chain */
     char err[512] = "";
     const std::vector<int> chain0 = chain_for(in, 0);
-    pi.root = 0;
-    pi.chain = chain0.data();
+    InspectInput ictx{&pi, &f, &chain0, &in.chain};
+    mcast_class_choice_t choice;
     mcast_plan_t *p0 = nullptr;
-    if (KB_OK != mcast_plan_select(&pi, &p0, err, sizeof(err))) {
+    if (KB_OK != mcast_decide_class(inspect_input, &ictx, pi.bytes, &choice, &p0, err,
+                                    sizeof(err))) {
         throw Fail(EXIT_INPUT, fmt("algorithm %s: %s", in.opt.algorithm.c_str(), err));
     }
-    mcast_class_choice_t choice;
-    mcast_class_choice_of(p0, &choice);
     if (choice.defer) {
         in.plan = p0; /* the module below serves the class on every root */
     } else {
         mcast_plan_free(p0);
-        pi.root = in.opt.root;
-        pi.chain = in.chain.data();
-        mcast_class_choice_force(&choice, &pi, &f);
-        if (KB_OK != mcast_plan_select(&pi, &in.plan, err, sizeof(err))) {
+        if (KB_OK != mcast_plan_on_root(&choice, inspect_input, &ictx, in.opt.root, pi.bytes,
+                                        &in.plan, err, sizeof(err))) {
             throw Fail(EXIT_INPUT, fmt("algorithm %s on root %d: %s", in.opt.algorithm.c_str(),
                                        in.opt.root, err));
         }

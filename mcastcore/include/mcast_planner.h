@@ -576,6 +576,24 @@ int mcast_class_choice_of(const mcast_plan_t *p, mcast_class_choice_t *c);
 int mcast_class_choice_force(const mcast_class_choice_t *c, mcast_plan_input_t *in,
                              mcast_forced_t *f);
 
+/* The components' decision, in two steps, for the component, mcast-inspect and perf/sim
+ * alike (each gives only its own discovery, as `input`):
+ *   1. mcast_decide_class: the planner at the class's representative size on root 0's
+ *      input: the class's choice (every root of the class gets it, so every rank decides
+ *      it alike whatever the roots it sees);
+ *   2. mcast_plan_on_root: that choice built on the root's input (its chain).
+ * `input(ctx, root, bytes, in, f)` fills *in and *f (in->forced = f) for that root and
+ * size; what they point to stays valid until its next call; KB_OK or a KB_ERR_*.
+ * mcast_decide_class also hands back the step's plan when plan0 is not NULL (the caller
+ * frees it).  mcast_plan_on_root: KB_ERR_ARG for a deferred choice. */
+typedef int (*mcast_input_fn_t)(void *ctx, int root, size_t bytes, mcast_plan_input_t *in,
+                                mcast_forced_t *f);
+int mcast_decide_class(mcast_input_fn_t input, void *ctx, size_t class_bytes,
+                       mcast_class_choice_t *choice, mcast_plan_t **plan0, char *why,
+                       size_t why_len);
+int mcast_plan_on_root(const mcast_class_choice_t *choice, mcast_input_fn_t input, void *ctx,
+                       int root, size_t bytes, mcast_plan_t **out, char *why, size_t why_len);
+
 /* Size class of a message size, and the representative size of a class. */
 int mcast_size_class(size_t bytes);
 size_t mcast_class_bytes(int cls);

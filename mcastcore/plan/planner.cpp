@@ -422,3 +422,45 @@ MC_API int mcast_class_choice_force(const mcast_class_choice_t *c, mcast_plan_in
     return KB_OK;
 }
 
+MC_API int mcast_decide_class(mcast_input_fn_t input, void *ctx, size_t class_bytes,
+                              mcast_class_choice_t *choice, mcast_plan_t **plan0, char *why,
+                              size_t why_len)
+{
+    if (input == nullptr || choice == nullptr) {
+        return KB_ERR_ARG;
+    }
+    mcast_plan_input_t in;
+    mcast_forced_t f;
+    int rc = input(ctx, 0, class_bytes, &in, &f);
+    mcast_plan_t *p = nullptr;
+    if (rc == KB_OK) {
+        rc = mcast_plan_select(&in, &p, why, why_len);
+    }
+    if (rc != KB_OK) {
+        return rc;
+    }
+    mcast_class_choice_of(p, choice);
+    if (plan0 != nullptr) {
+        *plan0 = p;
+    } else {
+        mcast_plan_free(p);
+    }
+    return KB_OK;
+}
+
+MC_API int mcast_plan_on_root(const mcast_class_choice_t *choice, mcast_input_fn_t input,
+                              void *ctx, int root, size_t bytes, mcast_plan_t **out, char *why,
+                              size_t why_len)
+{
+    if (choice == nullptr || input == nullptr || out == nullptr || choice->defer) {
+        return KB_ERR_ARG;
+    }
+    mcast_plan_input_t in;
+    mcast_forced_t f;
+    int rc = input(ctx, root, bytes, &in, &f);
+    if (rc == KB_OK) {
+        rc = mcast_class_choice_force(choice, &in, &f);
+    }
+    return rc == KB_OK ? mcast_plan_select(&in, out, why, why_len) : rc;
+}
+

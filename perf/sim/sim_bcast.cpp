@@ -16,11 +16,11 @@
  * on the platform (the platform's topology file given to both components as
  * coll_{kbinomial,pathmc}_topology_file, its machine file as coll_kbinomial_machine_file,
  * every other parameter at its default, no rules), and the two steps of the glue
- * (ompi/mca/common/mcast/mcast_module.c decide() and plan_for()):
- *   1. the size class's decision: mcast_plan_select at the class's representative size on
+ * (the core's decision API, as the glue calls it: mcast_planner.h):
+ *   1. mcast_decide_class: the size class's decision at the class's representative size on
  *      root 0's chain;
- *   2. that decision forced (algorithm, k, segment, lambda, allgather variant) and planned on
- *      the call's root's chain; the schedule is built for the call's exact size.
+ *   2. mcast_plan_on_root: that decision built on the call's root's chain; the schedule is
+ *      built for the call's exact size.
  *
  *   ours-auto     what the components run: on a torus (coordinates from the topology
  *                 file) or an irregular switch network (a graph file naming every host),
@@ -449,71 +449,97 @@ struct Chosen {
     double model_us = -1;  /* the model's prediction of what runs, at the exact size */
 };
 
-/* mcast_plan_select with the component's inputs for `root` at the size class of `bytes`. */
-static Chosen select_at(const Platform &P, int component, const mcast_forced_t &f, size_t bytes,
-                        int root, const char *selected_by, bool exact = false)
+/* The components' inputs on the platform for `root` (mcast_input_fn_t): at the size class
+ * of `bytes`, or at `bytes` itself (exact: the model's prediction for the call). */
+struct SimInput {
+    const Platform *P;
+    int component;
+    const mcast_forced_t *forced;
+    bool exact;
+};
+
+static int sim_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *in, mcast_forced_t *f)
+{
+    const SimInput *c = static_cast<const SimInput *>(ctx);
+    const Platform &P = *c->P;
+    const int component = c->component;
+    const bool exact = c->exact;
+    *f = *c->forced;
+    std::memset(in, 0, sizeof *in);
+    in->component = component;
+    in->n = P.n;
+    in->root = root;
+    in->bytes = exact ? bytes : mcast_class_bytes(mcast_size_class(bytes));
+    in->exact_bytes = exact ? 1 : 0;
+    in->selected_by = nullptr;
+    in->topology = P.topo;
+    in->hosts = P.topo != nullptr ? P.host_ptrs.data() : nullptr;
+    in->node_of_rank = P.node_of.data();
+    in->all_local = P.all_local ? 1 : 0;
+    in->nnodes = P.nnodes;
+    in->machine = &P.machine;
+    in->forced = f;
+    in->rules = nullptr;
+    /* both components' discovery orders the hosts by the topology file */
+    in->chain = root == P.root ? P.chain.data() : P.chain0.data();
+    if (component == MCAST_COMP_PATHMC) {
+        in->torus = P.torus ? &P.shape : nullptr;
+        in->torus_coords = P.torus ? P.coords.data() : nullptr;
+        in->switch_net = P.torus ? nullptr : P.graph;
+    }
+    return KB_OK;
+}
+
+static double predicted(mcast_plan_t *p, bool previous)
+{
+    mcast_plan_info_t ei;
+    double us = -1;
+    if (p != nullptr && mcast_plan_get_info(p, &ei) == KB_OK) {
+        us = previous ? ei.previous_us : ei.predicted_us;
+    }
+    mcast_plan_free(p);
+    return us;
+}
+
+/* The component's decision (mcast_decide_class, then mcast_plan_on_root), and the model's
+ * prediction at the exact size of what runs. */
+static Chosen select_one(const Platform &P, int component, const mcast_forced_t &f, size_t bytes)
 {
     Chosen c;
-    mcast_plan_input_t in;
-    std::memset(&in, 0, sizeof in);
-    in.component = component;
-    in.n = P.n;
-    in.root = root;
-    in.bytes = exact ? bytes : mcast_class_bytes(mcast_size_class(bytes));
-    in.exact_bytes = exact ? 1 : 0;
-    in.selected_by = selected_by;
-    in.topology = P.topo;
-    in.hosts = P.topo != nullptr ? P.host_ptrs.data() : nullptr;
-    in.node_of_rank = P.node_of.data();
-    in.all_local = P.all_local ? 1 : 0;
-    in.nnodes = P.nnodes;
-    in.machine = &P.machine;
-    in.forced = &f;
-    in.rules = nullptr;
-    /* both components' discovery orders the hosts by the topology file */
-    in.chain = root == P.root ? P.chain.data() : P.chain0.data();
-    if (component == MCAST_COMP_PATHMC) {
-        in.torus = P.torus ? &P.shape : nullptr;
-        in.torus_coords = P.torus ? P.coords.data() : nullptr;
-        in.switch_net = P.torus ? nullptr : P.graph;
-    }
+    c.component = component == MCAST_COMP_KBINOMIAL ? "kbinomial" : "pathmc";
+    const SimInput cls{&P, component, &f, false}, ex{&P, component, &f, true};
+    mcast_class_choice_t choice;
     mcast_plan_t *p = nullptr;
     char ebuf[512] = "";
-    if (mcast_plan_select(&in, &p, ebuf, sizeof ebuf) != KB_OK) {
+    if (mcast_decide_class(sim_input, const_cast<SimInput *>(&cls), bytes, &choice, &p, ebuf,
+                           sizeof ebuf) != KB_OK) {
+        c.error = ebuf[0] ? ebuf : "planner error";
+        return c;
+    }
+    if (choice.defer) {
+        c.plan = PlanPtr(p, PlanDeleter());
+        c.previous = true;
+        mcast_plan_input_t in;
+        mcast_forced_t g;
+        sim_input(const_cast<SimInput *>(&ex), 0, bytes, &in, &g);
+        mcast_plan_t *e = nullptr;
+        if (mcast_plan_select(&in, &e, ebuf, sizeof ebuf) == KB_OK) {
+            c.model_us = predicted(e, true);
+        }
+        return c;
+    }
+    mcast_plan_free(p);
+    p = nullptr;
+    if (mcast_plan_on_root(&choice, sim_input, const_cast<SimInput *>(&cls), P.root, bytes, &p,
+                           ebuf, sizeof ebuf) != KB_OK) {
         c.error = ebuf[0] ? ebuf : "planner error";
         return c;
     }
     c.plan = PlanPtr(p, PlanDeleter());
-    c.component = component == MCAST_COMP_KBINOMIAL ? "kbinomial" : "pathmc";
-    return c;
-}
-
-/* The component's two steps (mcast_class_choice_t): the class's decision on root 0, then
- * that decision on the root. */
-static Chosen select_one(const Platform &P, int component, const mcast_forced_t &f, size_t bytes)
-{
-    Chosen d = select_at(P, component, f, bytes, 0, nullptr);
-    mcast_class_choice_t choice;
-    if (!d.plan || mcast_class_choice_of(d.plan.get(), &choice) != KB_OK) {
-        return d;
-    }
-    if (choice.defer) {
-        d.previous = true;
-        Chosen e = select_at(P, component, f, bytes, 0, nullptr, true);
-        mcast_plan_info_t ei;
-        if (e.plan && mcast_plan_get_info(e.plan.get(), &ei) == KB_OK) {
-            d.model_us = ei.previous_us;
-        }
-        return d;
-    }
-    mcast_forced_t g = f;
-    mcast_plan_input_t unused{}; /* select_at builds its own input; only f matters here */
-    mcast_class_choice_force(&choice, &unused, &g);
-    Chosen c = select_at(P, component, g, bytes, P.root, choice.selected_by);
-    Chosen e = select_at(P, component, g, bytes, P.root, choice.selected_by, true);
-    mcast_plan_info_t ei;
-    if (e.plan && mcast_plan_get_info(e.plan.get(), &ei) == KB_OK) {
-        c.model_us = ei.predicted_us;
+    mcast_plan_t *e = nullptr;
+    if (mcast_plan_on_root(&choice, sim_input, const_cast<SimInput *>(&ex), P.root, bytes, &e,
+                           ebuf, sizeof ebuf) == KB_OK) {
+        c.model_us = predicted(e, false);
     }
     return c;
 }

@@ -432,21 +432,34 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* The class's decision: the planner on root 0's chain, once per communicator.  NULL when
- * this rank had no memory for it (nothing kept: a later call decides again; a decision
- * that differs from the other ranks' would send this rank down another path for good). */
+/* The planner's input as this module discovered it (mcast_input_fn_t). */
+typedef struct {
+    mcast_module_t *m;
+    struct ompi_communicator_t *comm;
+} module_input_ctx_t;
+
+static int module_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *in,
+                        mcast_forced_t *f)
+{
+    module_input_ctx_t *c = ctx;
+    c->m->ops->input(c->m, c->comm, root, bytes, in, f, c->m->chain);
+    return KB_OK;
+}
+
+/* The class's decision (mcast_decide_class), once per communicator.  NULL when this rank
+ * had no memory for it (nothing kept: a later call decides again; a decision that differs
+ * from the other ranks' would send this rank down another path for good). */
 static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
 {
     mcast_decision_t *d = &m->plans.decisions[cls];
     if (d->made) {
         return d;
     }
-    mcast_plan_input_t in;
-    mcast_forced_t forced;
+    module_input_ctx_t ctx = {m, comm};
     char why[256] = "";
-    m->ops->input(m, comm, 0, mcast_class_bytes(cls), &in, &forced, m->chain);
     mcast_plan_t *p = NULL;
-    const int rc = mcast_plan_select(&in, &p, why, sizeof(why));
+    const int rc = mcast_decide_class(module_input, &ctx, mcast_class_bytes(cls), &d->choice, &p,
+                                      why, sizeof(why));
     if (KB_ERR_NOMEM == rc) {
         return NULL;
     }
@@ -458,7 +471,6 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(p, &info);
-    mcast_class_choice_of(p, &d->choice);
     if (d->choice.defer && m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: the module below serves this "
                         "size class (selected_by=%s; our plan would be algorithm=%s)\n",
@@ -470,9 +482,10 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     return d;
 }
 
-/* The plan of (class, root); NULL with *why set when there is none, NULL with *defer
- * set when the class's decision is the module below's, NULL with *no_memory set when this
- * rank had no memory to build it (a local failure: the caller must not decide on it). */
+/* The plan of (class, root): the class's decision built on this root's chain
+ * (mcast_plan_on_root).  NULL with *why set when there is none, NULL with *defer set when
+ * the class's decision is the module below's, NULL with *no_memory set when this rank had
+ * no memory to build it (a local failure: the caller must not decide on it). */
 static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
                                      int root, const char **why, bool *defer, bool *no_memory)
 {
@@ -493,14 +506,11 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
         *defer = true;
         return NULL;
     }
-    mcast_plan_input_t in;
-    mcast_forced_t forced;
-    m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->chain);
-    /* the class's decision, built on this root's chain */
-    mcast_class_choice_force(&d->choice, &in, &forced);
+    module_input_ctx_t ctx = {m, comm};
     mcast_plan_t *p = NULL;
-    static char err[256];
-    const int rc = mcast_plan_select(&in, &p, err, sizeof(err));
+    static _Thread_local char err[256]; /* (*why outlives the call; one per thread) */
+    const int rc = mcast_plan_on_root(&d->choice, module_input, &ctx, root,
+                                      mcast_class_bytes(cls), &p, err, sizeof(err));
     if (KB_OK != rc) {
         *no_memory = KB_ERR_NOMEM == rc;
         *why = err;
