@@ -717,6 +717,137 @@ static void test_previous(void **state)
     mcast_plan_free(p);
 }
 
+/* The decision API (mcast_decide_class, mcast_plan_on_root): the class's choice comes from
+ * root 0's input at the class's size, every root's plan is that choice on the root's own
+ * chain (what the glue, mcast-inspect and perf/sim call). */
+typedef struct {
+    int n, calls, last_root, fail;
+    size_t last_bytes;
+    const mcast_machine_t *m;
+    mcast_forced_t forced;
+    int chain[64];
+} decide_ctx_t;
+
+static int decide_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *in,
+                        mcast_forced_t *f)
+{
+    decide_ctx_t *c = ctx;
+    c->calls++;
+    c->last_root = root;
+    c->last_bytes = bytes;
+    if (c->fail) {
+        return KB_ERR_ARG;
+    }
+    *f = c->forced;
+    *in = input(c->n, root, bytes, c->m, f);
+    for (int i = 0; i < c->n; ++i) { /* a chain of its own per root: reversed from it */
+        c->chain[i] = (root - i + c->n) % c->n;
+    }
+    in->chain = c->chain;
+    return KB_OK;
+}
+
+static void test_decision_api(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const size_t sizes[] = {100, 65536, 2000000};
+    int ours = 0, deferred = 0;
+    for (int compare = 0; compare <= 1; ++compare) {
+        for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); ++si) {
+            decide_ctx_t c = {.n = 12, .m = &mach};
+            mcast_forced_default(&c.forced);
+            c.forced.compare_previous = compare;
+            const size_t cb = mcast_class_bytes(mcast_size_class(sizes[si]));
+            mcast_class_choice_t choice;
+            mcast_plan_t *p0 = NULL;
+            char why[256] = "";
+            assert_int_equal(mcast_decide_class(decide_input, &c, cb, &choice, &p0, why,
+                                                sizeof(why)), KB_OK);
+            assert_int_equal(c.calls, 1);
+            assert_int_equal(c.last_root, 0);
+            assert_true(c.last_bytes == cb);
+            mcast_plan_info_t i0;
+            mcast_plan_get_info(p0, &i0);
+            assert_int_equal(choice.defer, i0.defer);
+            assert_int_equal(choice.algorithm, i0.algorithm);
+            assert_string_equal(choice.selected_by, i0.selected_by);
+            mcast_plan_free(p0);
+            mcast_plan_t *p = NULL;
+            if (choice.defer) {
+                deferred++;
+                assert_int_equal(mcast_plan_on_root(&choice, decide_input, &c, 5, cb, &p, why,
+                                                    sizeof(why)), KB_ERR_ARG);
+                assert_null(p);
+                continue;
+            }
+            ours++;
+            for (int root = 0; root < c.n; ++root) {
+                assert_int_equal(mcast_plan_on_root(&choice, decide_input, &c, root, cb, &p, why,
+                                                    sizeof(why)), KB_OK);
+                assert_int_equal(c.last_root, root);
+                mcast_plan_info_t info;
+                mcast_plan_get_info(p, &info);
+                assert_int_equal(info.algorithm, choice.algorithm);
+                assert_int_equal(info.k, choice.k);
+                assert_true((info.segment_bytes == 0 ? SIZE_MAX : info.segment_bytes) ==
+                            choice.segment_bytes);
+                assert_string_equal(info.selected_by, choice.selected_by);
+                assert_int_equal(info.defer, 0);
+                assert_int_equal(info.root, root);
+                if (NULL != info.chain) { /* built on this root's chain */
+                    assert_int_equal(info.chain[0], root);
+                    assert_int_equal(info.chain[1], (root - 1 + c.n) % c.n);
+                }
+                mcast_plan_free(p);
+                p = NULL;
+            }
+        }
+    }
+    assert_true(ours > 0);
+    { /* 2 ranks run the same tree whatever the algorithm: the class goes to the module
+       * below (test_previous), and no root has a plan of ours */
+        decide_ctx_t c = {.n = 2, .m = &mach};
+        mcast_forced_default(&c.forced);
+        mcast_class_choice_t choice;
+        assert_int_equal(mcast_decide_class(decide_input, &c, 65536, &choice, NULL, NULL, 0),
+                         KB_OK);
+        assert_int_equal(choice.defer, 1);
+        assert_string_equal(choice.selected_by, "previous");
+        deferred++;
+        mcast_plan_t *p = NULL;
+        assert_int_equal(mcast_plan_on_root(&choice, decide_input, &c, 1, 65536, &p, NULL, 0),
+                         KB_ERR_ARG);
+        assert_null(p);
+    }
+    assert_true(deferred > 0);
+    /* a forced algorithm is the class's choice on every root */
+    decide_ctx_t c = {.n = 7, .m = &mach};
+    mcast_forced_default(&c.forced);
+    c.forced.algorithm = MCAST_ALG_CHAIN;
+    mcast_class_choice_t choice;
+    assert_int_equal(mcast_decide_class(decide_input, &c, 4096, &choice, NULL, NULL, 0), KB_OK);
+    assert_int_equal(choice.algorithm, MCAST_ALG_CHAIN);
+    assert_string_equal(choice.selected_by, "forced");
+    mcast_plan_t *p = NULL;
+    assert_int_equal(mcast_plan_on_root(&choice, decide_input, &c, 3, 4096, &p, NULL, 0), KB_OK);
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p, &info);
+    assert_int_equal(info.algorithm, MCAST_ALG_CHAIN);
+    mcast_plan_free(p);
+    /* bad arguments, and the input's own failure, come back as they are */
+    assert_int_equal(mcast_decide_class(NULL, &c, 4096, &choice, NULL, NULL, 0), KB_ERR_ARG);
+    assert_int_equal(mcast_decide_class(decide_input, &c, 4096, NULL, NULL, NULL, 0), KB_ERR_ARG);
+    assert_int_equal(mcast_plan_on_root(&choice, decide_input, &c, 3, 4096, NULL, NULL, 0),
+                     KB_ERR_ARG);
+    assert_int_equal(mcast_plan_on_root(NULL, decide_input, &c, 3, 4096, &p, NULL, 0), KB_ERR_ARG);
+    c.fail = 1;
+    assert_int_equal(mcast_decide_class(decide_input, &c, 4096, &choice, NULL, NULL, 0), KB_ERR_ARG);
+    assert_int_equal(mcast_plan_on_root(&choice, decide_input, &c, 3, 4096, &p, NULL, 0),
+                     KB_ERR_ARG);
+}
+
 /* Hardware multicast (mcast, coll/pathmc): forced without a group fails with the reason;
  * with one, the plan names its transport and is no schedule; under auto it is a candidate
  * only across nodes, and wins on a 1 Gbit/s network at 1 MiB where its root writes M once
@@ -2760,6 +2891,7 @@ int main(void)
         cmocka_unit_test(test_family_wins_bandwidth),
         cmocka_unit_test(test_two_level_plans),
         cmocka_unit_test(test_previous),
+        cmocka_unit_test(test_decision_api),
         cmocka_unit_test(test_unmodelled),
         cmocka_unit_test(test_mcast_plans),
         cmocka_unit_test(test_pathlg_plans),
