@@ -19,7 +19,9 @@
 #             files' eager_bytes (default 65536, SMPI's default)
 #   --machine derived (default): the planner reads platforms/<p>.machine, written from the
 #             platform's description (make_platforms.py); calibrated: platforms/<p>.calibrated.
-#             machine, measured on the platform by mcast-calibrate running inside SMPI (16 ranks)
+#             machine, measured on the platform by mcast-calibrate running inside SMPI (16 ranks);
+#             none: no machine file, the built-in defaults (what a user gets who calibrated
+#             nothing: the components' model without a coll_kbinomial_machine_file)
 # Writes DIR/<platform>.csv: size_bytes,contender,time_us,model_us,predicted_us,check,
 # lower_bound_us,ratio_to_lower_bound (contender ours-auto, ours-<name>, smpi-<name>,
 # smpi-<name>@<ordering>); DIR/summary.md; DIR/provenance.txt.
@@ -53,7 +55,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-case "$MACHINE_KIND" in calibrated|derived) ;; *) echo "--machine calibrated|derived" >&2; exit 2 ;; esac
+case "$MACHINE_KIND" in calibrated|derived|none) ;; *) echo "--machine calibrated|derived|none" >&2; exit 2 ;; esac
 DATE="$(date +%Y-%m-%d)"
 [ -n "$OUT" ] || OUT="$TOP/perf/results/$DATE-simgrid$([ $QUICK = 1 ] && echo -quick || true)"
 mkdir -p "$OUT" "$BUILD/obj"
@@ -154,10 +156,11 @@ run_job() {  # platform sizes ours peers [extra sim_bcast args...]
         mfile="$p.calibrated.machine"
     fi
     ( set -a; . "$PLAT/$p.env"; set +a
-      MACHINE="$mfile"
+      MACHINE="$PLAT/$mfile"
+      [ "$MACHINE_KIND" = none ] && MACHINE=none
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
           "$BUILD/sim_bcast" --sizes "$sizes" --ours "$ours" --peers "$peers" \
-          --machine "$PLAT/$MACHINE" --topology "$PLAT/$TOPOLOGY" --tag "platform=$p" "$@" )
+          --machine "$MACHINE" --topology "$PLAT/$TOPOLOGY" --tag "platform=$p" "$@" )
 }
 
 for p in $PLATFORMS; do
@@ -191,6 +194,8 @@ RC=0
     echo "smpirun cfg: ${CFG[*]}"
     if [ "$MACHINE_KIND" = calibrated ]; then
         echo "machine files: platforms/<platform>.calibrated.machine (mcast-calibrate in SMPI, 16 ranks)"
+    elif [ "$MACHINE_KIND" = none ]; then
+        echo "machine files: none (the built-in model, as a user without a machine file)"
     else
         echo "machine files: platforms/<platform>.machine (derived from the platform description)"
     fi

@@ -185,7 +185,7 @@ static bool parse_size(const std::string &s, size_t *out)
 static void usage()
 {
     std::fprintf(stderr,
-                 "sim_bcast --machine FILE --topology FILE [--sizes a,b,..] [--ours LIST|all|none] (all: every registry algorithm; -NAME drops one)\n"
+                 "sim_bcast --machine FILE|none --topology FILE [--sizes a,b,..] [--ours LIST|all|none] (all: every registry algorithm; -NAME drops one)\n"
                  "          [--peers LIST|all|none] [--no-reordered-peers] [--root R]\n"
                  "          [--check-budget-mb MB] [--tag TEXT] [--trace]\n"
                  "--trace: our engine's every post ('T post US RANK SLOT S|R PEER OFFSET LEN') and\n"
@@ -229,6 +229,9 @@ static bool parse_args(int argc, char **argv, Options &o)
             o.peers_reordered = false;
         } else if (a == "--machine") {
             o.machine = next();
+            if (o.machine == "none") { /* the built-in model: no machine file */
+                o.machine.clear();
+            }
         } else if (a == "--topology") {
             o.topology = next();
         } else if (a == "--root") {
