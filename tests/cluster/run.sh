@@ -369,29 +369,36 @@ if [ -n "$COMP" ] && [ -x "$CAL" ]; then
         # perf/tcp-model-check (issue 48)
         for alg in $ALGS; do
             [ "$alg" = auto ] && continue
+            # stdout (the rows) and stderr (the plan lines) into separate files: mpirun may
+            # interleave the two streams of several ranks in one file
             # shellcheck disable=SC2046
             if "$CLUSTER" run -- -np "$N" $(ours "$alg") --mca coll_kbinomial_verbose 1 \
                 --mca coll_kbinomial_machine_file "$WORK/cal.machine" \
-                "$OSU" -c -m 262144:1048576 -i 3 -I 3 -x 1 -X 1 >"$WORK/pred.out" 2>&1; then
-                r=$(awk -v alg="$alg" '/^coll:kbinomial: comm=0 / {
+                "$OSU" -c -m 262144:1048576 -i 3 -I 3 -x 1 -X 1 >"$WORK/pred.out" 2>"$WORK/pred.err"; then
+                # sizes whose row is in stdout and whose plan line (algorithm=$alg with a
+                # prediction) is in stderr; the detail names what each file had
+                r=$(awk -v alg="$alg" '{ f = (FILENAME == ARGV[1]) ? 1 : 2 }
+                         f == 1 && /^coll:kbinomial: comm=0 / {
                              b = ""; p = ""; a = ""
                              for (i = 1; i <= NF; i++) {
                                  if ($i ~ /^bytes=/) b = substr($i, 7)
                                  if ($i ~ /^predicted_us=/) p = substr($i, 14)
                                  if ($i ~ /^algorithm=/) a = substr($i, 11)
                              }
+                             lines = lines " " b "/" a "/" p
                              if (b != "" && p + 0 > 0 && a == alg) pred[b] = p
                          }
-                         $1 ~ /^[0-9]+$/ && NF >= 4 && ($1 in pred) { n++ }
-                         END { print n + 0 }' "$WORK/pred.out")
-                if [ "$r" = 3 ] && ! grep -q "machine file not used" "$WORK/pred.out"; then
+                         f == 2 && $1 ~ /^[0-9]+$/ && NF >= 4 { rows = rows " " $1; if ($1 in pred) n++ }
+                         END { printf "%d (plan lines bytes/algorithm/prediction:%s; rows:%s)", n, lines, rows }' \
+                         "$WORK/pred.err" "$WORK/pred.out")
+                if [ "${r%% *}" = 3 ] && ! grep -q "machine file not used" "$WORK/pred.err"; then
                     ok "forced $alg over TCP with the calibrated file: planned with a prediction and data validated at 256 KiB - 1 MiB"
                 else
-                    bad "forced $alg over TCP: $r of 3 sizes with a plan line of algorithm=$alg and a prediction"
-                    grep '^coll:kbinomial: comm=0 ' "$WORK/pred.out" | head -3; grep -v '^coll:' "$WORK/pred.out" | tail -5
+                    bad "forced $alg over TCP: ${r%% *} of 3 sizes with a plan line of algorithm=$alg and a prediction ${r#* }"
+                    grep '^coll:kbinomial: comm=0 ' "$WORK/pred.err" | head -3; grep -v '^coll:' "$WORK/pred.err" | tail -5
                 fi
             else
-                bad "forced $alg over TCP with the calibrated file: osu_style_bcast failed"; tail -5 "$WORK/pred.out"
+                bad "forced $alg over TCP with the calibrated file: osu_style_bcast failed"; tail -5 "$WORK/pred.out" "$WORK/pred.err"
             fi
         done
     else
