@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate the SimGrid platforms of perf/sim (XML + hostfile + model parameters).
 
-    perf/sim/make_platforms.py [--out DIR] [--topo-routes BIN]
+    perf/sim/make_platforms.py [--out DIR] [--topo-routes BIN] [--only P,...] [--generate SEED,...]
 
 Writes, per platform NAME, into DIR (default perf/sim/platforms):
     NAME.xml    SimGrid platform (version 4.1)
@@ -70,10 +70,11 @@ def env_text(d):
     return "".join(f'{k}="{v}"\n' for k, v in d.items())
 
 
-def machine_text(name, lat_us, what, route=None, b_node_gbps=None):
+def machine_text(name, lat_us, what, route=None, b_node_gbps=None, link_gbps=BW_GBPS):
     """route = (hop_latency_us, latency_links): lat_us is the latency of a route of
-    latency_links links (the mean over host pairs), each link hop_latency_us."""
-    ns = 1.0 / BW_GBPS
+    latency_links links (the mean over host pairs), each link hop_latency_us.
+    link_gbps: the host links' bandwidth (GB/s), gap and wire per byte."""
+    ns = 1.0 / link_gbps
     text = (f"version 1\n"
             f"provenance perf/sim/make_platforms.py {name}: {what}\n"
             f"net.o_send_us {O_US}\nnet.o_recv_us {O_US}\nnet.latency_us {lat_us:.4f}\n"
@@ -92,9 +93,9 @@ def machine_text(name, lat_us, what, route=None, b_node_gbps=None):
             f"net.segment_min_bytes 4096\n")
     if route:
         text += f"net.hop_latency_us {route[0]:.4f}\nnet.latency_links {route[1]:.4f}\n"
-    if b_node_gbps and float(b_node_gbps) != float(BW_GBPS):
+    if b_node_gbps and float(b_node_gbps) != float(link_gbps):
         # the host's limiter link carries this many links' worth (a torus node's NIC)
-        text += f"net.host_links {float(b_node_gbps) / float(BW_GBPS):.4g}\n"
+        text += f"net.host_links {float(b_node_gbps) / float(link_gbps):.4g}\n"
         # and SimGrid charges that limiter (one link for both directions) on every hop
         # that leaves the node, transit included, and at the destination
         # (TorusZone::get_local_route): what a node sends, receives and forwards shares it
@@ -112,15 +113,16 @@ def cluster_platform(out, name, what, cluster_attrs, hosts, topo, env):
 
 
 def platform_env(out, name, np_, lat_us, b_node_gbps, description, topology=None, extra=None,
-                 route=None, bound=None):
+                 route=None, bound=None, link_gbps=BW_GBPS):
     """bound = (far_us, near_us, root_gbps, agg_gbps): the lower bound's facts (header)."""
-    write(os.path.join(out, name + ".machine"), machine_text(name, lat_us, description, route, b_node_gbps))
+    write(os.path.join(out, name + ".machine"),
+          machine_text(name, lat_us, description, route, b_node_gbps, link_gbps))
     env = {
         "NP": np_,
         "TOPOLOGY": topology or name + ".topo",
         "MACHINE": name + ".machine",
         "ALPHA_US": f"{2 * O_US + lat_us:.3f}",  # o_send + o_recv + mean route latency
-        "LINK_GBPS": BW_GBPS,                 # link bandwidth: the M/B term of the lower bound
+        "LINK_GBPS": link_gbps,               # link bandwidth: the M/B term of the lower bound
         "B_NODE_GBPS": b_node_gbps,           # what one node can inject or eject
         "DESCRIPTION": description,
     }
@@ -232,8 +234,12 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(here, "platforms"))
-    ap.add_argument("--topo-routes", required=True, help="built perf/sim/topo_routes helper")
-    ap.add_argument("--only", default="", help="comma list of platform names")
+    ap.add_argument("--topo-routes", help="built perf/sim/topo_routes helper (irregular-64 needs it)")
+    ap.add_argument("--only", default="", help="comma list of platform names (gen-FAMILY-SEED: that "
+                    "generated platform, with or without --generate)")
+    ap.add_argument("--generate", default="",
+                    help="SEED[,SEED...]: write the generated platforms gen-FAMILY-SEED of every "
+                    "family (gen_platforms.py) and none of the fixed ones")
     ap.add_argument("--eager", type=int, default=EAGER,
                     help="eager limit in bytes (run.sh sets smpi/send-is-detached-thresh to it)")
     a = ap.parse_args()
@@ -248,8 +254,21 @@ def main():
         "flat-64": lambda: flat(a.out, 64),
         "irregular-64": lambda: irregular(a.out, a.topo_routes),
     }
+    import gen_platforms
+    wanted = [gen_platforms.parse_name(p) for p in sorted(only)]
+    for seed in filter(None, a.generate.split(",")):
+        wanted += [(f, int(seed)) for f in gen_platforms.FAMILIES
+                   if not only or f"gen-{f}-{int(seed)}" in only]
+    for fam, seed in sorted(set(filter(None, wanted))):
+        name = gen_platforms.generate(a.out, fam, seed)
+        print("wrote", os.path.join(a.out, name + ".xml"))
+    for p in only:
+        if p not in gens and not gen_platforms.parse_name(p):
+            ap.error(f"unknown platform {p}")
     for k, g in gens.items():
-        if not only or k in only:
+        if (not only and not a.generate) or k in only:
+            if k == "irregular-64" and not a.topo_routes:
+                ap.error("irregular-64 needs --topo-routes")
             g()
             print("wrote", os.path.join(a.out, k + ".xml"))
 
