@@ -5,11 +5,15 @@
 #
 #   perf/sim/run.sh [--quick] [--out DIR] [--only p1,p2] [--sizes BYTES,...]
 #                   [--ours LIST] [--peers LIST] [--eager BYTES] [--machine KIND]
-#                   [--build-dir DIR]
+#                   [--build-dir DIR] [--generate SEED[,SEED...]]
 #
 #   --quick   torus-8x8 and irregular-64 at 1 KiB, 64 KiB, 1 MiB, fewer contenders (minutes)
 #   --out     result directory (default perf/results/<today>-simgrid[-quick])
-#   --only    platforms (torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16)
+#   --only    platforms (torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16, or a
+#             generated gen-FAMILY-SEED: written for that seed without --generate)
+#   --generate SEED[,SEED...]: platforms nobody tuned on (gen_platforms.py): every family
+#             (dragonfly torus3d fattree flat mixed) per seed, written into DIR/platforms
+#             as gen-FAMILY-SEED; without --only only these run
 #   --sizes   sizes for every chosen platform (bytes; K/M suffixes), one job per platform
 #   --ours    our contenders (auto, registry names, NAME:k=K:seg=BYTES:sync=-1|0|1:lambda=L:window=W:ms=N;
 #             default: auto and
@@ -37,6 +41,7 @@ SIZES=""
 OURS_ARG=""
 PEERS_ARG=""
 MACHINE_KIND=derived
+GENERATE=""
 EAGER=65536
 BUILD="${TMPDIR:-/tmp}/perf-sim-build"
 while [ $# -gt 0 ]; do
@@ -50,7 +55,8 @@ while [ $# -gt 0 ]; do
         --machine) MACHINE_KIND="$2"; shift ;;
         --eager) EAGER="$2"; shift ;;
         --build-dir) BUILD="$2"; shift ;;
-        -h|--help) sed -n 2,25p "$0"; exit 0 ;;
+        --generate) GENERATE="$2"; shift ;;
+        -h|--help) sed -n 2,29p "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -82,6 +88,14 @@ smpicxx "$BUILD/mcast_calibrate.o" "$BUILD"/obj/*.o -lcrypto -o "$BUILD/mcast-ca
 PLAT="$OUT/platforms"
 mkdir -p "$PLAT"
 /usr/bin/python3 "$HERE/make_platforms.py" --out "$PLAT" --topo-routes "$BUILD/topo_routes" --eager "$EAGER" >/dev/null
+# generated platforms (--generate, or named by --only): written here, never in perf/sim/platforms
+GEN_ONLY="$(tr , '\n' <<< "$ONLY" | grep '^gen-' | paste -sd, || true)"
+GENERATED=""
+if [ -n "$GENERATE" ] || [ -n "$GEN_ONLY" ]; then
+    GENERATED="$(/usr/bin/python3 "$HERE/make_platforms.py" --out "$PLAT" --eager "$EAGER" \
+        --generate "$GENERATE" --only "$GEN_ONLY" | sed -n 's|^wrote .*/\(gen-[^/]*\)\.xml$|\1|p' | tr '\n' ' ')"
+    [ -n "$ONLY" ] || ONLY="$(echo $GENERATED | tr ' ' ,)"
+fi
 
 # ---- network model (the same for every platform; see README.md) ------------------------
 O_US=0.5 # sender and receiver overhead per message (make_platforms.py's O_US)
@@ -112,6 +126,7 @@ PLATFORMS="torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16"
 # flat-64 (one switch, 64 hosts: the flat-1024 network at a size that simulates in seconds)
 # runs only when named: --only flat-64 --sizes ...
 [[ ",$ONLY," == *",flat-64,"* ]] && [ -n "$SIZES" ] && PLATFORMS="$PLATFORMS flat-64"
+PLATFORMS="$PLATFORMS $GENERATED"
 jobs=()
 if [ -n "$SIZES" ]; then
     for p in $PLATFORMS; do
@@ -135,6 +150,16 @@ else
     jobs+=("flat-1024|1K,64K|${OURS_ARG:-$(ours_for flat-1024)}|${PEERS_ARG:-$PEERS_SMALL}")
     jobs+=("flat-1024|1M|${OURS_ARG:-$(ours_for flat-1024)}|${PEERS_ARG:-ompi,mpich,binomial_tree,scatter_rdb_allgather,NTSL,NTSB}")
     jobs+=("torus-16x16|1K,64K,1M|${OURS_ARG:-$(ours_for torus-16x16)}|${PEERS_ARG:-ompi,mpich,mvapich2,binomial_tree,scatter_rdb_allgather,NTSL,ompi_pipeline}")
+fi
+if [ -z "$SIZES" ]; then  # generated platforms (at most 144 hosts): as the 64-128 host ones
+    for p in $GENERATED; do
+        if [ $QUICK = 1 ]; then
+            jobs+=("$p|1K,64K,1M|${OURS_ARG:-auto,kbinomial,postal,twotree,scatter_allgather}|${PEERS_ARG:-ompi,mpich,binomial_tree,scatter_rdb_allgather,NTSL}")
+        else
+            jobs+=("$p|1K,64K|${OURS_ARG:-$(ours_for $p)}|${PEERS_ARG:-$PEERS_SMALL}")
+            jobs+=("$p|1M,4M|${OURS_ARG:-$(ours_for $p)}|${PEERS_ARG:-$PEERS_BIG}")
+        fi
+    done
 fi
 
 # the machine model of every platform, measured inside SMPI as on a real machine
@@ -198,6 +223,12 @@ RC=0
         echo "machine files: none (the built-in model, as a user without a machine file)"
     else
         echo "machine files: platforms/<platform>.machine (derived from the platform description)"
+    fi
+    if [ -n "$GENERATED" ]; then
+        echo "generated platforms (perf/sim/make_platforms.py --generate '$GENERATE' --only '$GEN_ONLY', gen_platforms.py; files in platforms/):"
+        for p in $GENERATED; do
+            echo "  $p: $(sed -n 's/^DESCRIPTION="\(.*\)"$/\1/p' "$PLAT/$p.env")"
+        done
     fi
     echo "jobs:"
     for j in "${jobs[@]}"; do echo "  $j"; done
