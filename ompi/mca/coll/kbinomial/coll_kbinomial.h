@@ -30,6 +30,8 @@ typedef struct mca_coll_kbinomial_component_t {
     size_t shm_max_chunk_bytes; /* the segment's slot: the largest chunk */
     int shm_slots;              /* its ring of slots */
     int shm_max_segments;       /* segments a process maps at most */
+    int idle_spin_us;           /* blocking waits where Open MPI yields when idle: */
+    int idle_sleep_us;          /* spin this long, then sleep this long per poll */
 } mca_coll_kbinomial_component_t;
 
 MCAST_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;

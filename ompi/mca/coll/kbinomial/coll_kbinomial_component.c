@@ -59,6 +59,8 @@ static int kbinomial_register(void)
     c->shm_max_chunk_bytes = 262144;
     c->shm_slots = 8;
     c->shm_max_segments = 64;
+    c->idle_spin_us = MCAST_IDLE_SPIN_US_DEFAULT;
+    c->idle_sleep_us = MCAST_IDLE_SLEEP_US_DEFAULT;
     const mcast_var_t vars[] = {
         {"k", "k-binomial fan-out bound k, 1..64 (knomial: the radix, 2..64); 0 = the planner's optimal k (default 0)",
          MCA_BASE_VAR_TYPE_INT, &f->k, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
@@ -141,6 +143,16 @@ static int kbinomial_register(void)
          "2 MiB each by default) a process maps at most, 0..65536; a communicator whose first "
          "shm plan finds a rank at the limit gets PML plans on every rank (default 64)",
          MCA_BASE_VAR_TYPE_INT, &c->shm_max_segments, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL},
+        {"idle_sleep_us", "Where Open MPI yields the core when idle (mpi_yield_when_idle: a node "
+         "with more ranks than cores, or set by the user), a rank waiting inside a blocking "
+         "broadcast over the PML that found nothing for idle_spin_us sleeps this many "
+         "microseconds between polls instead of yielding, so the ranks whose data arrived "
+         "get the cores (a busy core otherwise stalls pipelines for a scheduler turn per "
+         "block); 0 = yield as Open MPI does; coll/pathmc uses the same value (default 50)",
+         MCA_BASE_VAR_TYPE_INT, &c->idle_sleep_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL},
+        {"idle_spin_us", "How long such a rank polls without sleeping first, microseconds "
+         "(default 200)",
+         MCA_BASE_VAR_TYPE_INT, &c->idle_spin_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL},
     };
     rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]),
                              &c->common);
@@ -180,6 +192,10 @@ static void validate(void)
     mcast_param_range("kbinomial", "sync_sends", &f->sync_sends, -1, 1, d.sync_sends);
     mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
     mcast_param_range("kbinomial", "shm_slots", &c->shm_slots, 2, 64, 8);
+    mcast_param_range("kbinomial", "idle_sleep_us", &c->idle_sleep_us, 0, 1000000,
+                      MCAST_IDLE_SLEEP_US_DEFAULT);
+    mcast_param_range("kbinomial", "idle_spin_us", &c->idle_spin_us, 0, 10000000,
+                      MCAST_IDLE_SPIN_US_DEFAULT);
     mcast_param_range("kbinomial", "shm_max_segments", &c->shm_max_segments, 0, 65536, 64);
     mcast_shmseg_set_max_segments(c->shm_max_segments);
     if (0 != c->shm_chunk_bytes) {

@@ -89,6 +89,16 @@ const mcast_machine_t *mcast_machine_of(const char *component, const char *path)
 bool mcast_yield_when_idle(void);
 void mcast_noyield_begin(void);
 void mcast_noyield_end(void);
+/* A blocking call's wait between polls where Open MPI yields when idle: after
+ * idle_spin_us of polls that found nothing (idle_polls: how many in a row), sleep
+ * idle_sleep_us per poll (coll_kbinomial_idle_*; mcast_glue.c says why).  One per wait
+ * loop, zeroed. */
+#define MCAST_IDLE_SPIN_US_DEFAULT 200
+#define MCAST_IDLE_SLEEP_US_DEFAULT 50
+typedef struct mcast_idle {
+    double since_us;
+} mcast_idle_t;
+void mcast_idle_wait(mcast_idle_t *w, long idle_polls);
 
 /* 64-bit digest of a file's bytes (0 when path is NULL or ""; a constant when it cannot be
  * read, so that ranks that cannot read it disagree with those that can). */

@@ -718,8 +718,10 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
         rc = call_start(&c);
     }
     if (OMPI_SUCCESS == rc) {
+        mcast_idle_t w = {0};
         while (!call_progress(&c)) {
             opal_progress();
+            mcast_idle_wait(&w, c.idle);
         }
         rc = mcast_engine_status(c.engine);
     } else {
