@@ -416,8 +416,7 @@ bool mcast_yield_when_idle(void)
  * when it finds nothing, and a yielding rank stays runnable: with a busy process beside
  * them, the ranks that have nothing to do keep taking turns on the cores from the ones
  * whose data just arrived, and a pipeline whose every block needs its forwarders to run
- * stalls for a scheduler turn per block (evidence E-TCP-2: 20x slower than sleeping on
- * emulated TCP hosts with a core busy).  A rank idle for
+ * stalls for a scheduler turn per block (evidence E-TCP-2).  A rank idle for
  * idle_spin_us (after at least 64 empty polls) sleeps idle_sleep_us between polls
  * instead: it leaves the run queue, the ranks with work run, and it wakes within about
  * one sleep of its data.  Read once per process from coll/kbinomial's parameters
