@@ -169,11 +169,12 @@
  * Sends in flight.  Under max_sends = -1 a rank with a child on another node sends its
  * copies of a block one after the other (FPFS: concurrent copies share the rank's link and
  * delay the first child, which pipelining pays for at every block), except for a message
- * sent whole whose copy's wire time is at most a message's send overhead
- * (M * wire <= o_send, net model: 5000 bytes with the defaults): its copies all leave at
- * once, as stock's trees send them.  Sharing then costs the first child at most one
- * overhead, while waiting for each send to complete costs a turn of the PML's progress per
- * copy (TCP: one event-loop pass; evidence E-SENDS-1).  The recurrence resolves it alike.
+ * sent whole that is eager (M <= net.eager_bytes) or whose copy's wire time is at most a
+ * message's send overhead (M * wire <= o_send): its copies all leave at once, as stock's
+ * trees send them.  Sharing then costs the first child at most the other copies' bytes,
+ * once, while waiting for each send to complete costs a turn of the PML's progress per
+ * copy (TCP: one event-loop pass; evidence E-SENDS-1), and where ranks yield when idle
+ * and a core is busy, a scheduler turn (E-SENDS-2).  The recurrence resolves it alike.
  *
  * Copies at once.  Copies posted together overlap: the sender pays a copy's overhead
  * while the previous copy's bytes are on its link, so consecutive copies to other nodes
@@ -565,12 +566,14 @@ typedef struct mcast_class_choice {
     size_t segment_bytes;  /* SIZE_MAX: the whole message */
     double lambda;
     int allgather;         /* scatter_allgather's variant + 1, else 0 */
+    int max_sends;         /* a tree's sends in flight as selected (mcast_forced_t), -1 auto */
     char selected_by[64];  /* "model", "rules:3", "forced", "previous", ... */
 } mcast_class_choice_t;
 /* The choice a plan selected on root 0's chain stands for. */
 int mcast_class_choice_of(const mcast_plan_t *p, mcast_class_choice_t *c);
 /* Forces that choice on the input of another root's plan: *f's algorithm, k, segment,
- * lambda (and allgather), no rules, the choice's selected_by reported (in->selected_by
+ * lambda (and allgather, and max_sends unless auto: the unmodelled copy's copies at
+ * once), no rules, the choice's selected_by reported (in->selected_by
  * points into *c: keep c alive until mcast_plan_select returns).  KB_ERR_ARG for a NULL
  * argument or a deferred choice (the module below has no plan of ours). */
 int mcast_class_choice_force(const mcast_class_choice_t *c, mcast_plan_input_t *in,

@@ -118,7 +118,7 @@ struct mcast_plan {
     int family = -1;
     mcast_level_t level{};
     mcast_loggp_t family_net{};
-    mcast_loggp_t net{}; /* the machine model between nodes (small_whole) */
+    mcast_loggp_t net{}; /* the machine model between nodes (whole_at_once) */
     /* twolevel with a family between the node leaders (level) and a tree inside the
      * nodes (intra): mcast_sched_two_level */
     bool two_level = false;
@@ -152,11 +152,13 @@ inline EdgeCost edge_cost(const mcast_loggp_t &g, size_t S)
     return e;
 }
 
-/* A message sent whole (one block) whose copy's wire time is at most a message's send
- * overhead (header, "Sends in flight"): under max_sends = -1 its copies all leave at once. */
-inline bool small_whole(const mcast_loggp_t &net, uint64_t nblocks, size_t block_bytes)
+/* A message sent whole (one block), eager or with a copy's wire time at most a message's
+ * send overhead (header, "Sends in flight"): under max_sends = -1 its copies all leave at
+ * once. */
+inline bool whole_at_once(const mcast_loggp_t &net, uint64_t nblocks, size_t block_bytes)
 {
-    return nblocks <= 1 && double(block_bytes) * net.wire_ns_per_byte * 1e-3 <= net.o_send_us;
+    return nblocks <= 1 && (block_bytes <= net.eager_bytes ||
+                            double(block_bytes) * net.wire_ns_per_byte * 1e-3 <= net.o_send_us);
 }
 
 /* Sends a rank keeps in flight (mcast_forced_t.max_sends semantics). */

@@ -334,9 +334,9 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
         S = std::max<size_t>(M, 1);
     }
     const double m = M == 0 ? 1.0 : std::ceil(double(M) / double(S));
-    /* header, "Sends in flight": a small message sent whole goes to every child at once */
+    /* header, "Sends in flight": an eager or small message sent whole goes to every child at once */
     const int ms_forced =
-        max_sends_forced == -1 && small_whole(mach.net, uint64_t(m), S) ? 0 : max_sends_forced;
+        max_sends_forced == -1 && whole_at_once(mach.net, uint64_t(m), S) ? 0 : max_sends_forced;
     const int n = t->n;
     std::vector<double> a(size_t(n), 0.0), pin(size_t(n), 0.0), rho(size_t(n), 0.0);
     const double burst = pipeline_burst(mach.net, S, m, window);

@@ -255,7 +255,7 @@ MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t byte
                                                           p->node_of_rank[size_t(rank)]));
     }
     int ms = p->max_sends;
-    if (ms == -1 && small_whole(p->net, m, ep->block_bytes)) {
+    if (ms == -1 && whole_at_once(p->net, m, ep->block_bytes)) {
         ms = 0; /* header, "Sends in flight" */
     }
     ep->max_sends = resolve_max_sends(ms, p->window, end - first, any_remote);
@@ -399,6 +399,9 @@ MC_API int mcast_class_choice_of(const mcast_plan_t *p, mcast_class_choice_t *c)
     c->segment_bytes = info.segment_bytes == 0 ? SIZE_MAX : info.segment_bytes;
     c->lambda = info.lambda;
     c->allgather = info.algorithm == MCAST_ALG_SCATTER_ALLGATHER ? info.variant + 1 : 0;
+    /* a tree's sends in flight as its selection set them (a family resolves its own per
+     * root: its plans carry the resolved value) */
+    c->max_sends = p->family < 0 && p->trees.empty() ? p->max_sends : -1;
     std::snprintf(c->selected_by, sizeof(c->selected_by), "%s",
                   info.selected_by != nullptr ? info.selected_by : "");
     return KB_OK;
@@ -416,6 +419,9 @@ MC_API int mcast_class_choice_force(const mcast_class_choice_t *c, mcast_plan_in
     f->lambda = c->lambda;
     if (c->allgather != 0) {
         f->allgather = c->allgather;
+    }
+    if (c->max_sends != -1) {
+        f->max_sends = c->max_sends;
     }
     in->rules = nullptr;
     in->selected_by = c->selected_by;

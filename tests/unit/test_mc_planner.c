@@ -615,6 +615,12 @@ static void test_unmodelled(void **state)
             assert_int_equal(info.algorithm, cases[i].alg);
             if (MCAST_ALG_SCATTER_ALLGATHER != cases[i].alg) {
                 assert_int_equal(info.segment_bytes, 0); /* whole */
+                /* copies at once, as tuned posts them: every child's in flight */
+                for (int r = 0; r < cases[i].n; ++r) {
+                    mcast_engine_params_t ep;
+                    assert_int_equal(mcast_plan_engine_params(p, r, cases[i].bytes, &ep), KB_OK);
+                    assert_true(ep.max_sends >= cases[i].n - 1);
+                }
                 assert_int_equal(info.chain[0], root);
                 for (int r = 1; r < cases[i].n; ++r) { /* rank order from the root */
                     assert_int_equal(info.chain[r], (root + r) % cases[i].n);
@@ -721,7 +727,7 @@ static void test_previous(void **state)
  * root 0's input at the class's size, every root's plan is that choice on the root's own
  * chain (what the glue, mcast-inspect and perf/sim call). */
 typedef struct {
-    int n, calls, last_root, fail;
+    int n, calls, last_root, fail, unmodelled;
     size_t last_bytes;
     const mcast_machine_t *m;
     mcast_forced_t forced;
@@ -740,6 +746,7 @@ static int decide_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *i
     }
     *f = c->forced;
     *in = input(c->n, root, bytes, c->m, f);
+    in->unmodelled_network = c->unmodelled;
     for (int i = 0; i < c->n; ++i) { /* a chain of its own per root: reversed from it */
         c->chain[i] = (root - i + c->n) % c->n;
     }
@@ -822,6 +829,26 @@ static void test_decision_api(void **state)
         assert_null(p);
     }
     assert_true(deferred > 0);
+    { /* the unmodelled copy of tuned's linear (compare_previous 0) keeps its copies at
+       * once on every root, rendezvous sizes too (header, "Unmodelled networks") */
+        decide_ctx_t u = {.n = 4, .m = &mach, .unmodelled = 1};
+        mcast_forced_default(&u.forced);
+        u.forced.compare_previous = 0;
+        mcast_class_choice_t ch;
+        assert_int_equal(mcast_decide_class(decide_input, &u, 262144, &ch, NULL, NULL, 0), KB_OK);
+        assert_int_equal(ch.defer, 0);
+        assert_int_equal(ch.algorithm, MCAST_ALG_LINEAR);
+        assert_true(262144 > mach.net.eager_bytes);
+        for (int root = 0; root < u.n; ++root) {
+            mcast_plan_t *p = NULL;
+            assert_int_equal(mcast_plan_on_root(&ch, decide_input, &u, root, 262144, &p, NULL, 0),
+                             KB_OK);
+            mcast_engine_params_t ep;
+            assert_int_equal(mcast_plan_engine_params(p, root, 262144, &ep), KB_OK);
+            assert_true(ep.max_sends >= u.n - 1);
+            mcast_plan_free(p);
+        }
+    }
     /* a forced algorithm is the class's choice on every root */
     decide_ctx_t c = {.n = 7, .m = &mach};
     mcast_forced_default(&c.forced);
@@ -1736,9 +1763,10 @@ static void test_route_latency(void **state)
 }
 
 /* Sends in flight under max_sends = -1 (mcast_planner.h): a rank with children on other
- * nodes sends a small message's copies at once (whole, M * wire <= o_send), a large or a
- * segmented message's one after the other; forced values stay; copies at once overlap
- * one's overhead with the previous one's bytes (the predictions' closed forms). */
+ * nodes sends a message sent whole at once when it is eager or small (M * wire <= o_send,
+ * also above a small eager limit), a rendezvous or a segmented message's one after the
+ * other; forced values stay; copies at once overlap one's overhead with the previous
+ * one's bytes (the predictions' closed forms). */
 static void test_small_whole_sends(void **state)
 {
     (void) state;
@@ -1751,13 +1779,16 @@ static void test_small_whole_sends(void **state)
     const int n = 8;
     /* the largest small message with the defaults: o_send / wire */
     const size_t edge = (size_t) (mach.net.o_send_us * 1e3 / mach.net.wire_ns_per_byte);
+    const size_t eager = mach.net.eager_bytes;
+    assert_true(edge + 64 < eager);
     const struct {
         size_t M, seg;
         int forced, want; /* want: -2 = every copy at once */
     } cases[] = {
         {1, 0, -1, -2},          {1024, 0, -1, -2},     {edge, 0, -1, -2},
-        {edge + 64, 0, -1, 1},   {1 << 20, 0, -1, 1},   {4096, 1024, -1, 1},
-        {1024, 0, 1, 1},         {1024, 0, 2, 2},
+        {edge + 64, 0, -1, -2},  {eager, 0, -1, -2},    {eager + 1, 0, -1, 1},
+        {1 << 20, 0, -1, 1},     {4096, 1024, -1, 1},   {1024, 0, 1, 1},
+        {1024, 0, 2, 2},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
         f.segment_bytes = cases[i].seg;
@@ -1789,7 +1820,7 @@ static void test_small_whole_sends(void **state)
         if (cases[i].seg == 0 && cases[i].want == 1 && cases[i].M <= g->eager_bytes) {
             assert_true(fabs(info.predicted_us - ((n - 2) * one + delta)) < 1e-9);
         }
-        if (cases[i].M <= edge && cases[i].seg == 0) {
+        if (cases[i].want == -2 && cases[i].seg == 0) {
             /* one after the other: each copy's bytes wait for its overhead */
             mcast_forced_t g1 = f;
             g1.max_sends = 1;
@@ -1840,16 +1871,17 @@ static void test_shared_flows_whole(void **state)
                                 (double) M * g->recv_ns_per_byte * 1e-3;
             assert_true(fabs(info.predicted_us - want) < 1e-6);
             mcast_plan_free(p);
-            /* FIFO connections: a copy every o_send + M gap (test_small_whole_sends) */
+            /* FIFO connections, eager and whole: copies at once, a copy every
+             * max(o_send, M gap) (test_small_whole_sends) */
             mach.net.shared_flows = 0;
             in = input(n, 0, M, &mach, &f);
             in.exact_bytes = 1;
             p = select_ok(&in);
             mcast_plan_get_info(p, &info);
-            const double one = g->o_send_us + (double) M * g->gap_ns_per_byte * 1e-3;
+            const double at_once = fmax(g->o_send_us, (double) M * g->gap_ns_per_byte * 1e-3);
             const double delta = g->o_send_us + g->latency_us + w + g->o_recv_us +
                                  (double) M * g->recv_ns_per_byte * 1e-3;
-            assert_true(fabs(info.predicted_us - ((n - 2) * one + delta)) < 1e-6);
+            assert_true(fabs(info.predicted_us - ((n - 2) * at_once + delta)) < 1e-6);
             mcast_plan_free(p);
             mach.net.shared_flows = 1;
         }

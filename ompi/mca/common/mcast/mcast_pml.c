@@ -144,6 +144,8 @@ static int unpack_range(mcast_call_t *c, mcast_slot_t *s)
     return mcast_dtio_unpack(&c->io, s->off, s->len, s->stage);
 }
 
+static void finish_slot(mcast_call_t *c, int i);
+
 static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_t off, size_t len,
                       unsigned flags)
 {
@@ -204,6 +206,12 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
         return rc;
     }
     s->active = true;
+    if (REQUEST_COMPLETE(s->req)) {
+        /* done inside the PML's call (an eager send written out, a receive whose message
+         * had come): the engine's next op goes now, not a progress turn later, when
+         * a rank yielding when idle may lose its core for a scheduler turn (issue 48) */
+        finish_slot(c, slot);
+    }
     return 0;
 }
 
@@ -228,6 +236,29 @@ static int finish_request(mcast_call_t *c, mcast_slot_t *s)
 static bool probe(mcast_call_t *c, int peer, int tag);
 static void add_drain(mcast_call_t *c, int peer);
 
+/* Slot i's request completed: hand its status to the engine. */
+static void finish_slot(mcast_call_t *c, int i)
+{
+    mcast_slot_t *s = &c->slots[i];
+    int st = finish_request(c, s);
+    /* Our last message from this peer came: had the peer more to send (its
+     * signature is longer), those messages are already here (matching is ordered per
+     * peer), unmatched.  Then this block is not the peer's block at our index: fail
+     * it before it is forwarded, and drain the peer (also when the last message
+     * already failed by its length: the peer's earlier, longer stream must not be
+     * left unmatched, or its sends never complete). */
+    if (MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST) && probe(c, s->peer, c->tag)) {
+        st = MPI_ERR_TRUNCATE;
+        add_drain(c, s->peer);
+    }
+    s->active = false;
+    if (0 != c->trace) {
+        mcast_trace(MCAST_TR_DONE, mcast_comm_id(c->comm), ompi_comm_rank(c->comm),
+                    c->trace, i, s->peer, s->off, s->len, st);
+    }
+    mcast_engine_complete(c->engine, i, st);
+}
+
 static int poll_slots(mcast_call_t *c)
 {
     int progressed = 0;
@@ -236,23 +267,7 @@ static int poll_slots(mcast_call_t *c)
         if (!s->active || !REQUEST_COMPLETE(s->req)) {
             continue;
         }
-        int st = finish_request(c, s);
-        /* Our last message from this peer came: had the peer more to send (its
-         * signature is longer), those messages are already here (matching is ordered per
-         * peer), unmatched.  Then this block is not the peer's block at our index: fail
-         * it before it is forwarded, and drain the peer (also when the last message
-         * already failed by its length: the peer's earlier, longer stream must not be
-         * left unmatched, or its sends never complete). */
-        if (MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST) && probe(c, s->peer, c->tag)) {
-            st = MPI_ERR_TRUNCATE;
-            add_drain(c, s->peer);
-        }
-        s->active = false;
-        if (0 != c->trace) {
-            mcast_trace(MCAST_TR_DONE, mcast_comm_id(c->comm), ompi_comm_rank(c->comm),
-                        c->trace, i, s->peer, s->off, s->len, st);
-        }
-        mcast_engine_complete(c->engine, i, st);
+        finish_slot(c, i);
         progressed++;
     }
     return progressed;
