@@ -32,7 +32,6 @@ typedef struct mca_coll_kbinomial_component_t {
     int shm_max_segments;       /* segments a process maps at most */
     int idle_spin_us;           /* blocking waits where Open MPI yields when idle: */
     int idle_sleep_us;          /* spin this long, then sleep this long per poll */
-    int idle_lost_us;           /* ... once a poll this long showed the core taken */
 } mca_coll_kbinomial_component_t;
 
 MCAST_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;

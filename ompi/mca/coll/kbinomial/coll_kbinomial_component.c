@@ -61,7 +61,6 @@ static int kbinomial_register(void)
     c->shm_max_segments = 64;
     c->idle_spin_us = MCAST_IDLE_SPIN_US_DEFAULT;
     c->idle_sleep_us = MCAST_IDLE_SLEEP_US_DEFAULT;
-    c->idle_lost_us = MCAST_IDLE_LOST_US_DEFAULT;
     const mcast_var_t vars[] = {
         {"k", "k-binomial fan-out bound k, 1..64 (knomial: the radix, 2..64); 0 = the planner's optimal k (default 0)",
          MCA_BASE_VAR_TYPE_INT, &f->k, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
@@ -154,12 +153,6 @@ static int kbinomial_register(void)
         {"idle_spin_us", "How long such a rank polls without sleeping first, microseconds "
          "(default 200)",
          MCA_BASE_VAR_TYPE_INT, &c->idle_spin_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL},
-        {"idle_lost_us", "Sleep only once the core was seen taken: a poll that found nothing "
-         "but took at least this many microseconds (its yield gave the core to another "
-         "process for a scheduler turn) makes the process's idle waits sleep for the next "
-         "0.1 s (again after each such poll); without contention idle ranks yield as Open MPI "
-         "does. 0 = sleep whenever idle for idle_spin_us (default 200)",
-         MCA_BASE_VAR_TYPE_INT, &c->idle_lost_us, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_LOCAL},
     };
     rc = mcast_register_vars(&c->super.collm_version, vars, sizeof(vars) / sizeof(vars[0]),
                              &c->common);
@@ -203,8 +196,6 @@ static void validate(void)
                       MCAST_IDLE_SLEEP_US_DEFAULT);
     mcast_param_range("kbinomial", "idle_spin_us", &c->idle_spin_us, 0, 10000000,
                       MCAST_IDLE_SPIN_US_DEFAULT);
-    mcast_param_range("kbinomial", "idle_lost_us", &c->idle_lost_us, 0, 10000000,
-                      MCAST_IDLE_LOST_US_DEFAULT);
     mcast_param_range("kbinomial", "shm_max_segments", &c->shm_max_segments, 0, 65536, 64);
     mcast_shmseg_set_max_segments(c->shm_max_segments);
     if (0 != c->shm_chunk_bytes) {

@@ -419,18 +419,10 @@ bool mcast_yield_when_idle(void)
  * stalls for a scheduler turn per block (evidence E-TCP-2).  A rank idle for
  * idle_spin_us (after at least 64 empty polls) sleeps idle_sleep_us between polls
  * instead: it leaves the run queue, the ranks with work run, and it wakes within about
- * one sleep of its data.  Sleeping costs a quiet machine up to a sleep's granularity per
- * wait where data take longer than idle_spin_us to come (evidence E-TCP-3), so it
- * happens only where the core was seen taken: an empty poll that took idle_lost_us or
- * more (its yield lost the core for a scheduler turn) makes every idle wait of the
- * process sleep for the next MCAST_IDLE_HOLD_US (renewed by each such poll; a sleeping
- * rank does not see contention, so it yields again afterwards and checks).  Read once per
- * process from coll/kbinomial's parameters (coll/pathmc uses the same); 0 sleep = yield
- * as Open MPI does, 0 lost = sleep whenever idle. */
+ * one sleep of its data.  Read once per process from coll/kbinomial's parameters
+ * (coll/pathmc uses the same); 0 sleep = yield as Open MPI does. */
 #define MCAST_IDLE_MIN_POLLS 64
-#define MCAST_IDLE_HOLD_US 100000.0
-static int idle_spin_us = -1, idle_sleep_us = -1, idle_lost_us = -1;
-static int64_t idle_sleep_until_us = 0; /* (atomic loads and stores: threads share it) */
+static int idle_spin_us = -1, idle_sleep_us = -1;
 
 static int kbinomial_int(const char *name, int dflt)
 {
@@ -442,48 +434,27 @@ static int kbinomial_int(const char *name, int dflt)
     return *value;
 }
 
-static double monotonic_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
-
 void mcast_idle_wait(mcast_idle_t *w, long idle_polls)
 {
+    if (idle_polls < MCAST_IDLE_MIN_POLLS) {
+        w->since_us = 0;
+        return;
+    }
     if (idle_sleep_us < 0) { /* (two threads may both read them: the same values) */
         idle_spin_us = kbinomial_int("idle_spin_us", MCAST_IDLE_SPIN_US_DEFAULT);
-        idle_lost_us = kbinomial_int("idle_lost_us", MCAST_IDLE_LOST_US_DEFAULT);
         idle_sleep_us = kbinomial_int("idle_sleep_us", MCAST_IDLE_SLEEP_US_DEFAULT);
     }
     if (idle_sleep_us <= 0 || !mcast_yield_when_idle()) {
         return;
     }
-    const double now = monotonic_us();
-    const double last = w->last_us;
-    w->last_us = now;
-    if (idle_polls < 1) {
-        w->since_us = 0; /* (this poll completed something: its time was work) */
-        return;
-    }
-    bool contended = 0 == idle_lost_us;
-    if (!contended) {
-        if (0 != last && now - last >= idle_lost_us) {
-            __atomic_store_n(&idle_sleep_until_us, (int64_t) (now + MCAST_IDLE_HOLD_US),
-                             __ATOMIC_RELAXED);
-        }
-        contended = now < (double) __atomic_load_n(&idle_sleep_until_us, __ATOMIC_RELAXED);
-    }
-    if (idle_polls < MCAST_IDLE_MIN_POLLS || !contended) {
-        w->since_us = 0;
-        return;
-    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const double now = (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
     if (0 == w->since_us) {
         w->since_us = now;
     } else if (now - w->since_us >= idle_spin_us) {
         const struct timespec d = {idle_sleep_us / 1000000, (long) (idle_sleep_us % 1000000) * 1000L};
         nanosleep(&d, NULL);
-        w->last_us = monotonic_us(); /* (a sleep is not a lost core) */
     }
 }
 

@@ -95,10 +95,8 @@ void mcast_noyield_end(void);
  * loop, zeroed. */
 #define MCAST_IDLE_SPIN_US_DEFAULT 200
 #define MCAST_IDLE_SLEEP_US_DEFAULT 50
-#define MCAST_IDLE_LOST_US_DEFAULT 200
 typedef struct mcast_idle {
     double since_us;
-    double last_us; /* the previous poll's end */
 } mcast_idle_t;
 void mcast_idle_wait(mcast_idle_t *w, long idle_polls);
 
