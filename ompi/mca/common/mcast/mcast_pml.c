@@ -723,19 +723,6 @@ static void call_cleanup(mcast_call_t *c)
     c->engine = NULL;
 }
 
-/* A send of ours still open: its data leave only while we poll (over TCP the BTL writes
- * a rendezvous message's fragments from opal_progress), so the wait must not sleep
- * (mcast_idle_wait; evidence E-TCP-2). */
-static bool sends_open(const mcast_call_t *c)
-{
-    for (int i = 0; i < c->nslots; i++) {
-        if (c->slots[i].active && MCAST_OP_SEND == c->slots[i].kind) {
-            return true;
-        }
-    }
-    return false;
-}
-
 int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_engine_t *engine,
                     void *buf, int count,
                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm)
@@ -749,7 +736,7 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
         mcast_idle_t w = {0};
         while (!call_progress(&c)) {
             opal_progress();
-            mcast_idle_wait(&w, c.idle > 0 && sends_open(&c) ? 0 : c.idle);
+            mcast_idle_wait(&w, c.idle);
         }
         rc = mcast_engine_status(c.engine);
     } else {
