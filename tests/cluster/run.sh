@@ -300,8 +300,11 @@ if [ -n "$COMP" ] && [ -x "$INSPECT" ]; then
         awk '/^plan chain/ {f = 1; next} /^(==|[a-z])/ {f = 0} f && /^ *[0-9]+: [0-9]+:/ {split($2, a, ":"); printf "%s%s", s, a[1]; s = ","}')
     if [ -n "$BCHECK" ] && [ -n "$insp_placed" ]; then
         for mode in "" -n; do
+            # 2 MB cases (the placement is taken from 1 MiB): 35 - 40 s each on a quiet
+            # 2-core machine, so three times MCQ_TIMEOUT's default lest a loaded machine
+            # (CI, two test roots at once) time out a run that is only slow
             # shellcheck disable=SC2046,SC2086
-            if "$CLUSTER" run -- -np "$N" $(ours twotree) --mca coll_kbinomial_verbose 2 \
+            if MCQ_TIMEOUT=$((3 * MCQ_TIMEOUT)) "$CLUSTER" run -- -np "$N" $(ours twotree) --mca coll_kbinomial_verbose 2 \
                 --mca coll_kbinomial_topology_file "$topo" "$BCHECK" -l 2000000 $mode >"$WORK/tt.out" 2>&1 &&
                 grep -q "bcast_check: .* 0 failures" "$WORK/tt.out"; then
                 # the chains world's plans from root 0 ran: the placed one, else the ordering
