@@ -252,7 +252,10 @@
  * point-to-point path is TCP, without a machine file), auto takes Open MPI 4.1's own
  * choice (tuned's fixed decision table): it hands the class to the module below
  * (selected_by "previous:unmodelled") unless compare_previous is 0, where it runs our copy
- * of it on rank order, whole messages, copies all at once (selected_by "unmodelled").  A
+ * of it on rank order, whole messages, copies all at once (selected_by "unmodelled").
+ * From 1 MiB, where that choice is tuned's linear tree or its chain (4 - 15 ranks), auto
+ * runs our copy too: the same messages, measured faster through our engine quiet and with
+ * a core busy (docs/evidence.md, E-TCP-3).  A
  * machine file (mcast-calibrate) describes the network and the rule no longer applies.
  * Forced algorithms and rules are not affected.
  *

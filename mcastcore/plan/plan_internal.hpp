@@ -268,6 +268,13 @@ bool has_tree(const Candidate &c);
 
 constexpr double PREVIOUS_MARGIN = 0.05;
 
+/* On an unmodelled network (mcast_planner.h, "Unmodelled networks") the size classes from
+ * here where Open MPI's own choice is its linear tree or its chain run our copy of it
+ * instead of handing it to the module below: the same whole messages on the same tree,
+ * faster through our engine from 1 MiB on every layout and load measured; its other trees
+ * were not measured there (docs/evidence.md, E-TCP-3). */
+constexpr size_t UNMODELLED_COPY_MIN = size_t(1) << 20;
+
 /* A datagram costs at least a system call on each side (sendmsg / recvmmsg, or a verbs
  * post and poll): the multicast model never charges less per datagram. */
 constexpr double MCAST_DGRAM_FLOOR_US = 2.0;

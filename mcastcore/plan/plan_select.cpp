@@ -296,7 +296,9 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
     if (previous_rule != 0) {
         out.defer = true;
         out.selected_by = "previous:rules:" + std::to_string(previous_rule);
-    } else if (by == "unmodelled" && f.compare_previous != 0) {
+    } else if (by == "unmodelled" && f.compare_previous != 0 &&
+               (M < UNMODELLED_COPY_MIN ||
+                (best.algorithm != MCAST_ALG_LINEAR && best.algorithm != MCAST_ALG_CHAIN))) {
         out.defer = true; /* the module below runs it (this plan shows what it is) */
         out.selected_by = "previous:unmodelled";
     } else if (f.algorithm == MCAST_ALG_AUTO && by == "model" && in.component == MCAST_COMP_KBINOMIAL &&

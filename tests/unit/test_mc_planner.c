@@ -580,20 +580,25 @@ static void test_family_wins_bandwidth(void **state)
 /* A network the built-in model does not describe (input.unmodelled_network, header
  * "Unmodelled networks"): under auto every class is Open MPI's own, handed to the module
  * below, or, with compare_previous = 0, our copy of tuned's choice on rank order (whole
- * messages, copies at once); forced algorithms and a rule still decide. */
+ * messages, copies at once); from 1 MiB where that choice is the linear tree or the chain,
+ * our copy by default too; forced algorithms and a rule still decide. */
 static void test_unmodelled(void **state)
 {
     (void) state;
     mcast_machine_t mach;
     mcast_machine_default(&mach);
-    /* tuned 4.1's table for 4-7 ranks: binomial below 8 KiB... linear to 1 MiB, chain above */
+    /* tuned 4.1's table for 4-7 ranks: binomial below 8 KiB... linear to 1 MiB, chain
+     * above; copy: auto runs our copy (1 MiB and more, linear or chain) */
     static const struct {
         int n;
         size_t bytes;
         int alg;
-    } cases[] = {{4, 65536, MCAST_ALG_LINEAR}, {4, 262144, MCAST_ALG_LINEAR},
-                 {4, 4194304, MCAST_ALG_CHAIN}, {8, 20000, MCAST_ALG_BINOMIAL},
-                 {8, 2000000, MCAST_ALG_LINEAR}, {20, 4000000, MCAST_ALG_SCATTER_ALLGATHER}};
+        int copy;
+    } cases[] = {{4, 65536, MCAST_ALG_LINEAR, 0},    {4, 262144, MCAST_ALG_LINEAR, 0},
+                 {4, 900000, MCAST_ALG_LINEAR, 0},   {4, 1048576, MCAST_ALG_CHAIN, 1},
+                 {4, 4194304, MCAST_ALG_CHAIN, 1},   {8, 20000, MCAST_ALG_BINOMIAL, 0},
+                 {8, 800000, MCAST_ALG_LINEAR, 0},   {8, 2000000, MCAST_ALG_LINEAR, 1},
+                 {3, 4194304, MCAST_ALG_KBINOMIAL, 0}, {20, 4000000, MCAST_ALG_SCATTER_ALLGATHER, 0}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
         for (int root = 0; root < cases[i].n; root += cases[i].n - 1) {
             mcast_forced_t f;
@@ -603,8 +608,8 @@ static void test_unmodelled(void **state)
             mcast_plan_t *p = select_ok(&in);
             mcast_plan_info_t info;
             mcast_plan_get_info(p, &info);
-            assert_int_equal(info.defer, 1);
-            assert_string_equal(info.selected_by, "previous:unmodelled");
+            assert_int_equal(info.defer, !cases[i].copy);
+            assert_string_equal(info.selected_by, cases[i].copy ? "unmodelled" : "previous:unmodelled");
             assert_int_equal(info.algorithm, cases[i].alg);
             mcast_plan_free(p);
             f.compare_previous = 0; /* the nonblocking decision: our copy of it */
