@@ -9,7 +9,7 @@
  * indexed, vector, padded struct and resized layouts), the root's buffer is filled
  * from a packed reference stream and every rank's buffer, gaps included, is compared
  * with that stream unpacked into its own layout.
- * Usage: bcast_check [-l large_bytes] [-m max_bytes] [-c [-t]] [-n [-k K]] [-x]
+ * Usage: bcast_check [-l large_bytes] [-m max_bytes] [-c [-t]] [-n [-k K]] [-x | -X]
  *   -m  no case moves more than about max_bytes (rows that cut messages into 1-byte
  *       segments: every case's count at most max_bytes of its type, whole steps)
  *   -n  MPI_Ibcast instead, completed by MPI_Wait or an MPI_Test loop (alternating)
@@ -24,6 +24,7 @@
  *       MPI_Send / MPI_Recv pair: the PML cuts the sender's bytes anywhere, the
  *       receiver's convertor completes a cut element in 16-byte buffers), so its bcast
  *       does too: only for rows where our components serve every call.
+ *   -X  -x, and only those types
  *   -c  run on periodic Cartesian communicators instead (MPI_Dims_create(np, 2), and
  *       a 1-D ring), where coll/pathmc's torus algorithms apply.
  *   -t  with -c: a second 2-D torus instead of the ring (algorithms for 2-D tori only:
@@ -66,6 +67,7 @@ static int capped(const type_case_t *tc, int units)
 static int nonblocking = 0; /* -n: MPI_Ibcast completed by MPI_Wait (even cases) or MPI_Test */
 static int outstanding = 1; /* -k */
 static int with_x = 0;      /* -x */
+static int only_big = 0;    /* -X */
 
 static unsigned char pattern(size_t i, unsigned seed)
 {
@@ -304,7 +306,7 @@ int main(int argc, char **argv)
 {
     int large_bytes = 1 << 18, opt, cart = 0, only2d = 0;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "l:m:cntxk:")) != -1) {
+    while ((opt = getopt(argc, argv, "l:m:cntxXk:")) != -1) {
         if (opt == 'l') {
             large_bytes = atoi(optarg);
         } else if (opt == 'm') {
@@ -320,6 +322,8 @@ int main(int argc, char **argv)
             outstanding = outstanding < 1 ? 1 : outstanding > 64 ? 64 : outstanding;
         } else if (opt == 'x') {
             with_x = 1;
+        } else if (opt == 'X') {
+            with_x = only_big = 1;
         }
     }
     int wrank, wsize;
@@ -411,7 +415,7 @@ int main(int argc, char **argv)
         for (int root = 0; root < csize; root++) {
             for (int t = 0; t < ntc; t++) {
                 const type_case_t *tc = &tcases[t];
-                if (tc->only_x && !with_x) {
+                if ((tc->only_x && !with_x) || (only_big && tc->unit_bytes <= 16)) {
                     continue;
                 }
                 int big = large_bytes / tc->unit_bytes;
