@@ -600,6 +600,49 @@ int mcast_decide_class(mcast_input_fn_t input, void *ctx, size_t class_bytes,
 int mcast_plan_on_root(const mcast_class_choice_t *choice, mcast_input_fn_t input, void *ctx,
                        int root, size_t bytes, mcast_plan_t **out, char *why, size_t why_len);
 
+/* Verification on live calls (issue 47).  A size class decided by the model (selected_by
+ * "model", "previous", "unmodelled" or "previous:unmodelled"; never a forced algorithm or
+ * a rule) is checked on the application's first blocking calls of that class: they run
+ * the chosen candidate and the other one (our plan where the module below was chosen, the
+ * module below where ours was) alternately, 1 + `trials` calls each, chosen first (the
+ * first call of each warms it up: plans built, buffers touched, connections made; not
+ * counted).  Each rank times its own calls; after the last trial call the ranks agree on the slowest rank's
+ * median per candidate (MPI_MAX over mcast_verify_local) and every rank concludes alike
+ * from those two numbers: the other candidate wins only if it is faster than the chosen
+ * one by more than `margin` (a fraction).  The verdict holds for `recheck` calls of the
+ * class, then the trials run again (the interval doubling each time); recheck 0: never.
+ * Calls are counted per class, the same on every rank (every rank makes the same blocking
+ * calls in the same order, and a class depends only on the type signature's bytes). */
+#define MCAST_VERIFY_MAX_TRIALS 8
+enum { MCAST_VERIFY_CHOSEN = 0, MCAST_VERIFY_OTHER = 1 };
+typedef struct mcast_verify {
+    int trials;               /* per candidate, 1..MCAST_VERIFY_MAX_TRIALS (0: off) */
+    double margin;
+    uint64_t recheck;         /* calls until the next trials (0: never again) */
+    int calls;                /* calls made in the current trials */
+    int verdict;              /* MCAST_VERIFY_*: what runs once settled */
+    int settled;              /* the trials of this round are over */
+    int rounds;               /* trials concluded so far */
+    uint64_t settled_calls;   /* calls since the last conclusion */
+    double t[2][MCAST_VERIFY_MAX_TRIALS];
+    double agreed[2];         /* the last agreed times (seconds), per candidate */
+} mcast_verify_t;
+/* Trials clamped to 1..MCAST_VERIFY_MAX_TRIALS (trials <= 0: off, every call CHOSEN);
+ * margin clamped to [0, 1). */
+void mcast_verify_init(mcast_verify_t *v, int trials, double margin, uint64_t recheck);
+/* Whether the selected_by of a class's choice is the model's (verification applies). */
+int mcast_verify_applies(const char *selected_by);
+/* The candidate this call runs (MCAST_VERIFY_*). */
+int mcast_verify_pick(const mcast_verify_t *v);
+/* This call ran `cand` and took `seconds` here (a failed call: pass a negative time, it
+ * counts as slowest).  1: the trials are over and the ranks must now agree
+ * (mcast_verify_local, MPI_MAX over the ranks, mcast_verify_conclude), else 0. */
+int mcast_verify_record(mcast_verify_t *v, int cand, double seconds);
+/* This rank's median time per candidate over the trials just made. */
+void mcast_verify_local(const mcast_verify_t *v, double out[2]);
+/* Concludes from the agreed (slowest rank's) times: returns the verdict. */
+int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
+
 /* Size class of a message size, and the representative size of a class. */
 int mcast_size_class(size_t bytes);
 size_t mcast_class_bytes(int cls);

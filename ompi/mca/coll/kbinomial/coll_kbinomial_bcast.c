@@ -49,6 +49,10 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
     h = mcast_digest_bytes(h, &c->common.unparsed, sizeof(c->common.unparsed));
+    /* (the verification's trials end in an agreement every rank must reach) */
+    h = mcast_digest_bytes(h, &c->common.verify_trials, sizeof(c->common.verify_trials));
+    h = mcast_digest_bytes(h, &c->common.verify_margin, sizeof(c->common.verify_margin));
+    h = mcast_digest_bytes(h, &c->common.verify_recheck, sizeof(c->common.verify_recheck));
     h = mcast_digest_bytes(h, &c->shm_chunk_bytes, sizeof(c->shm_chunk_bytes));
     h = mcast_digest_bytes(h, &c->shm_slots, sizeof(c->shm_slots));
     h = mcast_digest_bytes(h, &c->shm_max_chunk_bytes, sizeof(c->shm_max_chunk_bytes));

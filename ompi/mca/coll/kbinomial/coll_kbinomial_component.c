@@ -61,6 +61,9 @@ static int kbinomial_register(void)
     c->shm_max_segments = 64;
     c->idle_spin_us = MCAST_IDLE_SPIN_US_DEFAULT;
     c->idle_sleep_us = MCAST_IDLE_SLEEP_US_DEFAULT;
+    c->common.verify_trials = 0;
+    c->common.verify_margin = 0.05;
+    c->common.verify_recheck = 10000;
     const mcast_var_t vars[] = {
         {"k", "k-binomial fan-out bound k, 1..64 (knomial: the radix, 2..64); 0 = the planner's optimal k (default 0)",
          MCA_BASE_VAR_TYPE_INT, &f->k, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
@@ -107,6 +110,25 @@ static int kbinomial_register(void)
          "than 5% faster (the verbose line then says selected_by=previous; the plan line shows "
          "previous=ALG previous_us=T). false = always run our plan (default true)",
          MCA_BASE_VAR_TYPE_BOOL, &f->compare_previous, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"verify_trials", "Under algorithm=auto, a size class the model decided (ours or "
+         "the module below, selected_by model, previous, unmodelled) is checked on the "
+         "application's first blocking MPI_Bcast calls of that class: they run the chosen "
+         "plan and the other one alternately, one warm-up call and this many timed calls "
+         "each, then the ranks agree "
+         "on the slowest rank's median time of each and keep the faster (the other one "
+         "only if faster by more than verify_margin), 0..8; 0 (or compare_previous false) "
+         "= off, the model's choice always (default 0: off until measured across hosts, "
+         "docs/parameters.md)",
+         MCA_BASE_VAR_TYPE_INT, &c->common.verify_trials, OPAL_INFO_LVL_5,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"verify_margin", "How much faster (a fraction, 0 .. 0.99) the other candidate must "
+         "be measured to replace the model's choice (default 0.05)",
+         MCA_BASE_VAR_TYPE_DOUBLE, &c->common.verify_margin, OPAL_INFO_LVL_6,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"verify_recheck", "Calls of a size class after a verdict before its trials run "
+         "again (the interval doubles each time); 0 = never (default 10000)",
+         MCA_BASE_VAR_TYPE_INT, &c->common.verify_recheck, OPAL_INFO_LVL_6,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"machine_file", "Machine model the planner predicts with (LogGP parameters across nodes "
          "and inside a node, with provenance; format in docs/machine-model.md); empty = the "
          "built-in model. coll/pathmc uses the same file",
@@ -182,6 +204,7 @@ static int kbinomial_register(void)
 static void validate(void)
 {
     mcast_forced_t *f = &mca_coll_kbinomial_component.forced;
+    mca_coll_kbinomial_component_t *c0 = &mca_coll_kbinomial_component;
     mcast_forced_t d;
     mcast_forced_default(&d);
     mcast_param_range("kbinomial", "k", &f->k, 0, 64, d.k);
@@ -189,6 +212,17 @@ static void validate(void)
     mcast_param_range("kbinomial", "max_sends", &f->max_sends, -1, 1024, d.max_sends);
     mcast_param_range("kbinomial", "postal_pipelining", &f->postal_pipelining, 0, 1, 1);
     mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);
+    mcast_param_range("kbinomial", "verify_trials", &c0->common.verify_trials, 0,
+                      MCAST_VERIFY_MAX_TRIALS, 0);
+    mcast_param_range("kbinomial", "verify_recheck", &c0->common.verify_recheck, 0,
+                      1000000000, 10000);
+    if (!(c0->common.verify_margin >= 0.0 && c0->common.verify_margin <= 0.99)) {
+        if (0 == OPAL_PROC_MY_NAME.vpid) {
+            opal_output(0, "coll:kbinomial: coll_kbinomial_verify_margin=%g is outside "
+                           "[0, 0.99]; using 0.05", c0->common.verify_margin);
+        }
+        c0->common.verify_margin = 0.05;
+    }
     mcast_param_range("kbinomial", "sync_sends", &f->sync_sends, -1, 1, d.sync_sends);
     mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
     mcast_param_range("kbinomial", "shm_slots", &c->shm_slots, 2, 64, 8);

@@ -27,6 +27,11 @@ typedef struct mcast_common_params {
     int verbose;
     int algorithm;
     int fallback;
+    /* Verification on live calls (mcast_planner.h): trials per candidate (0 = off), the
+     * margin the other candidate must win by, calls until a re-check (0 = never) */
+    int verify_trials;
+    double verify_margin;
+    int verify_recheck;
     /* Digest of the names and texts of this process's parameters that must agree between
      * ranks (scope other than LOCAL) but whose value it could not read (each holds its
      * default instead); 0 when there are none.  The component's parameter digest

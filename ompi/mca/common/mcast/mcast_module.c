@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ompi/communicator/communicator.h"
 #include "mcast_pml.h"
@@ -436,6 +437,7 @@ static char *dup_str(const char *s)
 typedef struct {
     mcast_module_t *m;
     struct ompi_communicator_t *comm;
+    int compare_previous; /* the parameter as the input had it */
 } module_input_ctx_t;
 
 static int module_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *in,
@@ -443,6 +445,7 @@ static int module_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *i
 {
     module_input_ctx_t *c = ctx;
     c->m->ops->input(c->m, c->comm, root, bytes, in, f, c->m->chain);
+    c->compare_previous = f->compare_previous;
     return KB_OK;
 }
 
@@ -455,7 +458,7 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     if (d->made) {
         return d;
     }
-    module_input_ctx_t ctx = {m, comm};
+    module_input_ctx_t ctx = {m, comm, 0};
     char why[256] = "";
     mcast_plan_t *p = NULL;
     const int rc = mcast_decide_class(module_input, &ctx, mcast_class_bytes(cls), &d->choice, &p,
@@ -471,6 +474,14 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(p, &info);
+    const mcast_common_params_t *par = m->ops->params;
+    /* (compare_previous false: our plan always, nothing to verify against) */
+    if (par->verify_trials > 0 && 0 != ctx.compare_previous && ompi_comm_size(comm) >= 2 &&
+        mcast_verify_applies(d->choice.selected_by)) {
+        mcast_verify_init(&d->verify, par->verify_trials, par->verify_margin,
+                          (uint64_t) (par->verify_recheck > 0 ? par->verify_recheck : 0));
+        d->verifying = true;
+    }
     if (d->choice.defer && m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: the module below serves this "
                         "size class (selected_by=%s; our plan would be algorithm=%s)\n",
@@ -482,17 +493,37 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     return d;
 }
 
-/* The plan of (class, root): the class's decision built on this root's chain
- * (mcast_plan_on_root).  NULL with *why set when there is none, NULL with *defer set when
- * the class's decision is the module below's, NULL with *no_memory set when this rank had
- * no memory to build it (a local failure: the caller must not decide on it). */
-static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
-                                     int root, const char **why, bool *defer, bool *no_memory)
+/* Which candidate a call runs: the class's decision, or (a verified class) ours or the
+ * module below's. */
+enum { WANT_DECISION = -1, WANT_OURS = 0, WANT_BELOW = 1 };
+
+/* What a call of a verified class runs (mcast_planner.h, "Verification on live calls"):
+ * a blocking MPI_Bcast takes its turn in the trials (`trial`), any other call follows the
+ * verdict once there is one, the class's choice until then.  WANT_DECISION for a class
+ * that is not verified (or not decided yet: plan_for decides it). */
+static int want_of(const mcast_module_t *m, int cls, bool trial)
 {
-    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
-    if (NULL != e) {
-        return e;
+    if (NULL == m->plans.decisions) {
+        return WANT_DECISION;
     }
+    const mcast_decision_t *d = &m->plans.decisions[cls];
+    if (!d->made || d->failed || !d->verifying) {
+        return WANT_DECISION;
+    }
+    const int cand = trial ? mcast_verify_pick(&d->verify)
+                           : (d->verify.settled ? d->verify.verdict : MCAST_VERIFY_CHOSEN);
+    return (0 != d->choice.defer) != (MCAST_VERIFY_OTHER == cand) ? WANT_BELOW : WANT_OURS;
+}
+
+/* The plan of (class, root): the class's decision built on this root's chain
+ * (mcast_plan_on_root); under WANT_OURS our plan of a deferred choice (the planner's plan
+ * it stood against), under WANT_BELOW none.  NULL with *why set when there is none, NULL
+ * with *defer set when the call goes to the module below, NULL with *no_memory set when
+ * this rank had no memory to build it (a local failure: the caller must not decide on it). */
+static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
+                                     int root, int want, const char **why, bool *defer,
+                                     bool *no_memory)
+{
     const mcast_decision_t *d = decide(m, comm, cls);
     if (NULL == d) {
         *no_memory = true;
@@ -502,14 +533,24 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
         *why = d->why;
         return NULL;
     }
-    if (d->choice.defer) {
+    if (WANT_BELOW == want || (WANT_DECISION == want && d->choice.defer)) {
         *defer = true;
         return NULL;
     }
-    module_input_ctx_t ctx = {m, comm};
+    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
+    if (NULL != e) {
+        return e;
+    }
+    module_input_ctx_t ctx = {m, comm, 0};
     mcast_plan_t *p = NULL;
     static _Thread_local char err[256]; /* (*why outlives the call; one per thread) */
-    const int rc = mcast_plan_on_root(&d->choice, module_input, &ctx, root,
+    mcast_class_choice_t ours = d->choice;
+    if (ours.defer) {
+        ours.defer = 0; /* a verified class's trial of our plan */
+        snprintf(ours.selected_by, sizeof(ours.selected_by), "%.50s+verify",
+                 d->choice.selected_by);
+    }
+    const int rc = mcast_plan_on_root(&ours, module_input, &ctx, root,
                                       mcast_class_bytes(cls), &p, err, sizeof(err));
     if (KB_OK != rc) {
         *no_memory = KB_ERR_NOMEM == rc;
@@ -565,7 +606,9 @@ static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, 
 {
     const char *why = NULL;
     bool defer = false, no_memory = false;
-    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(1), root, &why, &defer, &no_memory);
+    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(1), root,
+                                      want_of(m, mcast_size_class(1), false), &why, &defer,
+                                      &no_memory);
     if (no_memory) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -581,7 +624,7 @@ static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, 
  * the plan; OMPI_SUCCESS with *pass: hand the call to the module below; OMPI_SUCCESS with
  * neither: nothing to do (0 bytes); otherwise the call's error (an OMPI code or MPI class). */
 static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int root,
-                 int kind, mcast_cached_plan_t **plan, bool *pass)
+                 int kind, int want, mcast_cached_plan_t **plan, bool *pass)
 {
     *plan = NULL;
     *pass = false;
@@ -594,8 +637,10 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
     }
     const char *why = NULL;
     bool defer = false, no_memory = false;
-    mcast_cached_plan_t *e = plan_for(m, comm, mcast_size_class(bytes), root, &why, &defer,
-                                      &no_memory);
+    const int cls = mcast_size_class(bytes);
+    mcast_cached_plan_t *e = plan_for(m, comm, cls, root,
+                                      WANT_DECISION != want ? want : want_of(m, cls, false),
+                                      &why, &defer, &no_memory);
     if (defer) {
         *pass = true; /* the module below has the better plan */
         return OMPI_SUCCESS;
@@ -638,7 +683,7 @@ bool mcast_module_passes_now(mcast_module_t *m, struct ompi_communicator_t *comm
     }
     mcast_cached_plan_t *e = NULL;
     bool pass = false;
-    return OMPI_SUCCESS == route(m, comm, bytes, root, 2, &e, &pass) && pass;
+    return OMPI_SUCCESS == route(m, comm, bytes, root, 2, WANT_DECISION, &e, &pass) && pass;
 }
 
 /* ---- the nonblocking decision (header) --------------------------------------- */
@@ -972,6 +1017,45 @@ static void forget_shm_plans(mcast_module_t *m)
     mcast_plan_cache_forget(&m->plans);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+/* A verified class's blocking call is over: its time counts in the trials; after the
+ * last trial call the ranks agree on the slowest rank's medians and every rank concludes
+ * alike (every rank reaches this call: the class and the call count are the same on every
+ * rank). */
+static void verify_after(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
+                         mcast_decision_t *d, int cand, int rc, double seconds)
+{
+    if (!mcast_verify_record(&d->verify, cand, OMPI_SUCCESS == rc ? seconds : -1.0)) {
+        return;
+    }
+    double t[2];
+    mcast_verify_local(&d->verify, t);
+    const int arc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, comm,
+                                                 comm->c_coll->coll_allreduce_module);
+    const int verdict = mcast_verify_conclude(&d->verify, OMPI_SUCCESS == arc ? t : NULL);
+    if (m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
+        const bool below = (0 != d->choice.defer) != (MCAST_VERIFY_OTHER == verdict);
+        fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: verified (round %d, %d "
+                        "calls each, slowest rank's medians): chosen %s %.1f us, other %.1f us: "
+                        "%s runs this size class\n",
+                m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
+                d->verify.rounds, d->verify.trials, d->choice.defer ? "(the module below)" : "(ours)",
+                1e6 * d->verify.agreed[0], 1e6 * d->verify.agreed[1],
+                below ? "the module below" : "ours");
+        fflush(stderr);
+    }
+}
+
+static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int64_t slot, int rc,
+                        mcast_cached_plan_t *e, bool pass, void *buf, int count,
+                        struct ompi_datatype_t *dtype, size_t bytes, int root);
+
 int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
@@ -989,11 +1073,45 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     while (OMPI_SUCCESS == rc && !seq_turn(m, slot)) {
         opal_progress();
     }
+    /* a verified class: this call's candidate */
+    mcast_decision_t *vd = NULL;
+    int cls = 0, cand = MCAST_VERIFY_CHOSEN, want = WANT_DECISION;
+    if (OMPI_SUCCESS == rc && MCAST_STATE_READY == m->state && bytes > 0) {
+        cls = mcast_size_class(bytes);
+        vd = decide(m, comm, cls);
+        if (NULL != vd && !vd->failed && vd->verifying) {
+            cand = mcast_verify_pick(&vd->verify);
+            want = want_of(m, cls, true);
+        } else {
+            vd = NULL; /* (no memory: route says so) */
+        }
+    }
     mcast_cached_plan_t *e = NULL;
     bool pass = false;
     if (OMPI_SUCCESS == rc) {
-        rc = route(m, comm, bytes, root, 0, &e, &pass);
+        rc = route(m, comm, bytes, root, 0, want, &e, &pass);
     }
+    if (NULL == vd) {
+        return bcast_routed(m, comm, slot, rc, e, pass, buf, count, dtype, bytes, root);
+    }
+    /* a trial call starts together on every rank, so that its time is the broadcast's and
+     * not how far the ranks ran apart (back-to-back calls let eager sends run ahead, a
+     * pipeline's flow control holds its root back: local times of unsynchronised calls
+     * favour the first) */
+    if (OMPI_SUCCESS == rc && !vd->verify.settled) {
+        rc = comm->c_coll->coll_barrier(comm, comm->c_coll->coll_barrier_module);
+    }
+    const double t0 = now_s();
+    rc = bcast_routed(m, comm, slot, rc, e, pass, buf, count, dtype, bytes, root);
+    verify_after(m, comm, cls, vd, cand, rc, now_s() - t0);
+    return rc;
+}
+
+/* The blocking call after route(): the module below, or the plan. */
+static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int64_t slot, int rc,
+                        mcast_cached_plan_t *e, bool pass, void *buf, int count,
+                        struct ompi_datatype_t *dtype, size_t bytes, int root)
+{
     if (OMPI_SUCCESS == rc && pass) {
         seq_resolve(m, slot);
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
@@ -1140,7 +1258,7 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
     const int64_t slot = seq_take(m);
     mcast_cached_plan_t *e = NULL;
     bool pass = false;
-    int rc = route(m, comm, bytes, root, kind, &e, &pass);
+    int rc = route(m, comm, bytes, root, kind, WANT_DECISION, &e, &pass);
     if (OMPI_SUCCESS == rc && pass) {
         seq_resolve(m, slot);
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);

@@ -52,6 +52,8 @@ typedef struct mcast_decision {
                                     (choice.defer: the module below serves it: a "previous"
                                     rule, or pathmc under auto when kbinomial's plan is better) */
     char *why;            /* the planner's reason when failed (malloc'ed) */
+    bool verifying;       /* the choice is checked on live blocking calls (verify) */
+    mcast_verify_t verify;
 } mcast_decision_t;
 
 typedef struct mcast_plan_cache {

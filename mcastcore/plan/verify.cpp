@@ -1,0 +1,113 @@
+/*
+ * Verification of a size class's choice on live calls (mcast_planner.h, "Verification on
+ * live calls"): which candidate a call runs, this rank's times, and the verdict every rank
+ * reaches alike from the agreed times.  No clock and no communication here: the glue
+ * times the calls and makes the agreement.
+ */
+#include "mcast_planner.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#define MC_API extern "C" __attribute__((visibility("default")))
+
+MC_API void mcast_verify_init(mcast_verify_t *v, int trials, double margin, uint64_t recheck)
+{
+    if (v == nullptr) {
+        return;
+    }
+    std::memset(v, 0, sizeof(*v));
+    v->trials = trials <= 0 ? 0 : std::min(trials, MCAST_VERIFY_MAX_TRIALS);
+    v->margin = !(margin >= 0.0) ? 0.0 : std::min(margin, 0.99);
+    v->recheck = recheck;
+    v->verdict = MCAST_VERIFY_CHOSEN;
+    v->settled = v->trials == 0;
+    v->agreed[0] = v->agreed[1] = -1.0;
+}
+
+MC_API int mcast_verify_applies(const char *selected_by)
+{
+    if (selected_by == nullptr) {
+        return 0;
+    }
+    static const char *const model[] = {"model", "previous", "unmodelled", "previous:unmodelled"};
+    for (const char *s : model) {
+        if (std::strcmp(selected_by, s) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+MC_API int mcast_verify_pick(const mcast_verify_t *v)
+{
+    if (v == nullptr || v->settled) {
+        return v == nullptr ? MCAST_VERIFY_CHOSEN : v->verdict;
+    }
+    return v->calls % 2 == 0 ? MCAST_VERIFY_CHOSEN : MCAST_VERIFY_OTHER;
+}
+
+MC_API int mcast_verify_record(mcast_verify_t *v, int cand, double seconds)
+{
+    if (v == nullptr || v->trials == 0) {
+        return 0;
+    }
+    if (v->settled) {
+        if (v->recheck != 0 && ++v->settled_calls >= v->recheck) {
+            v->settled = 0; /* the next call starts the trials again */
+            v->calls = 0;
+            v->settled_calls = 0;
+            v->recheck = v->recheck > UINT64_MAX / 2 ? UINT64_MAX : 2 * v->recheck;
+        }
+        return 0;
+    }
+    const int c = cand == MCAST_VERIFY_OTHER ? 1 : 0;
+    const int i = v->calls / 2 - 1; /* each candidate's first call warms it up: not counted */
+    if (i >= 0 && i < MCAST_VERIFY_MAX_TRIALS) {
+        v->t[c][i] = seconds < 0.0 ? std::numeric_limits<double>::max() : seconds;
+    }
+    v->calls++;
+    return v->calls >= 2 * (v->trials + 1) ? 1 : 0;
+}
+
+MC_API void mcast_verify_local(const mcast_verify_t *v, double out[2])
+{
+    for (int c = 0; c < 2; c++) {
+        out[c] = -1.0;
+        if (v == nullptr || v->trials == 0) {
+            continue;
+        }
+        double t[MCAST_VERIFY_MAX_TRIALS];
+        const int n = std::min(v->trials, MCAST_VERIFY_MAX_TRIALS);
+        for (int i = 0; i < n; i++) { /* insertion sort: at most 8 */
+            double x = v->t[c][i];
+            int j = i;
+            for (; j > 0 && t[j - 1] > x; j--) {
+                t[j] = t[j - 1];
+            }
+            t[j] = x;
+        }
+        out[c] = n % 2 != 0 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    }
+}
+
+MC_API int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2])
+{
+    if (v == nullptr) {
+        return MCAST_VERIFY_CHOSEN;
+    }
+    if (agreed != nullptr) {
+        v->agreed[0] = agreed[0];
+        v->agreed[1] = agreed[1];
+    }
+    /* the other candidate must be faster by more than the margin; anything unmeasured
+     * (negative, NaN) keeps the chosen one */
+    const bool other = agreed != nullptr && agreed[0] >= 0.0 && agreed[1] >= 0.0 &&
+                       agreed[1] < agreed[0] * (1.0 - v->margin);
+    v->verdict = other ? MCAST_VERIFY_OTHER : MCAST_VERIFY_CHOSEN;
+    v->settled = 1;
+    v->settled_calls = 0;
+    v->rounds++;
+    return v->verdict;
+}

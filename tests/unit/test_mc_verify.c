@@ -1,0 +1,175 @@
+/*
+ * Verification on live calls (mcast_planner.h): the calls alternate chosen / other from
+ * the chosen one, 1 + `trials` each (the first pair, warming up, not counted); the agreement is asked for after the last trial call and
+ * not before; the local figure is each candidate's median (a stalled call does not move
+ * it); the other candidate wins only when faster than the chosen one by more than the
+ * margin; the verdict then runs every call; re-checks come after `recheck` calls and the
+ * interval doubles; trials are clamped and 0 is off; only the model's choices apply.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "mcast_planner.h"
+
+/* Runs one round of trials with the given per-call times (chosen, other), returns the
+ * number of calls made before the agreement was asked for. */
+static int run_trials(mcast_verify_t *v, const double *chosen, const double *other)
+{
+    int n = 0;
+    for (int i = 0;; i++) {
+        const int cand = mcast_verify_pick(v);
+        assert_int_equal(cand, i % 2 == 0 ? MCAST_VERIFY_CHOSEN : MCAST_VERIFY_OTHER);
+        /* the first pair warms up: a huge time there must not count */
+        const double t = i < 2 ? 1.0 : cand == MCAST_VERIFY_CHOSEN ? chosen[i / 2 - 1]
+                                                                   : other[i / 2 - 1];
+        n++;
+        if (mcast_verify_record(v, cand, t)) {
+            return n;
+        }
+        assert_true(n < 2 * MCAST_VERIFY_MAX_TRIALS + 4);
+    }
+}
+
+static void test_alternates_and_asks_once(void **state)
+{
+    (void) state;
+    mcast_verify_t v;
+    mcast_verify_init(&v, 3, 0.05, 0);
+    const double c[3] = {3e-6, 1e-6, 2e-6}, o[3] = {9e-6, 7e-6, 8e-6};
+    assert_int_equal(run_trials(&v, c, o), 8);
+    double local[2];
+    mcast_verify_local(&v, local);
+    assert_true(local[0] == 2e-6); /* medians */
+    assert_true(local[1] == 8e-6);
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_CHOSEN);
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_CHOSEN);
+        assert_int_equal(mcast_verify_record(&v, MCAST_VERIFY_CHOSEN, 1e-6), 0);
+    }
+    assert_int_equal(v.rounds, 1);
+}
+
+static void test_other_wins_beyond_margin_only(void **state)
+{
+    (void) state;
+    mcast_verify_t v;
+    mcast_verify_init(&v, 2, 0.10, 0);
+    /* 8 % faster: inside the margin, the chosen one stays */
+    double agreed[2] = {100e-6, 92e-6};
+    assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_CHOSEN);
+    /* 11 % faster: the other one runs from now on */
+    mcast_verify_init(&v, 2, 0.10, 0);
+    agreed[1] = 89e-6;
+    assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_OTHER);
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_OTHER);
+        mcast_verify_record(&v, MCAST_VERIFY_OTHER, 1e-6);
+    }
+    /* unmeasured figures keep the chosen one */
+    mcast_verify_init(&v, 2, 0.10, 0);
+    agreed[0] = -1.0;
+    assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_CHOSEN);
+    assert_int_equal(mcast_verify_conclude(&v, NULL), MCAST_VERIFY_CHOSEN);
+}
+
+static void test_median_ignores_one_stall(void **state)
+{
+    (void) state;
+    mcast_verify_t v;
+    mcast_verify_init(&v, 5, 0.0, 0);
+    /* the chosen candidate stalls once (a scheduler turn): its median is 10 us */
+    const double c[5] = {10e-6, 5000e-6, 10e-6, 11e-6, 9e-6};
+    const double o[5] = {12e-6, 12e-6, 12e-6, 12e-6, 12e-6};
+    assert_int_equal(run_trials(&v, c, o), 12);
+    double local[2];
+    mcast_verify_local(&v, local);
+    assert_true(local[0] == 10e-6);
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_CHOSEN);
+    /* a failed call counts as slowest, and an even count takes the middle two */
+    mcast_verify_init(&v, 2, 0.0, 0);
+    const double c2[2] = {-1.0, -1.0}, o2[2] = {4e-6, 6e-6};
+    assert_int_equal(run_trials(&v, c2, o2), 6);
+    mcast_verify_local(&v, local);
+    assert_true(local[1] > 4.999e-6 && local[1] < 5.001e-6);
+    assert_true(local[0] > 1e300);
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_OTHER);
+}
+
+static void test_recheck_doubles(void **state)
+{
+    (void) state;
+    mcast_verify_t v;
+    mcast_verify_init(&v, 1, 0.0, 4);
+    const double fast[1] = {1e-6}, slow[1] = {2e-6};
+    assert_int_equal(run_trials(&v, slow, fast), 4);
+    double local[2];
+    mcast_verify_local(&v, local);
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_OTHER);
+    /* 4 settled calls, then trials again (chosen first) */
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_OTHER);
+        assert_int_equal(mcast_verify_record(&v, MCAST_VERIFY_OTHER, 1e-6), 0);
+    }
+    assert_int_equal(run_trials(&v, fast, slow), 4);
+    mcast_verify_local(&v, local);
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_CHOSEN);
+    assert_int_equal(v.rounds, 2);
+    /* now 8 calls */
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_CHOSEN);
+        mcast_verify_record(&v, MCAST_VERIFY_CHOSEN, 1e-6);
+    }
+    assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_CHOSEN);
+    assert_int_equal(mcast_verify_record(&v, MCAST_VERIFY_CHOSEN, 1e-6), 0);
+    assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_OTHER); /* the second trial call */
+}
+
+static void test_off_clamps_and_applies(void **state)
+{
+    (void) state;
+    mcast_verify_t v;
+    mcast_verify_init(&v, 0, 0.05, 0);
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_CHOSEN);
+        assert_int_equal(mcast_verify_record(&v, MCAST_VERIFY_CHOSEN, 1e-6), 0);
+    }
+    mcast_verify_init(&v, 1000, 7.0, 0);
+    assert_int_equal(v.trials, MCAST_VERIFY_MAX_TRIALS);
+    assert_true(v.margin < 1.0);
+    double c[MCAST_VERIFY_MAX_TRIALS], o[MCAST_VERIFY_MAX_TRIALS];
+    for (int i = 0; i < MCAST_VERIFY_MAX_TRIALS; i++) {
+        c[i] = 1e-6;
+        o[i] = 1e-9;
+    }
+    assert_int_equal(run_trials(&v, c, o), 2 * MCAST_VERIFY_MAX_TRIALS + 2);
+    double local[2];
+    mcast_verify_local(&v, local);
+    /* the margin clamped below 1: 1000x faster still wins */
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_OTHER);
+    mcast_verify_init(&v, 2, -3.0, 0);
+    assert_true(v.margin == 0.0);
+
+    assert_true(mcast_verify_applies("model"));
+    assert_true(mcast_verify_applies("previous"));
+    assert_true(mcast_verify_applies("unmodelled"));
+    assert_true(mcast_verify_applies("previous:unmodelled"));
+    assert_false(mcast_verify_applies("forced"));
+    assert_false(mcast_verify_applies("rules:3"));
+    assert_false(mcast_verify_applies("previous:rules:2"));
+    assert_false(mcast_verify_applies(NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_alternates_and_asks_once),
+        cmocka_unit_test(test_other_wins_beyond_margin_only),
+        cmocka_unit_test(test_median_ignores_one_stall),
+        cmocka_unit_test(test_recheck_doubles),
+        cmocka_unit_test(test_off_clamps_and_applies),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
