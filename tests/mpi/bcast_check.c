@@ -9,7 +9,7 @@
  * indexed, vector, padded struct and resized layouts), the root's buffer is filled
  * from a packed reference stream and every rank's buffer, gaps included, is compared
  * with that stream unpacked into its own layout.
- * Usage: bcast_check [-l large_bytes] [-m max_bytes] [-c [-t]] [-n [-k K]] [-x | -X]
+ * Usage: bcast_check [-l large_bytes] [-m max_bytes] [-c [-t]] [-n [-k K]] [-x | -X] [-R N]
  *   -m  no case moves more than about max_bytes (rows that cut messages into 1-byte
  *       segments: every case's count at most max_bytes of its type, whole steps)
  *   -n  MPI_Ibcast instead, completed by MPI_Wait or an MPI_Test loop (alternating)
@@ -25,6 +25,10 @@
  *       receiver's convertor completes a cut element in 16-byte buffers), so its bcast
  *       does too: only for rows where our components serve every call.
  *   -X  -x, and only those types
+ *   -R  every (type, count) from N roots instead of from every root: the roots rotate
+ *       from one (type, count) to the next, so every root still broadcasts, each with a
+ *       share of the cases (N >= the communicator's size: every root, the default);
+ *       for the rows at many ranks, whose cases grow with the number of roots.
  *   -c  run on periodic Cartesian communicators instead (MPI_Dims_create(np, 2), and
  *       a 1-D ring), where coll/pathmc's torus algorithms apply.
  *   -t  with -c: a second 2-D torus instead of the ring (algorithms for 2-D tori only:
@@ -68,6 +72,7 @@ static int nonblocking = 0; /* -n: MPI_Ibcast completed by MPI_Wait (even cases)
 static int outstanding = 1; /* -k */
 static int with_x = 0;      /* -x */
 static int only_big = 0;    /* -X */
+static int roots_per = 0;   /* -R: 0 = every root */
 
 static unsigned char pattern(size_t i, unsigned seed)
 {
@@ -306,7 +311,7 @@ int main(int argc, char **argv)
 {
     int large_bytes = 1 << 18, opt, cart = 0, only2d = 0;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "l:m:cntxXk:")) != -1) {
+    while ((opt = getopt(argc, argv, "l:m:cntxXk:R:")) != -1) {
         if (opt == 'l') {
             large_bytes = atoi(optarg);
         } else if (opt == 'm') {
@@ -324,6 +329,8 @@ int main(int argc, char **argv)
             with_x = 1;
         } else if (opt == 'X') {
             with_x = only_big = 1;
+        } else if (opt == 'R') {
+            roots_per = atoi(optarg);
         }
     }
     int wrank, wsize;
@@ -412,7 +419,8 @@ int main(int argc, char **argv)
     for (int c = 0; c < 3; c++) {
         int csize;
         MPI_Comm_size(comms[c], &csize);
-        for (int root = 0; root < csize; root++) {
+        const int nroots = (roots_per > 0 && roots_per < csize) ? roots_per : csize;
+        for (int r = 0; r < nroots; r++) {
             for (int t = 0; t < ntc; t++) {
                 const type_case_t *tc = &tcases[t];
                 if ((tc->only_x && !with_x) || (only_big && tc->unit_bytes <= 16)) {
@@ -425,6 +433,9 @@ int main(int argc, char **argv)
                     if (0 == tc->root_per && u == 1) {
                         counts[u] = 1;
                     }
+                    /* -R: the N roots of case (t, u) start where the last case's ended */
+                    const int root =
+                        nroots == csize ? r : (int) (((long) (t * 4 + u) * nroots + r) % csize);
                     run_case(comms[c], names[c], root, &tcases[t], capped(tc, counts[u]),
                              (unsigned) (((c * 64 + root) * 32 + t) * 4 + u));
                 }
