@@ -643,6 +643,51 @@ void mcast_verify_local(const mcast_verify_t *v, double out[2]);
 /* Concludes from the agreed (slowest rank's) times: returns the verdict. */
 int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
 
+/* Self-calibration across nodes (issue 47; docs/machine-model.md, "Self-calibration").
+ * Where a communicator spans nodes over a network the built-in model does not describe
+ * (TCP) and no machine file is given, the glue measures the network at the communicator's
+ * first blocking broadcast: disjoint pairs of nodes spread over the communicator
+ * (mcast_probe_pairs: node i with node i + ceil(N/2), the lowest rank of each, at most
+ * max_pairs), all pairs at once.  Each pair runs ping-pongs at the sizes
+ * mcast_probe_size(0 .. MCAST_PROBE_SIZES - 1), MCAST_PROBE_REPS times each after one
+ * warm-up, then streams: its first rank posts MCAST_PROBE_STREAM_SHORT, then
+ * MCAST_PROBE_STREAM_LONG, sends of MCAST_PROBE_STREAM_BYTES at once and the other
+ * answers the last with an empty message (the time from the first post to the answer),
+ * MCAST_PROBE_REPS times each.  A stream, not a ping-pong, gives the per-byte cost: the
+ * rate a link sustains once a token bucket's burst, a switch's buffer or a TCP window is
+ * spent, which small ping-pongs do not reach (evidence E-CAL-3).  The pair's first rank
+ * keeps the medians (and the median time to post a send of at most 1 KiB); every rank
+ * then holds every pair's (an allreduce) and fits the same model: per-byte cost =
+ * (long stream - short stream) / the bytes between them; per-message intercept = median
+ * over the ping-pong sizes of the half round trip less the per-byte part; o_send =
+ * o_recv = the posting time (at most half the intercept), latency = the rest, gap = wire
+ * = the per-byte cost, recv 0.  Each figure is the median over the pairs.
+ * mcast_probe_fit sets those net keys of *m (the other keys stay) and m->source;
+ * KB_ERR_ARG with *why when the measurements cannot be a network (no pair, a time that
+ * does not grow with the bytes, ...). */
+#define MCAST_PROBE_MAX_PAIRS 8
+#define MCAST_PROBE_SIZES 3
+#define MCAST_PROBE_REPS 3
+#define MCAST_PROBE_STREAM_BYTES 32768
+#define MCAST_PROBE_STREAM_SHORT 2
+#define MCAST_PROBE_STREAM_LONG 8
+typedef struct mcast_probe_pair {
+    int a, b; /* ranks: a starts each ping-pong and stream and keeps the times */
+} mcast_probe_pair_t;
+typedef struct mcast_probe_sample {
+    double post_us;                        /* median time to post a send of <= 1 KiB */
+    double half_rtt_us[MCAST_PROBE_SIZES]; /* median half round trip per size */
+    double stream_us[2];                   /* median time of the short and the long stream */
+} mcast_probe_sample_t;
+size_t mcast_probe_size(int i); /* 0 outside [0, MCAST_PROBE_SIZES) */
+/* The median of v[0..n) (NaN for n <= 0). */
+double mcast_probe_median(const double *v, int n);
+/* The pairs of a communicator of n ranks whose node indices are node_of[0..n): returns
+ * how many (0: fewer than two nodes). */
+int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair_t *pairs);
+int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_machine_t *m, char *why,
+                    size_t len);
+
 /* Size class of a message size, and the representative size of a class. */
 int mcast_size_class(size_t bytes);
 size_t mcast_class_bytes(int cls);

@@ -16,7 +16,10 @@
 #      within TOL (default 10 %: TCP/IP headers, ACKs, wire-up), leaving out the frames of
 #      the segments TCP resent (a loaded machine drops on the shaped links);
 #   4. mcast-calibrate on two hosts, auto with its file, and every forced algorithm at
-#      256 KiB - 1 MiB within 3x the time the planner predicts with that file.
+#      256 KiB - 1 MiB within 3x the time the planner predicts with that file;
+#   5. self-calibration (coll_kbinomial_self_calibrate 1): what it measured within the
+#      link's bounds, the data right, every communicator measured at a blocking first
+#      call and none at a nonblocking one.
 #
 # Environment:
 #   MCAST_COMPONENT_DIR  dir with mca_coll_kbinomial.so (unset: skip, exit 77)
@@ -406,6 +409,53 @@ if [ -n "$COMP" ] && [ -x "$CAL" ]; then
         done
     else
         bad "mcast-calibrate on 2 hosts"; tail -10 "$WORK/cal.out"; cat "$WORK/cal.machine" 2>/dev/null
+    fi
+fi
+
+# ---- self-calibration (coll_kbinomial_self_calibrate, mcast_calib.h): no machine file,
+# auto over TCP measures the network at a communicator's first call if it is a blocking
+# MPI_Bcast, every rank plans with what was measured (the plan lines then leave the
+# built-in rule for TCP: no selected_by=unmodelled), and the data is right
+if [ -n "$COMP" ]; then
+    if "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
+        --mca coll_kbinomial_self_calibrate 1 --mca coll_kbinomial_verbose 1 \
+        "$OSU" -c -m 1:"$M" -i 5 -x 1 >"$WORK/self.out" 2>"$WORK/self.err"; then
+        line=$(grep -m1 "^coll:kbinomial: comm=0 size=$N: self-calibrated" "$WORK/self.err")
+        # the links are shaped to 1 Gbit/s (8 ns per byte); over TCP within its overheads,
+        # the same bounds as mcast-calibrate's row above
+        perbyte=$(echo "$line" | sed -n 's/.* \([0-9.]*\) ns\/B.*/\1/p')
+        if [ -z "$line" ]; then
+            bad "self-calibration on $N hosts: no verbose line saying what was measured"; grep -v ' algorithm=' "$WORK/self.err" | head -5
+        elif ! awk -v b="${perbyte:-0}" 'BEGIN { exit !(b >= 6 && b <= 30) }'; then
+            bad "self-calibration on $N hosts: per-byte cost ${perbyte:-none} ns/B, expected 6-30 at 1 Gbit/s: $line"
+        elif grep -q "^coll:kbinomial: comm=0 .*selected_by=[a-z:]*unmodelled" "$WORK/self.err"; then
+            bad "self-calibration on $N hosts: a plan line still says unmodelled"; grep -m3 unmodelled "$WORK/self.err"
+        else
+            ok "self-calibration on $N hosts: data validated 1..$M B; ${line#coll:kbinomial: comm=0 }"
+        fi
+    else
+        bad "self-calibration on $N hosts: osu_style_bcast failed"; tail -5 "$WORK/self.out" "$WORK/self.err"
+    fi
+    # every communicator of bcast_check (world, reversed, the odd/even halves, a dup) on
+    # 2N - 1 ranks measures at its first call (blocking) and runs the datatype matrix; with
+    # MPI_Ibcast first (-n) nothing is measured (a nonblocking call never waits for a
+    # probe) and the data is right too
+    if [ -n "$BCHECK" ]; then
+        for mode in "" -n; do
+            if "$CLUSTER" run -- -np $((2 * N - 1)) --mca mca_base_component_path "$COMP:$PKGLIB" \
+                --mca coll_kbinomial_self_calibrate 1 --mca coll_kbinomial_verbose 1 \
+                "$BCHECK" -l 100000 $mode >"$WORK/selfbc.out" 2>&1 &&
+                grep -q "bcast_check: .* 0 failures" "$WORK/selfbc.out"; then
+                k=$(grep -c "^coll:kbinomial: comm=[0-9]* size=[0-9]*: self-calibrated" "$WORK/selfbc.out")
+                if { [ -z "$mode" ] && [ "$k" -ge 3 ]; } || { [ -n "$mode" ] && [ "$k" = 0 ]; }; then
+                    ok "self-calibration, bcast_check $mode on $((2 * N - 1)) ranks: $(grep -o '[0-9]* cases, 0 failures' "$WORK/selfbc.out"), $k communicators measured"
+                else
+                    bad "self-calibration, bcast_check $mode: $k communicators measured"; grep "self-calib" "$WORK/selfbc.out" | head -5
+                fi
+            else
+                bad "self-calibration, bcast_check $mode on $((2 * N - 1)) ranks"; grep -v '^coll:' "$WORK/selfbc.out" | tail -10
+            fi
+        done
     fi
 fi
 

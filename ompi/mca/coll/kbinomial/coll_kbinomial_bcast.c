@@ -53,6 +53,8 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.verify_trials, sizeof(c->common.verify_trials));
     h = mcast_digest_bytes(h, &c->common.verify_margin, sizeof(c->common.verify_margin));
     h = mcast_digest_bytes(h, &c->common.verify_recheck, sizeof(c->common.verify_recheck));
+    /* (a rank that measures the network needs every other rank in the measurement) */
+    h = mcast_digest_bytes(h, &c->common.self_calibrate, sizeof(c->common.self_calibrate));
     h = mcast_digest_bytes(h, &c->shm_chunk_bytes, sizeof(c->shm_chunk_bytes));
     h = mcast_digest_bytes(h, &c->shm_slots, sizeof(c->shm_slots));
     h = mcast_digest_bytes(h, &c->shm_max_chunk_bytes, sizeof(c->shm_max_chunk_bytes));
@@ -95,9 +97,14 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     *forced = forced_params();
     mcast_locality_input(loc, MCAST_COMP_KBINOMIAL, root, bytes, in, chain);
     in->machine = mcast_machine_of("kbinomial", c->machine_file);
-    /* the built-in model over TCP between nodes: Open MPI's own choice under auto */
+    /* the built-in model over TCP between nodes: Open MPI's own choice under auto, unless
+     * the network was measured at the communicator's first call (kbinomial_calibrate_wanted) */
     in->unmodelled_network = 0 == strncmp(in->machine->source, "defaults", 8) && !loc->all_local &&
                              loc->nnodes > 1 && mcast_network_tcp();
+    if (m->calibrated && in->unmodelled_network) {
+        in->machine = &m->calib;
+        in->unmodelled_network = 0;
+    }
     in->forced = forced;
     in->rules = m->use_rules ? c->rules : NULL;
     /* A segment per node (one node: shm; across nodes: twolevel's intra=shm).  It is copied
@@ -127,6 +134,19 @@ static bool kbinomial_segment(mcast_module_t *m, int *slots, size_t *slot_bytes)
     return true;
 }
 
+/* Measure the network where auto would plan on the built-in model over TCP between nodes
+ * (the unmodelled case above): every input here is agreed (parameters and machine file by
+ * the digest, the network by the digest's TCP flag, the nodes by the exchange). */
+static bool kbinomial_calibrate_wanted(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    const mcast_locality_t *loc = m->comm_state;
+    (void) comm;
+    return 0 != c->common.self_calibrate && MCAST_ALG_AUTO == c->common.algorithm &&
+           loc->discovered && !loc->all_local && loc->nnodes > 1 && mcast_network_tcp() &&
+           0 == strncmp(mcast_machine_of("kbinomial", c->machine_file)->source, "defaults", 8);
+}
+
 static mcast_locality_t *kbinomial_locality(mcast_module_t *m)
 {
     return m->comm_state;
@@ -147,5 +167,6 @@ const mcast_component_ops_t mca_coll_kbinomial_ops = {
     .locality = kbinomial_locality,
     .segment = kbinomial_segment,
     .input = kbinomial_input,
+    .calibrate_wanted = kbinomial_calibrate_wanted,
     .context = kbinomial_context,
 };

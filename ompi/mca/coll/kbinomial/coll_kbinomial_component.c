@@ -61,7 +61,8 @@ static int kbinomial_register(void)
     c->shm_max_segments = 64;
     c->idle_spin_us = MCAST_IDLE_SPIN_US_DEFAULT;
     c->idle_sleep_us = MCAST_IDLE_SLEEP_US_DEFAULT;
-    c->common.verify_trials = 0;
+    c->common.verify_trials = 0; /* off: its trials misjudge (E-VERIFY-1, E-VERIFY-2) */
+    c->common.self_calibrate = 0; /* off: no faster than the TCP rule here (E-CAL-3) */
     c->common.verify_margin = 0.05;
     c->common.verify_recheck = 10000;
     const mcast_var_t vars[] = {
@@ -117,9 +118,17 @@ static int kbinomial_register(void)
          "each, then the ranks agree "
          "on the slowest rank's median time of each and keep the faster (the other one "
          "only if faster by more than verify_margin), 0..8; 0 (or compare_previous false) "
-         "= off, the model's choice always (default 0: off until measured across hosts, "
-         "docs/parameters.md)",
+         "= off, the model's choice always (default 0: its trials misjudge the plans that "
+         "win in a benchmark loop, on one node and across hosts; docs/parameters.md)",
          MCA_BASE_VAR_TYPE_INT, &c->common.verify_trials, OPAL_INFO_LVL_5,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"self_calibrate", "Under algorithm=auto, on a communicator that spans nodes over "
+         "TCP without a machine file: 1 = measure the network at its first call if that is a "
+         "blocking MPI_Bcast (ping-pongs between up to 8 pairs of nodes spread over the "
+         "communicator, at once, agreed among the ranks; the verbose line says what was "
+         "measured and what it cost) and plan with it; 0 = Open MPI's own choice below 1 MiB "
+         "and our copy of it above (default 0, docs/parameters.md)",
+         MCA_BASE_VAR_TYPE_INT, &c->common.self_calibrate, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"verify_margin", "How much faster (a fraction, 0 .. 0.99) the other candidate must "
          "be measured to replace the model's choice (default 0.05)",
@@ -214,6 +223,7 @@ static void validate(void)
     mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);
     mcast_param_range("kbinomial", "verify_trials", &c0->common.verify_trials, 0,
                       MCAST_VERIFY_MAX_TRIALS, 0);
+    mcast_param_range("kbinomial", "self_calibrate", &c0->common.self_calibrate, 0, 1, 0);
     mcast_param_range("kbinomial", "verify_recheck", &c0->common.verify_recheck, 0,
                       1000000000, 10000);
     if (!(c0->common.verify_margin >= 0.0 && c0->common.verify_margin <= 0.99)) {

@@ -32,6 +32,10 @@ typedef struct mcast_common_params {
     int verify_trials;
     double verify_margin;
     int verify_recheck;
+    /* Self-calibration across nodes (mcast_calib.h): 1 = measure the network at a
+     * communicator's first blocking broadcast where the built-in model would be used over
+     * TCP, 0 = off */
+    int self_calibrate;
     /* Digest of the names and texts of this process's parameters that must agree between
      * ranks (scope other than LOCAL) but whose value it could not read (each holds its
      * default instead); 0 when there are none.  The component's parameter digest

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ompi/communicator/communicator.h"
+#include "mcast_calib.h"
 #include "mcast_pml.h"
 #include "mcast_shmseg.h"
 
@@ -25,6 +26,7 @@ static void mcast_module_construct(mcast_module_t *m)
 #endif
     memset(&m->plans, 0, sizeof(m->plans));
     m->engine = NULL;
+    m->calibrated = false;
     m->state = MCAST_STATE_NEW;
     m->use_rules = m->use_topology = false;
     m->comm_state = NULL;
@@ -1028,6 +1030,28 @@ static double now_s(void)
  * last trial call the ranks agree on the slowest rank's medians and every rank concludes
  * alike (every rank reaches this call: the class and the call count are the same on every
  * rank). */
+/* The communicator's first call, a blocking broadcast: measure the network where the
+ * component wants it (every rank is here, on agreed inputs); the outcome is agreed too. */
+static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    char why[160] = "";
+    double cost_us = 0.0;
+    const int rc = mcast_calib_run(comm, m->ops->locality(m)->node_of, &m->calib, &cost_us, why,
+                                   sizeof(why));
+    m->calibrated = OMPI_SUCCESS == rc;
+    if (m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
+        if (m->calibrated) {
+            fprintf(stderr, "coll:%s: comm=%u size=%d: %s, measured in %.1f ms\n", m->ops->name,
+                    mcast_comm_id(comm), ompi_comm_size(comm), m->calib.source, 1e-3 * cost_us);
+        } else {
+            fprintf(stderr, "coll:%s: comm=%u size=%d: self-calibration not used (%s; %.1f ms): "
+                            "the built-in model's rule for TCP\n",
+                    m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), why, 1e-3 * cost_us);
+        }
+        fflush(stderr);
+    }
+}
+
 static void verify_after(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
                          mcast_decision_t *d, int cand, int rc, double seconds)
 {
@@ -1072,6 +1096,10 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     /* the earlier calls' ops are all started (any of them on the segment) */
     while (OMPI_SUCCESS == rc && !seq_turn(m, slot)) {
         opal_progress();
+    }
+    if (OMPI_SUCCESS == rc && 0 == slot && MCAST_STATE_READY == m->state &&
+        NULL != m->ops->calibrate_wanted && m->ops->calibrate_wanted(m, comm)) {
+        calibrate(m, comm);
     }
     /* a verified class: this call's candidate */
     mcast_decision_t *vd = NULL;

@@ -98,6 +98,9 @@ typedef struct mcast_component_ops {
      * filled from the parameters. */
     void (*input)(struct mcast_module *m, struct ompi_communicator_t *comm, int root, size_t bytes,
                   mcast_plan_input_t *in, mcast_forced_t *forced, int *chain);
+    /* Whether to measure the network (mcast_calib.h) at the communicator's first call if
+     * it is a blocking broadcast: on inputs every rank agreed on.  NULL: never. */
+    bool (*calibrate_wanted)(struct mcast_module *m, struct ompi_communicator_t *comm);
     /* What the plan line adds about the communicator ("ordering=poc nodes=4"). */
     void (*context)(struct mcast_module *m, char *buf, size_t len);
     /* Runs a plan whose transport is not the PML (mcast_plan_info_t.transport_kind != MCAST_PLAN_PML:
@@ -175,6 +178,11 @@ typedef struct mcast_module {
      * later than their call: each call takes a slot in this sequence at the call and
      * resolves it once its op started (or took its place in the group's queue) or it knows
      * it has none; an op starts only when every earlier slot is resolved. */
+    /* Self-calibration (mcast_calib.h): the network measured at the communicator's first
+     * call when it was a blocking broadcast the component wanted it for (the same on every
+     * rank: the measurements are agreed before the fit) */
+    bool calibrated;
+    mcast_machine_t calib;
     int64_t seq_next;                 /* the next call's slot */
     int64_t seq_done;                 /* slots [0, seq_done) resolved */
     int64_t *seq_ahead;               /* resolved slots beyond seq_done */

@@ -1,0 +1,24 @@
+/*
+ * Self-calibration across nodes (mcastcore/include/mcast_planner.h, "Self-calibration";
+ * docs/machine-model.md): the ping-pongs between the core's pairs of nodes over the PML,
+ * and the agreement that gives every rank the same measurements to fit.
+ */
+#ifndef MCAST_CALIB_H
+#define MCAST_CALIB_H
+
+#include "ompi_config.h"
+
+#include <stddef.h>
+
+#include "mcast_planner.h"
+#include "ompi/communicator/communicator.h"
+
+/* Blocking and collective: every rank of comm calls it at the same call (a blocking
+ * broadcast), node_of[n] the node index of each rank (the same on every rank).  On
+ * OMPI_SUCCESS *model is the built-in model with the measured network keys; else *why
+ * says what failed (the same on every rank) and *model is untouched.  *cost_us: this
+ * rank's time in it. */
+int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of, mcast_machine_t *model,
+                    double *cost_us, char *why, size_t len);
+
+#endif /* MCAST_CALIB_H */
