@@ -646,7 +646,8 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
 /* Self-calibration across nodes (issue 47; docs/machine-model.md, "Self-calibration").
  * Where a communicator spans nodes over a network the built-in model does not describe
  * (TCP) and no machine file is given, the glue measures the network at the communicator's
- * first blocking broadcast: disjoint pairs of nodes spread over the communicator
+ * first blocking broadcast (once per job: later communicators whose ranks all hold the
+ * model take it from the first call's exchange): disjoint pairs of nodes spread over the communicator
  * (mcast_probe_pairs: node i with node i + ceil(N/2), the lowest rank of each, at most
  * max_pairs), all pairs at once.  Each pair runs ping-pongs at the sizes
  * mcast_probe_size(0 .. MCAST_PROBE_SIZES - 1), MCAST_PROBE_REPS times each after one

@@ -126,7 +126,8 @@ static int kbinomial_register(void)
          "TCP without a machine file: 1 = measure the network at its first call if that is a "
          "blocking MPI_Bcast (ping-pongs between up to 8 pairs of nodes spread over the "
          "communicator, at once, agreed among the ranks; the verbose line says what was "
-         "measured and what it cost) and plan with it; 0 = Open MPI's own choice below 1 MiB "
+         "measured and what it cost) and plan with it; later communicators whose ranks all "
+         "hold that model take it without measuring; 0 = Open MPI's own choice below 1 MiB "
          "and our copy of it above (default 0, docs/parameters.md)",
          MCA_BASE_VAR_TYPE_INT, &c->common.self_calibrate, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},

@@ -18,6 +18,32 @@
 #define ROW (2 + MCAST_PROBE_SIZES + 2)
 #define BUF_BYTES MCAST_PROBE_STREAM_BYTES
 
+static opal_mutex_t job_lock = OPAL_MUTEX_STATIC_INIT;
+static mcast_machine_t job_model;
+static uint64_t job_digest; /* 0: none measured yet */
+
+void mcast_calib_remember(const mcast_machine_t *model)
+{
+    OPAL_THREAD_LOCK(&job_lock);
+    if (0 == job_digest) {
+        job_model = *model;
+        const uint64_t h = mcast_machine_digest(14695981039346656037ULL, model);
+        job_digest = 0 != h ? h : 1;
+    }
+    OPAL_THREAD_UNLOCK(&job_lock);
+}
+
+uint64_t mcast_calib_known(mcast_machine_t *out)
+{
+    OPAL_THREAD_LOCK(&job_lock);
+    const uint64_t d = job_digest;
+    if (0 != d && NULL != out) {
+        *out = job_model;
+    }
+    OPAL_THREAD_UNLOCK(&job_lock);
+    return d;
+}
+
 static double now_us(void)
 {
     struct timespec ts;

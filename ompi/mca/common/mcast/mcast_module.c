@@ -26,7 +26,7 @@ static void mcast_module_construct(mcast_module_t *m)
 #endif
     memset(&m->plans, 0, sizeof(m->plans));
     m->engine = NULL;
-    m->calibrated = false;
+    m->calibrated = m->calib_reused = false;
     m->state = MCAST_STATE_NEW;
     m->use_rules = m->use_topology = false;
     m->comm_state = NULL;
@@ -173,6 +173,7 @@ static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, b
     x->mine->short_of_memory = x->mine->short_of_memory || NULL == m->chain ||
                                NULL == m->nb_chain || NULL == m->plans.decisions;
     m->ops->digests(m, &x->mine->digests);
+    x->mine->calib = m->ops->params->self_calibrate ? mcast_calib_known(NULL) : 0;
     mcast_locality_record_self(&x->mine->loc);
     /* the segment setup's tags, reserved now by every rank whatever comes of it */
     m->xtags[0] = mcast_pml_reserve_tags(comm);
@@ -220,11 +221,19 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
     const mcast_digests_t *d = &x->mine->digests;
     x->same_params = true;
     m->use_rules = m->use_topology = true;
+    bool same_calib = 0 != x->mine->calib;
     for (int r = 0; r < n; r++) {
         x->short_of_memory = x->short_of_memory || 0 != x->all[r].short_of_memory;
         x->same_params = x->same_params && x->all[r].digests.params == d->params;
         m->use_rules = m->use_rules && x->all[r].digests.rules == d->rules;
         m->use_topology = m->use_topology && x->all[r].digests.topology == d->topology;
+        same_calib = same_calib && x->all[r].calib == x->mine->calib;
+    }
+    /* every rank holds the job's measured model: this communicator plans with it, measuring
+     * nothing (the job's model never changes once set, so the copy is the one compared) */
+    if (same_calib && x->same_params && !m->calibrated) {
+        m->calibrated = mcast_calib_known(&m->calib) == x->mine->calib;
+        m->calib_reused = m->calibrated;
     }
     mcast_locality_record_t *recs = malloc(sizeof(*recs) * (size_t) n);
     if (NULL == recs) {
@@ -256,6 +265,12 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
                 fprintf(stderr, "coll:%s: comm=%u: ranks read different topology/coordinates "
                                 "files (or none): not used on this communicator\n", m->ops->name,
                         cid);
+            }
+            if (m->calib_reused && m->ops->params->verbose >= 1 &&
+                !m->ops->locality(m)->all_local) {
+                fprintf(stderr, "coll:%s: comm=%u size=%d: the job's model, measured on an "
+                                "earlier communicator: %s\n",
+                        m->ops->name, cid, n, m->calib.source);
             }
         }
     }
@@ -1039,6 +1054,9 @@ static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
     const int rc = mcast_calib_run(comm, m->ops->locality(m)->node_of, &m->calib, &cost_us, why,
                                    sizeof(why));
     m->calibrated = OMPI_SUCCESS == rc;
+    if (m->calibrated) {
+        mcast_calib_remember(&m->calib); /* (the job's, if it is the first) */
+    }
     if (m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         if (m->calibrated) {
             fprintf(stderr, "coll:%s: comm=%u size=%d: %s, measured in %.1f ms\n", m->ops->name,
@@ -1097,7 +1115,7 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     while (OMPI_SUCCESS == rc && !seq_turn(m, slot)) {
         opal_progress();
     }
-    if (OMPI_SUCCESS == rc && 0 == slot && MCAST_STATE_READY == m->state &&
+    if (OMPI_SUCCESS == rc && 0 == slot && MCAST_STATE_READY == m->state && !m->calibrated &&
         NULL != m->ops->calibrate_wanted && m->ops->calibrate_wanted(m, comm)) {
         calibrate(m, comm);
     }

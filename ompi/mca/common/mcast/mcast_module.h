@@ -131,6 +131,7 @@ typedef enum {
 typedef struct mcast_xrec {
     mcast_digests_t digests;
     uint64_t short_of_memory; /* no memory for the module's state on this rank */
+    uint64_t calib;           /* digest of the job's measured model (mcast_calib.h), 0: none */
     mcast_locality_record_t loc;
 } mcast_xrec_t;
 
@@ -180,8 +181,10 @@ typedef struct mcast_module {
      * it has none; an op starts only when every earlier slot is resolved. */
     /* Self-calibration (mcast_calib.h): the network measured at the communicator's first
      * call when it was a blocking broadcast the component wanted it for (the same on every
-     * rank: the measurements are agreed before the fit) */
+     * rank: the measurements are agreed before the fit), or the job's model when the
+     * exchange showed that every rank holds the same one */
     bool calibrated;
+    bool calib_reused; /* the job's model, measured on an earlier communicator */
     mcast_machine_t calib;
     int64_t seq_next;                 /* the next call's slot */
     int64_t seq_done;                 /* slots [0, seq_done) resolved */
