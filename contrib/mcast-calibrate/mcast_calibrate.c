@@ -50,6 +50,11 @@
  *                     (medians).  Not under SMPI (its ranks share one thread: a spin on a
  *                     flag would never end)
  *
+ * --probe: only what the components' self-calibration measures (coll_kbinomial_self_calibrate,
+ * docs/machine-model.md), with the same code: the core's mcast_probe_pairs,
+ * mcast_probe_pair_run and mcast_probe_fit_rows over MPI point-to-point (the components
+ * run them over the PML); the other keys keep their built-in values.
+ *
  * The same source builds with smpicc (SimGrid SMPI), so perf/sim's platforms get their
  * machine files the way a user's machine does.  Timings are medians of --reps
  * repetitions after two warm-ups.  Run with one rank per host on at least two hosts for
@@ -78,6 +83,7 @@
 #define TAG_READY 105
 #define TAG_DONE 106
 #define TAG_EAGER 107
+#define TAG_PROBE 108
 #define TAG_RESULT 108
 #define TAG_SYNC 109
 #define TAG_FLOW 110 /* and 111 */
@@ -91,6 +97,7 @@ typedef struct options {
     int peers;
     double delay_us;
     int quick;
+    int probe;
 } options_t;
 
 static void usage(FILE *f)
@@ -110,6 +117,10 @@ static void usage(FILE *f)
             "  --max-bytes B     largest message, K/M suffixes (default 4M)\n"
             "  --peers N         peers on other hosts (and on rank 0's host) (default 8)\n"
             "  --delay-us US     receiver delay of the o_recv and eager probes (default 200)\n"
+            "  --probe           measure only what the components' self-calibration measures\n"
+            "                    (coll_kbinomial_self_calibrate), the same way: pairs of hosts\n"
+            "                    spread over the job, at once; writes those net keys and\n"
+            "                    keeps the built-in values of the others\n"
             "  --help            this text\n"
             "\n"
             "Across nodes (net) it needs ranks on at least two hosts, inside a node (shm)\n"
@@ -152,6 +163,7 @@ static int parse_args(int argc, char **argv, options_t *o)
     o->peers = 8;
     o->delay_us = 200;
     o->quick = 0;
+    o->probe = 0;
     int reps_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -160,6 +172,8 @@ static int parse_args(int argc, char **argv, options_t *o)
             return 1;
         } else if (0 == strcmp(a, "--quick")) {
             o->quick = 1;
+        } else if (0 == strcmp(a, "--probe")) {
+            o->probe = 1;
         } else if (0 == strcmp(a, "--out") && v) {
             o->out = v;
             i++;
@@ -871,6 +885,114 @@ static void describe(FILE *out, const char *what, const fit_t *f, const char *pr
     fprintf(out, "\n");
 }
 
+/* ---- --probe: the components' self-calibration over MPI ------------------------ */
+/* The core's measurement (mcast_probe_pair_run) and fit (mcast_probe_fit_rows): the same
+ * code the components run over the PML (ompi/mca/common/mcast/mcast_calib.c). */
+typedef struct {
+    MPI_Request reqs[MCAST_PROBE_STREAM_LONG];
+} probe_ctx_t;
+
+static double probe_now(void *ctx)
+{
+    (void) ctx;
+    return 1e6 * MPI_Wtime();
+}
+
+static int probe_isend(void *ctx, int peer, const void *buf, size_t bytes, int slot)
+{
+    probe_ctx_t *c = ctx;
+    return MPI_Isend(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD, &c->reqs[slot]);
+}
+
+static int probe_waitall(void *ctx, int n)
+{
+    probe_ctx_t *c = ctx;
+    return MPI_Waitall(n, c->reqs, MPI_STATUSES_IGNORE);
+}
+
+static int probe_send(void *ctx, int peer, const void *buf, size_t bytes)
+{
+    (void) ctx;
+    return MPI_Send(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD);
+}
+
+static int probe_recv(void *ctx, int peer, void *buf, size_t bytes)
+{
+    (void) ctx;
+    return MPI_Recv(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Every rank: node_of[n] from the host names; rank 0 writes the file.  Returns the exit code. */
+static int probe_main(const options_t *o, int me, int n, const char *hosts, int argc, char **argv)
+{
+    int *node_of = malloc(sizeof(int) * (size_t) n);
+    if (NULL == node_of) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int r = 0; r < n; r++) {
+        node_of[r] = r;
+        for (int q = 0; q < r; q++) {
+            if (0 == strcmp(hosts + (size_t) q * MPI_MAX_PROCESSOR_NAME,
+                            hosts + (size_t) r * MPI_MAX_PROCESSOR_NAME)) {
+                node_of[r] = node_of[q];
+                break;
+            }
+        }
+    }
+    mcast_probe_pair_t pairs[MCAST_PROBE_MAX_PAIRS];
+    const int np = mcast_probe_pairs(n, node_of, MCAST_PROBE_MAX_PAIRS, pairs);
+    free(node_of);
+    double rows[MCAST_PROBE_MAX_PAIRS * MCAST_PROBE_ROW];
+    memset(rows, 0, sizeof(rows));
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    probe_ctx_t ctx;
+    const mcast_probe_ops_t ops = {&ctx, probe_now, probe_isend, probe_waitall, probe_send,
+                                   probe_recv};
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    for (int k = 0; k < np; k++) {
+        if (me == pairs[k].a || me == pairs[k].b) {
+            const int is_a = me == pairs[k].a;
+            (void) mcast_probe_pair_run(&ops, is_a, is_a ? pairs[k].b : pairs[k].a, buf,
+                                        &rows[k * MCAST_PROBE_ROW]);
+            break;
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const double took = MPI_Wtime() - t0;
+    int rc = 0;
+    if (0 == me) {
+        mcast_machine_t m;
+        mcast_machine_default(&m);
+        char why[160] = "";
+        if (np <= 0) {
+            fprintf(stderr, "mcast-calibrate --probe: every rank is on one host (no pair)\n");
+            rc = 1;
+        } else if (KB_OK != mcast_probe_fit_rows(rows, np, &m, why, sizeof(why))) {
+            fprintf(stderr, "mcast-calibrate --probe: %s\n", why);
+            rc = 1;
+        } else {
+            char cmd[512] = "";
+            size_t at = 0;
+            for (int i = 0; i < argc && at + 2 < sizeof(cmd); i++) {
+                at += (size_t) snprintf(cmd + at, sizeof(cmd) - at, "%s%s", i ? " " : "", argv[i]);
+            }
+            char prov[768];
+            snprintf(prov, sizeof(prov), "mcast-calibrate --probe: %s, measured in %.1f ms; "
+                                         "command=\"%s\"", m.source, 1e3 * took, cmd);
+            if (KB_OK != mcast_machine_write(o->out, &m, prov)) {
+                fprintf(stderr, "mcast-calibrate: cannot write %s: %s\n", o->out, strerror(errno));
+                rc = 1;
+            } else {
+                printf("net: %s, measured in %.1f ms\n", m.source, 1e3 * took);
+                printf("wrote %s (use: --mca coll_kbinomial_machine_file %s)\n", o->out, o->out);
+            }
+        }
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options_t o;
@@ -896,6 +1018,12 @@ int main(int argc, char **argv)
     }
     MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                   MPI_COMM_WORLD);
+    if (o.probe) {
+        const int prc = probe_main(&o, me, n, hosts, argc, argv);
+        free(hosts);
+        MPI_Finalize();
+        return prc;
+    }
 #define HOST(r) (hosts + (size_t) (r) * MPI_MAX_PROCESSOR_NAME)
     /* net peers: the first rank of each other host; a sample of those hosts that does
      * not follow rank order (on a torus numbered row by row, evenly spaced ranks would

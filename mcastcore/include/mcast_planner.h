@@ -680,6 +680,29 @@ typedef struct mcast_probe_sample {
     double half_rtt_us[MCAST_PROBE_SIZES]; /* median half round trip per size */
     double stream_us[2];                   /* median time of the short and the long stream */
 } mcast_probe_sample_t;
+/* The measurement itself, over the caller's point-to-point calls (the component's PML,
+ * mcast-calibrate's MPI): the ping-pongs and streams above between this rank and peer,
+ * is_a = this rank is the pair's a.  ops->isend posts a send into slot 0 ..
+ * MCAST_PROBE_STREAM_LONG - 1, ops->waitall completes slots [0, n); send / recv block;
+ * each returns 0 on success.  buf holds MCAST_PROBE_STREAM_BYTES (its bytes are never
+ * looked at).  a fills row[0 .. MCAST_PROBE_ROW): 1 (done), the posting time, the
+ * ping-pong medians, the two stream medians; b leaves row alone.  Returns 0 or the first
+ * error (the peer may then wait: the caller's transport failed). */
+#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 2)
+typedef struct mcast_probe_ops {
+    void *ctx;
+    double (*now_us)(void *ctx);
+    int (*isend)(void *ctx, int peer, const void *buf, size_t bytes, int slot);
+    int (*waitall)(void *ctx, int nslots);
+    int (*send)(void *ctx, int peer, const void *buf, size_t bytes);
+    int (*recv)(void *ctx, int peer, void *buf, size_t bytes);
+} mcast_probe_ops_t;
+int mcast_probe_pair_run(const mcast_probe_ops_t *ops, int is_a, int peer, void *buf,
+                         double *row);
+/* The fit from every pair's row (rows[npairs * MCAST_PROBE_ROW], the same on every rank:
+ * the a's rows summed over the ranks); a pair whose row is not done fails the fit. */
+int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t *m, char *why,
+                         size_t len);
 size_t mcast_probe_size(int i); /* 0 outside [0, MCAST_PROBE_SIZES) */
 /* The median of v[0..n) (NaN for n <= 0). */
 double mcast_probe_median(const double *v, int n);

@@ -1,9 +1,9 @@
 /*
  * Self-calibration across nodes (mcast_planner.h, "Self-calibration"): which ranks probe
  * one another, the sizes they time, and the network model fitted from what they measured.
- * No clock and no communication here: the glue (mcast_calib.c) times ping-pongs between
- * the pairs and makes every rank hold the same measurements before the fit, so every rank
- * fits the same model.
+ * The measurement runs over the caller's point-to-point calls and clock (mcast_probe_ops_t:
+ * the component's PML in mcast_calib.c, MPI in mcast-calibrate --probe); the caller makes
+ * every rank hold the same rows before the fit, so every rank fits the same model.
  */
 #include "mcast_planner.h"
 
@@ -145,4 +145,128 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
                   "self-calibrated (%d pair%s of nodes): o %.2f us, latency %.2f us, %.3f ns/B",
                   npairs, npairs == 1 ? "" : "s", o, intercept - 2.0 * o, 1000.0 * slope);
     return KB_OK;
+}
+
+namespace {
+
+int pingpong(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, size_t bytes,
+             double *half, double *post)
+{
+    if (!is_a) {
+        int rc = o->recv(o->ctx, peer, buf, bytes);
+        return rc != 0 ? rc : o->send(o->ctx, peer, buf, bytes);
+    }
+    const double t0 = o->now_us(o->ctx);
+    int rc = o->isend(o->ctx, peer, buf, bytes, 0);
+    const double t1 = o->now_us(o->ctx);
+    if (rc == 0) {
+        rc = o->waitall(o->ctx, 1);
+    }
+    if (rc == 0) {
+        rc = o->recv(o->ctx, peer, buf, bytes);
+    }
+    *half = 0.5 * (o->now_us(o->ctx) - t0);
+    *post = t1 - t0;
+    return rc;
+}
+
+int stream(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, int k, double *us)
+{
+    int rc = 0;
+    if (!is_a) {
+        for (int i = 0; i < k && rc == 0; i++) {
+            rc = o->recv(o->ctx, peer, buf, MCAST_PROBE_STREAM_BYTES);
+        }
+        return rc != 0 ? rc : o->send(o->ctx, peer, buf, 0);
+    }
+    const double t0 = o->now_us(o->ctx);
+    int posted = 0;
+    for (; posted < k && rc == 0; posted++) {
+        rc = o->isend(o->ctx, peer, buf, MCAST_PROBE_STREAM_BYTES, posted);
+    }
+    if (rc != 0) {
+        posted--; /* (the failed post made no request) */
+    }
+    const int wrc = posted > 0 ? o->waitall(o->ctx, posted) : 0;
+    if (rc == 0) {
+        rc = wrc;
+    }
+    if (rc == 0) {
+        rc = o->recv(o->ctx, peer, buf, 0);
+    }
+    *us = o->now_us(o->ctx) - t0;
+    return rc;
+}
+
+} // namespace
+
+MC_API int mcast_probe_pair_run(const mcast_probe_ops_t *ops, int is_a, int peer, void *buf,
+                                double *row)
+{
+    if (ops == nullptr || buf == nullptr || (is_a && row == nullptr)) {
+        return -1;
+    }
+    /* ping-pongs: a warm-up per size (the first also opens the connection), then REPS */
+    double post[MCAST_PROBE_REPS * MCAST_PROBE_SIZES], half[MCAST_PROBE_REPS];
+    int nposts = 0, rc = 0;
+    for (int j = 0; j < MCAST_PROBE_SIZES && rc == 0; j++) {
+        for (int r = -1; r < MCAST_PROBE_REPS && rc == 0; r++) {
+            double h = 0.0, p = 0.0;
+            rc = pingpong(ops, is_a, peer, buf, kSizes[j], &h, &p);
+            if (is_a && r >= 0) {
+                half[r] = h;
+                if (kSizes[j] <= 1024) {
+                    post[nposts++] = p;
+                }
+            }
+        }
+        if (is_a) {
+            row[2 + j] = mcast_probe_median(half, MCAST_PROBE_REPS);
+        }
+    }
+    /* streams: short (with a warm-up) and long, REPS each */
+    const int counts[2] = {MCAST_PROBE_STREAM_SHORT, MCAST_PROBE_STREAM_LONG};
+    for (int c = 0; c < 2 && rc == 0; c++) {
+        double t[MCAST_PROBE_REPS];
+        for (int r = c == 0 ? -1 : 0; r < MCAST_PROBE_REPS && rc == 0; r++) {
+            double us = 0.0;
+            rc = stream(ops, is_a, peer, buf, counts[c], &us);
+            if (is_a && r >= 0) {
+                t[r] = us;
+            }
+        }
+        if (is_a) {
+            row[2 + MCAST_PROBE_SIZES + c] = mcast_probe_median(t, MCAST_PROBE_REPS);
+        }
+    }
+    if (is_a && rc == 0) {
+        row[0] = 1.0;
+        row[1] = mcast_probe_median(post, nposts);
+    }
+    return rc;
+}
+
+MC_API int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t *m, char *why,
+                                size_t len)
+{
+    if (rows == nullptr || npairs <= 0 || npairs > MCAST_PROBE_MAX_PAIRS) {
+        return mcast_probe_fit(nullptr, 0, m, why, len);
+    }
+    mcast_probe_sample_t s[MCAST_PROBE_MAX_PAIRS];
+    for (int k = 0; k < npairs; k++) {
+        const double *r = rows + (size_t) k * MCAST_PROBE_ROW;
+        if (r[0] != 1.0) {
+            if (why != nullptr && len > 0) {
+                std::snprintf(why, len, "the measurement of pair %d failed", k);
+            }
+            return KB_ERR_ARG;
+        }
+        s[k].post_us = r[1];
+        for (int j = 0; j < MCAST_PROBE_SIZES; j++) {
+            s[k].half_rtt_us[j] = r[2 + j];
+        }
+        s[k].stream_us[0] = r[2 + MCAST_PROBE_SIZES];
+        s[k].stream_us[1] = r[3 + MCAST_PROBE_SIZES];
+    }
+    return mcast_probe_fit(s, npairs, m, why, len);
 }

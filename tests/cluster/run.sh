@@ -19,7 +19,8 @@
 #      256 KiB - 1 MiB within 3x the time the planner predicts with that file;
 #   5. self-calibration (coll_kbinomial_self_calibrate 1): what it measured within the
 #      link's bounds, the data right, measured once at a blocking first call and taken
-#      by later communicators from the exchange, none at a nonblocking first call.
+#      by later communicators from the exchange, none at a nonblocking first call;
+#      mcast-calibrate --probe keeps the same measurement as a machine file.
 #
 # Environment:
 #   MCAST_COMPONENT_DIR  dir with mca_coll_kbinomial.so (unset: skip, exit 77)
@@ -436,6 +437,23 @@ if [ -n "$COMP" ]; then
         fi
     else
         bad "self-calibration on $N hosts: osu_style_bcast failed"; tail -5 "$WORK/self.out" "$WORK/self.err"
+    fi
+    # the same measurement kept as a machine file (mcast-calibrate --probe runs the core's
+    # method over MPI): net keys from it, the file read by the components
+    if [ -x "$CAL" ] && "$CLUSTER" run -- -np "$N" $STOCKGUARD "$CAL" --probe --out "$WORK/probe.machine" \
+        >"$WORK/probe.out" 2>&1 && grep -q '^provenance mcast-calibrate --probe: self-calibrated' "$WORK/probe.machine"; then
+        perbyte=$(awk '$1 == "net.wire_ns_per_byte" { print $2 }' "$WORK/probe.machine")
+        if awk -v b="${perbyte:-0}" 'BEGIN { exit !(b >= 6 && b <= 400) }' &&
+            "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
+                --mca coll_kbinomial_machine_file "$WORK/probe.machine" --mca coll_kbinomial_verbose 1 \
+                "$OSU" -c -m 1:65536 -i 3 -x 1 >"$WORK/proberun.out" 2>&1 &&
+            ! grep -q "machine file not used" "$WORK/proberun.out"; then
+            ok "mcast-calibrate --probe on $N hosts: a machine file of what self-calibration measures ($(head -1 "$WORK/probe.out")), read by the components"
+        else
+            bad "mcast-calibrate --probe: per-byte ${perbyte:-none} ns/B (6-400 expected) or the file not read"; tail -5 "$WORK/proberun.out" 2>/dev/null
+        fi
+    else
+        bad "mcast-calibrate --probe on $N hosts"; tail -5 "$WORK/probe.out"
     fi
     # bcast_check's communicators on 2N - 1 ranks: world measures at its first call
     # (blocking), the others (reversed, the odd/even halves, a dup) take the job's model

@@ -4,7 +4,10 @@
  * numbers from what ping-pongs and streams on that network would show (the per-byte cost
  * from the streams: their fixed costs drop out), is not moved by one slow pair among
  * three, leaves the keys it does not measure alone, and refuses measurements that
- * cannot be a network.
+ * cannot be a network.  The measurement (mcast_probe_pair_run) over a simulated LogGP
+ * pair gives the fit exactly that network's o, L and g, and the two sides' calls pair up
+ * (every send of one is a receive of the same size on the other, in order: no wait on
+ * a message that never comes).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -179,6 +182,158 @@ static void test_fit_refuses(void **state)
     assert_true(mcast_probe_size(MCAST_PROBE_SIZES) == 0);
 }
 
+/* Side a against a simulated network: a send costs o to post, the link passes g us per
+ * byte (messages one after the other), L on the wire; b answers as soon as it can (its
+ * own o to receive and to send). */
+typedef struct {
+    double now, o, L, g;
+    double link_free, last_arrival; /* when the link is free; when a's last message is at b */
+    size_t pending;                 /* bytes of b's answer a's next receive takes */
+    int sends_in_stream;
+} sim_t;
+
+static double sim_now(void *ctx)
+{
+    return ((sim_t *) ctx)->now;
+}
+
+static int sim_isend(void *ctx, int peer, const void *buf, size_t bytes, int slot)
+{
+    sim_t *s = ctx;
+    (void) peer, (void) buf, (void) slot;
+    s->now += s->o;
+    const double start = s->link_free > s->now ? s->link_free : s->now;
+    s->link_free = start + 1e-3 * s->g * (double) bytes;
+    s->last_arrival = s->link_free + s->L;
+    return 0;
+}
+
+static int sim_waitall(void *ctx, int n)
+{
+    (void) ctx, (void) n; /* eager: complete once posted */
+    return 0;
+}
+
+static int sim_recv(void *ctx, int peer, void *buf, size_t bytes)
+{
+    sim_t *s = ctx;
+    (void) peer, (void) buf;
+    /* b received the last message (o), posted its answer (o); it crosses the link */
+    const double back = s->last_arrival + 2 * s->o + 1e-3 * s->g * (double) bytes + s->L;
+    s->now = (back > s->now ? back : s->now) + s->o;
+    s->link_free = s->now;
+    return 0;
+}
+
+static int sim_send(void *ctx, int peer, const void *buf, size_t bytes)
+{
+    (void) ctx, (void) peer, (void) buf, (void) bytes;
+    fail_msg("side a never sends blocking");
+    return -1;
+}
+
+static void test_measure_simulated_pair(void **state)
+{
+    (void) state;
+    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0};
+    const mcast_probe_ops_t ops = {&sim, sim_now, sim_isend, sim_waitall, sim_send, sim_recv};
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    double row[MCAST_PROBE_ROW] = {0};
+    assert_int_equal(mcast_probe_pair_run(&ops, 1, 1, buf, row), 0);
+    assert_true(row[0] == 1.0);
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    char why[128] = "";
+    assert_int_equal(mcast_probe_fit_rows(row, 1, &m, why, sizeof(why)), KB_OK);
+    assert_true(fabs(m.net.o_send_us - 4.0) < 1e-6);
+    assert_true(fabs(m.net.latency_us - 2.5) < 1e-6);
+    assert_true(fabs(m.net.wire_ns_per_byte - 8.0) < 1e-6);
+    /* a pair whose row is not done fails the fit, whatever the others say */
+    double rows[2 * MCAST_PROBE_ROW];
+    memcpy(rows, row, sizeof(row));
+    memcpy(rows + MCAST_PROBE_ROW, row, sizeof(row));
+    rows[MCAST_PROBE_ROW] = 0.0;
+    assert_int_equal(mcast_probe_fit_rows(rows, 2, &m, why, sizeof(why)), KB_ERR_ARG);
+    assert_string_equal(why, "the measurement of pair 1 failed");
+    assert_int_equal(mcast_probe_fit_rows(rows, 1, &m, why, sizeof(why)), KB_OK);
+}
+
+/* Both sides' calls, in order: 'S' a message leaving (isend or send), 'R' one received. */
+typedef struct {
+    char op[512];
+    size_t bytes[512];
+    int n;
+    int fail_at; /* the call number that fails (-1: none) */
+} trace_t;
+
+static double tr_now(void *ctx)
+{
+    return (double) ((trace_t *) ctx)->n;
+}
+
+static int tr_put(trace_t *t, char op, size_t bytes)
+{
+    assert_true(t->n < 512);
+    t->op[t->n] = op;
+    t->bytes[t->n] = bytes;
+    return t->n++ == t->fail_at ? -1 : 0;
+}
+
+static int tr_isend(void *ctx, int peer, const void *buf, size_t bytes, int slot)
+{
+    (void) peer, (void) buf;
+    assert_true(slot >= 0 && slot < MCAST_PROBE_STREAM_LONG);
+    assert_true(bytes <= MCAST_PROBE_STREAM_BYTES);
+    return tr_put(ctx, 'S', bytes);
+}
+
+static int tr_waitall(void *ctx, int n)
+{
+    (void) ctx;
+    assert_true(n >= 1 && n <= MCAST_PROBE_STREAM_LONG);
+    return 0;
+}
+
+static int tr_send(void *ctx, int peer, const void *buf, size_t bytes)
+{
+    (void) peer, (void) buf;
+    return tr_put(ctx, 'S', bytes);
+}
+
+static int tr_recv(void *ctx, int peer, void *buf, size_t bytes)
+{
+    (void) peer, (void) buf;
+    return tr_put(ctx, 'R', bytes);
+}
+
+static void test_sides_pair_up(void **state)
+{
+    (void) state;
+    trace_t a = {.n = 0, .fail_at = -1}, b = {.n = 0, .fail_at = -1};
+    const mcast_probe_ops_t oa = {&a, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    const mcast_probe_ops_t ob = {&b, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    double row[MCAST_PROBE_ROW] = {0}, untouched[MCAST_PROBE_ROW] = {0};
+    assert_int_equal(mcast_probe_pair_run(&oa, 1, 1, buf, row), 0);
+    assert_int_equal(mcast_probe_pair_run(&ob, 0, 0, buf, untouched), 0);
+    assert_int_equal(a.n, b.n);
+    for (int i = 0; i < a.n; i++) {
+        assert_int_not_equal(a.op[i], b.op[i]); /* a sends what b receives and back */
+        assert_true(a.bytes[i] == b.bytes[i]);
+    }
+    for (int i = 0; i < MCAST_PROBE_ROW; i++) {
+        assert_true(untouched[i] == 0.0); /* b keeps no times */
+    }
+    /* a failed call ends the measurement with an error and the row not done */
+    trace_t f = {.n = 0, .fail_at = 7};
+    const mcast_probe_ops_t of = {&f, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    double frow[MCAST_PROBE_ROW] = {0};
+    assert_int_not_equal(mcast_probe_pair_run(&of, 1, 1, buf, frow), 0);
+    assert_int_equal(f.n, 8);
+    assert_true(frow[0] == 0.0);
+    assert_int_not_equal(mcast_probe_pair_run(NULL, 1, 1, buf, frow), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +341,8 @@ int main(void)
         cmocka_unit_test(test_fit_recovers),
         cmocka_unit_test(test_fit_clamps_overhead),
         cmocka_unit_test(test_fit_refuses),
+        cmocka_unit_test(test_measure_simulated_pair),
+        cmocka_unit_test(test_sides_pair_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
