@@ -1041,10 +1041,6 @@ static double now_s(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
-/* A verified class's blocking call is over: its time counts in the trials; after the
- * last trial call the ranks agree on the slowest rank's medians and every rank concludes
- * alike (every rank reaches this call: the class and the call count are the same on every
- * rank). */
 /* The communicator's first call, a blocking broadcast: measure the network where the
  * component wants it (every rank is here, on agreed inputs); the outcome is agreed too. */
 static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
@@ -1070,6 +1066,10 @@ static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
     }
 }
 
+/* A verified class's blocking call is over: its time counts in the trials; after the
+ * last trial call the ranks agree on the slowest rank's medians and every rank concludes
+ * alike (every rank reaches this call: the class and the call count are the same on every
+ * rank). */
 static void verify_after(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
                          mcast_decision_t *d, int cand, int rc, double seconds)
 {
