@@ -657,17 +657,18 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * MCAST_PROBE_REPS times each.  A stream, not a ping-pong, gives the per-byte cost: the
  * rate a link sustains once a token bucket's burst, a switch's buffer or a TCP window is
  * spent, which small ping-pongs do not reach (evidence E-CAL-3).  The pair's first rank
- * keeps the medians (and the median time to post a send of at most 1 KiB); every rank
- * then holds every pair's (an allreduce) and fits the same model: per-byte cost =
- * (long stream - short stream) / the bytes between them; per-message intercept = median
- * over the ping-pong sizes of the half round trip less the per-byte part; o_send =
+ * keeps the least time of each one's repetitions (another process on a host only adds
+ * time) and the least time to post a send; every rank then holds every pair's (an
+ * allreduce) and fits the same model: per-byte cost =
+ * (long stream - short stream) / the bytes between them; per-message intercept = the
+ * empty ping-pong's half round trip (the larger size gives only a posting time); o_send =
  * o_recv = the posting time (at most half the intercept), latency = the rest, gap = wire
  * = the per-byte cost, recv 0.  Each figure is the median over the pairs.
  * mcast_probe_fit sets those net keys of *m (the other keys stay) and m->source;
  * KB_ERR_ARG with *why when the measurements cannot be a network (no pair, a time that
  * does not grow with the bytes, ...). */
 #define MCAST_PROBE_MAX_PAIRS 8
-#define MCAST_PROBE_SIZES 3
+#define MCAST_PROBE_SIZES 2
 #define MCAST_PROBE_REPS 3
 #define MCAST_PROBE_STREAM_BYTES 32768
 #define MCAST_PROBE_STREAM_SHORT 2
@@ -676,9 +677,9 @@ typedef struct mcast_probe_pair {
     int a, b; /* ranks: a starts each ping-pong and stream and keeps the times */
 } mcast_probe_pair_t;
 typedef struct mcast_probe_sample {
-    double post_us;                        /* median time to post a send of <= 1 KiB */
-    double half_rtt_us[MCAST_PROBE_SIZES]; /* median half round trip per size */
-    double stream_us[2];                   /* median time of the short and the long stream */
+    double post_us;                        /* least time to post a send */
+    double half_rtt_us[MCAST_PROBE_SIZES]; /* least half round trip per size */
+    double stream_us[2];                   /* least time of the short and the long stream */
 } mcast_probe_sample_t;
 /* The measurement itself, over the caller's point-to-point calls (the component's PML,
  * mcast-calibrate's MPI): the ping-pongs and streams above between this rank and peer,
@@ -686,7 +687,7 @@ typedef struct mcast_probe_sample {
  * MCAST_PROBE_STREAM_LONG - 1, ops->waitall completes slots [0, n); send / recv block;
  * each returns 0 on success.  buf holds MCAST_PROBE_STREAM_BYTES (its bytes are never
  * looked at).  a fills row[0 .. MCAST_PROBE_ROW): 1 (done), the posting time, the
- * ping-pong medians, the two stream medians; b leaves row alone.  Returns 0 or the first
+ * ping-pongs' and the two streams' least times; b leaves row alone.  Returns 0 or the first
  * error (the peer may then wait: the caller's transport failed). */
 #define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 2)
 typedef struct mcast_probe_ops {
@@ -704,8 +705,6 @@ int mcast_probe_pair_run(const mcast_probe_ops_t *ops, int is_a, int peer, void 
 int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t *m, char *why,
                          size_t len);
 size_t mcast_probe_size(int i); /* 0 outside [0, MCAST_PROBE_SIZES) */
-/* The median of v[0..n) (NaN for n <= 0). */
-double mcast_probe_median(const double *v, int n);
 /* The pairs of a communicator of n ranks whose node indices are node_of[0..n): returns
  * how many (0: fewer than two nodes). */
 int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair_t *pairs);

@@ -424,7 +424,7 @@ if [ -n "$COMP" ]; then
         line=$(grep -m1 "^coll:kbinomial: comm=0 size=$N: self-calibrated" "$WORK/self.err")
         # the links are shaped to 1 Gbit/s (8 ns per byte): no faster than the link (what
         # ping-pongs inside the token bucket's burst would show), and not absurdly slow
-        # (a loaded machine measured 67 ns/B: the bound is loose above)
+        # (the bound above is loose: a busy host's TCP is slower than its link, E-CAL-3)
         perbyte=$(echo "$line" | sed -n 's/.* \([0-9.]*\) ns\/B.*/\1/p')
         if [ -z "$line" ]; then
             bad "self-calibration on $N hosts: no verbose line saying what was measured"; grep -v ' algorithm=' "$WORK/self.err" | head -5
