@@ -52,7 +52,7 @@
  *
  * --probe: only what the components' self-calibration measures (coll_kbinomial_self_calibrate,
  * docs/machine-model.md), with the same code: the core's mcast_probe_pairs,
- * mcast_probe_pair_run and mcast_probe_fit_rows over MPI point-to-point (the components
+ * mcast_probe_run and mcast_probe_fit_rows over MPI point-to-point (the components
  * run them over the PML); the other keys keep their built-in values.
  *
  * The same source builds with smpicc (SimGrid SMPI), so perf/sim's platforms get their
@@ -886,10 +886,10 @@ static void describe(FILE *out, const char *what, const fit_t *f, const char *pr
 }
 
 /* ---- --probe: the components' self-calibration over MPI ------------------------ */
-/* The core's measurement (mcast_probe_pair_run) and fit (mcast_probe_fit_rows): the same
+/* The core's measurement (mcast_probe_run) and fit (mcast_probe_fit_rows): the same
  * code the components run over the PML (ompi/mca/common/mcast/mcast_calib.c). */
 typedef struct {
-    MPI_Request reqs[MCAST_PROBE_STREAM_LONG];
+    MPI_Request reqs[MCAST_PROBE_STREAM_BLOCKS];
 } probe_ctx_t;
 
 static double probe_now(void *ctx)
@@ -950,14 +950,7 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
                                    probe_recv};
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    for (int k = 0; k < np; k++) {
-        if (me == pairs[k].a || me == pairs[k].b) {
-            const int is_a = me == pairs[k].a;
-            (void) mcast_probe_pair_run(&ops, is_a, is_a ? pairs[k].b : pairs[k].a, buf,
-                                        &rows[k * MCAST_PROBE_ROW]);
-            break;
-        }
-    }
+    (void) mcast_probe_run(&ops, me, pairs, np, buf, rows);
     MPI_Allreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     const double took = MPI_Wtime() - t0;
     int rc = 0;

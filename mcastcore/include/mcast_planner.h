@@ -647,48 +647,55 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * Where a communicator spans nodes over a network the built-in model does not describe
  * (TCP) and no machine file is given, the glue measures the network at the communicator's
  * first blocking broadcast (once per job: later communicators whose ranks all hold the
- * model take it from the first call's exchange): disjoint pairs of nodes spread over the communicator
- * (mcast_probe_pairs: node i with node i + ceil(N/2), the lowest rank of each, at most
- * max_pairs), all pairs at once.  Each pair runs ping-pongs at the sizes
+ * model take it from the first call's exchange): disjoint pairs of nodes spread over the
+ * communicator (mcast_probe_pairs: node i with node i + ceil(N/2), the lowest rank of
+ * each, at most max_pairs).  Every pair at once runs ping-pongs at the sizes
  * mcast_probe_size(0 .. MCAST_PROBE_SIZES - 1), MCAST_PROBE_REPS times each after one
- * warm-up, then streams: its first rank posts MCAST_PROBE_STREAM_SHORT, then
- * MCAST_PROBE_STREAM_LONG, sends of MCAST_PROBE_STREAM_BYTES at once and the other
- * answers the last with an empty message (the time from the first post to the answer),
- * MCAST_PROBE_REPS times each.  A stream, not a ping-pong, gives the per-byte cost: the
- * rate a link sustains once a token bucket's burst, a switch's buffer or a TCP window is
- * spent, which small ping-pongs do not reach (evidence E-CAL-3).  The pair's first rank
+ * warm-up.  Then the streaming pairs (mcast_probe_streaming: pair 0 and pair npairs / 2),
+ * one after the other so that no other stream shares their links (a torus's or a tapered
+ * tree's links between far nodes would: evidence E-CAL-3), run streams: a posts
+ * MCAST_PROBE_STREAM_BLOCKS sends of MCAST_PROBE_STREAM_SMALL bytes at once, then as many
+ * of MCAST_PROBE_STREAM_BYTES, and b answers the last with an empty message (the time
+ * from the first post to the answer), MCAST_PROBE_REPS times each: the two differ only in
+ * bytes, so whatever a message costs (its posting, a latency per message where a transport
+ * delivers one after the other) drops out.  A stream, not a ping-pong, gives the
+ * per-byte cost: the rate a link sustains once a token bucket's burst, a switch's buffer
+ * or a TCP window is spent, which small ping-pongs do not reach (E-CAL-3).  The pair's a
  * keeps the least time of each one's repetitions (another process on a host only adds
  * time) and the least time to post a send; every rank then holds every pair's (an
- * allreduce) and fits the same model: per-byte cost =
- * (long stream - short stream) / the bytes between them; per-message intercept = the
- * empty ping-pong's half round trip (the larger size gives only a posting time); o_send =
- * o_recv = the posting time (at most half the intercept), latency = the rest, gap = wire
- * = the per-byte cost, recv 0.  Each figure is the median over the pairs.
+ * allreduce) and fits the same model: per-byte cost = (large-block stream - small-block
+ * stream) / the bytes between them, the least over the streaming pairs; per-message intercept = the
+ * empty ping-pong's half round trip (the larger size gives only a posting time), the
+ * median over the pairs; o_send = o_recv = the posting time (median over the pairs, at
+ * most half the intercept), latency = the rest, gap = wire = the per-byte cost, recv 0.
  * mcast_probe_fit sets those net keys of *m (the other keys stay) and m->source;
  * KB_ERR_ARG with *why when the measurements cannot be a network (no pair, a time that
  * does not grow with the bytes, ...). */
 #define MCAST_PROBE_MAX_PAIRS 8
 #define MCAST_PROBE_SIZES 2
 #define MCAST_PROBE_REPS 3
+#define MCAST_PROBE_STREAM_BLOCKS 6
+#define MCAST_PROBE_STREAM_SMALL 16384
 #define MCAST_PROBE_STREAM_BYTES 32768
-#define MCAST_PROBE_STREAM_SHORT 2
-#define MCAST_PROBE_STREAM_LONG 8
 typedef struct mcast_probe_pair {
     int a, b; /* ranks: a starts each ping-pong and stream and keeps the times */
 } mcast_probe_pair_t;
 typedef struct mcast_probe_sample {
     double post_us;                        /* least time to post a send */
     double half_rtt_us[MCAST_PROBE_SIZES]; /* least half round trip per size */
-    double stream_us[2];                   /* least time of the short and the long stream */
+    double stream_us[2]; /* least time of the small- and large-block stream (0: none) */
 } mcast_probe_sample_t;
 /* The measurement itself, over the caller's point-to-point calls (the component's PML,
- * mcast-calibrate's MPI): the ping-pongs and streams above between this rank and peer,
- * is_a = this rank is the pair's a.  ops->isend posts a send into slot 0 ..
- * MCAST_PROBE_STREAM_LONG - 1, ops->waitall completes slots [0, n); send / recv block;
- * each returns 0 on success.  buf holds MCAST_PROBE_STREAM_BYTES (its bytes are never
- * looked at).  a fills row[0 .. MCAST_PROBE_ROW): 1 (done), the posting time, the
- * ping-pongs' and the two streams' least times; b leaves row alone.  Returns 0 or the first
- * error (the peer may then wait: the caller's transport failed). */
+ * mcast-calibrate's MPI): this rank's (me) part among pairs[0 .. npairs) as
+ * mcast_probe_pairs gave them: nothing when it is in no pair, else its pair's ping-pongs
+ * and, for a streaming pair, its streams (after an empty message from the previous
+ * streaming pair's a; its a then sends one to the next's).  ops->isend posts a send into
+ * slot 0 .. MCAST_PROBE_STREAM_BLOCKS - 1, ops->waitall completes slots [0, n); send / recv
+ * block; each returns 0 on success.  buf holds MCAST_PROBE_STREAM_BYTES (its bytes are
+ * never looked at).  A pair's a fills rows[k * MCAST_PROBE_ROW ..) for its pair k: 1
+ * (done), the posting time, the ping-pongs' and the two streams' least times (0 when not
+ * streaming); the others leave rows alone.  Returns 0 or the first error (a peer may then
+ * wait: the caller's transport failed). */
 #define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 2)
 typedef struct mcast_probe_ops {
     void *ctx;
@@ -698,8 +705,10 @@ typedef struct mcast_probe_ops {
     int (*send)(void *ctx, int peer, const void *buf, size_t bytes);
     int (*recv)(void *ctx, int peer, void *buf, size_t bytes);
 } mcast_probe_ops_t;
-int mcast_probe_pair_run(const mcast_probe_ops_t *ops, int is_a, int peer, void *buf,
-                         double *row);
+int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_probe_pair_t *pairs,
+                    int npairs, void *buf, double *rows);
+/* 1 when pair k of npairs runs the streams: pair 0 and pair npairs / 2. */
+int mcast_probe_streaming(int npairs, int k);
 /* The fit from every pair's row (rows[npairs * MCAST_PROBE_ROW], the same on every rank:
  * the a's rows summed over the ranks); a pair whose row is not done fails the fit. */
 int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t *m, char *why,

@@ -103,19 +103,23 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
         }
         post.push_back(s[p].post_us);
     }
-    /* per-byte cost: what the long stream took beyond the short one, per byte */
-    std::vector<double> shorts, longs;
+    /* per-byte cost: what the long stream took beyond the short one, per byte, the least
+     * over the streaming pairs (mcast_probe_streaming; the others' streams are 0): each ran
+     * alone, the slower one was disturbed */
+    std::vector<double> slopes;
     for (int p = 0; p < npairs; p++) {
+        if (!mcast_probe_streaming(npairs, p)) {
+            continue;
+        }
         if (!(s[p].stream_us[0] > 0.0) || !std::isfinite(s[p].stream_us[0]) ||
             !(s[p].stream_us[1] > 0.0) || !std::isfinite(s[p].stream_us[1])) {
             return fail("a pair measured no stream");
         }
-        shorts.push_back(s[p].stream_us[0]);
-        longs.push_back(s[p].stream_us[1]);
+        slopes.push_back((s[p].stream_us[1] - s[p].stream_us[0]) /
+                         ((double) MCAST_PROBE_STREAM_BLOCKS *
+                          (double) (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL)));
     }
-    const double slope = (median_of(longs) - median_of(shorts)) /
-                         ((double) (MCAST_PROBE_STREAM_LONG - MCAST_PROBE_STREAM_SHORT) *
-                          (double) MCAST_PROBE_STREAM_BYTES);
+    const double slope = slopes.empty() ? NAN : *std::min_element(slopes.begin(), slopes.end());
     if (!(slope > 0.0) || !std::isfinite(slope)) {
         return fail("the time did not grow with the bytes");
     }
@@ -166,19 +170,20 @@ int pingpong(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, size_t b
     return rc;
 }
 
-int stream(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, int k, double *us)
+int stream(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, size_t bytes, double *us)
 {
+    const int k = MCAST_PROBE_STREAM_BLOCKS;
     int rc = 0;
     if (!is_a) {
         for (int i = 0; i < k && rc == 0; i++) {
-            rc = o->recv(o->ctx, peer, buf, MCAST_PROBE_STREAM_BYTES);
+            rc = o->recv(o->ctx, peer, buf, bytes);
         }
         return rc != 0 ? rc : o->send(o->ctx, peer, buf, 0);
     }
     const double t0 = o->now_us(o->ctx);
     int posted = 0;
     for (; posted < k && rc == 0; posted++) {
-        rc = o->isend(o->ctx, peer, buf, MCAST_PROBE_STREAM_BYTES, posted);
+        rc = o->isend(o->ctx, peer, buf, bytes, posted);
     }
     if (rc != 0) {
         posted--; /* (the failed post made no request) */
@@ -196,12 +201,13 @@ int stream(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, int k, dou
 
 } // namespace
 
-MC_API int mcast_probe_pair_run(const mcast_probe_ops_t *ops, int is_a, int peer, void *buf,
-                                double *row)
+namespace {
+
+/* One side of pair k: ping-pongs, then (a streaming pair only) the streams, after the token
+ * from the previous streaming pair's a and before the token to the next one's. */
+int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, int token_from,
+             int token_to, void *buf, double *row)
 {
-    if (ops == nullptr || buf == nullptr || (is_a && row == nullptr)) {
-        return -1;
-    }
     /* ping-pongs: a warm-up per size (the first also opens the connection), then REPS */
     double post[MCAST_PROBE_REPS * MCAST_PROBE_SIZES], half[MCAST_PROBE_REPS];
     int nposts = 0, rc = 0;
@@ -218,19 +224,29 @@ MC_API int mcast_probe_pair_run(const mcast_probe_ops_t *ops, int is_a, int peer
             row[2 + j] = min_of(half, MCAST_PROBE_REPS);
         }
     }
-    /* streams: short (with a warm-up) and long, REPS each */
-    const int counts[2] = {MCAST_PROBE_STREAM_SHORT, MCAST_PROBE_STREAM_LONG};
-    for (int c = 0; c < 2 && rc == 0; c++) {
-        double t[MCAST_PROBE_REPS];
-        for (int r = c == 0 ? -1 : 0; r < MCAST_PROBE_REPS && rc == 0; r++) {
-            double us = 0.0;
-            rc = stream(ops, is_a, peer, buf, counts[c], &us);
-            if (is_a && r >= 0) {
-                t[r] = us;
+    if (streams) {
+        if (is_a && token_from >= 0 && rc == 0) {
+            rc = ops->recv(ops->ctx, token_from, buf, 0);
+        }
+        /* streams: of small blocks (with a warm-up) and of large ones, REPS each */
+        const size_t sizes[2] = {MCAST_PROBE_STREAM_SMALL, MCAST_PROBE_STREAM_BYTES};
+        for (int c = 0; c < 2 && rc == 0; c++) {
+            double t[MCAST_PROBE_REPS];
+            for (int r = c == 0 ? -1 : 0; r < MCAST_PROBE_REPS && rc == 0; r++) {
+                double us = 0.0;
+                rc = stream(ops, is_a, peer, buf, sizes[c], &us);
+                if (is_a && r >= 0) {
+                    t[r] = us;
+                }
+            }
+            if (is_a) {
+                row[2 + MCAST_PROBE_SIZES + c] = min_of(t, MCAST_PROBE_REPS);
             }
         }
-        if (is_a) {
-            row[2 + MCAST_PROBE_SIZES + c] = min_of(t, MCAST_PROBE_REPS);
+        /* the next streaming pair waits for this one, even after a failure here */
+        if (is_a && token_to >= 0) {
+            const int trc = ops->send(ops->ctx, token_to, buf, 0);
+            rc = rc != 0 ? rc : trc;
         }
     }
     if (is_a && rc == 0) {
@@ -238,6 +254,36 @@ MC_API int mcast_probe_pair_run(const mcast_probe_ops_t *ops, int is_a, int peer
         row[1] = min_of(post, nposts);
     }
     return rc;
+}
+
+} // namespace
+
+MC_API int mcast_probe_streaming(int npairs, int k)
+{
+    return npairs > 0 && (k == 0 || (npairs >= 2 && k == npairs / 2));
+}
+
+MC_API int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_probe_pair_t *pairs,
+                           int npairs, void *buf, double *rows)
+{
+    if (ops == nullptr || pairs == nullptr || buf == nullptr || rows == nullptr || npairs < 0 ||
+        npairs > MCAST_PROBE_MAX_PAIRS) {
+        return -1;
+    }
+    /* the streaming pairs in turn: 0, then npairs / 2 */
+    const int second = npairs >= 2 ? npairs / 2 : -1;
+    for (int k = 0; k < npairs; k++) {
+        if (me != pairs[k].a && me != pairs[k].b) {
+            continue;
+        }
+        const int is_a = me == pairs[k].a;
+        const int from = k == second ? pairs[0].a : -1;
+        const int to = k == 0 && second > 0 ? pairs[second].a : -1;
+        return run_pair(ops, is_a, is_a ? pairs[k].b : pairs[k].a,
+                        mcast_probe_streaming(npairs, k) != 0, from, to, buf,
+                        &rows[(size_t) k * MCAST_PROBE_ROW]);
+    }
+    return 0; /* in no pair */
 }
 
 MC_API int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t *m, char *why,

@@ -25,7 +25,10 @@
 #             platform's description (make_platforms.py); calibrated: platforms/<p>.calibrated.
 #             machine, measured on the platform by mcast-calibrate running inside SMPI (16 ranks);
 #             none: no machine file, the built-in defaults (what a user gets who calibrated
-#             nothing: the components' model without a coll_kbinomial_machine_file)
+#             nothing: the components' model without a coll_kbinomial_machine_file);
+#             probe: what the components' self-calibration measures on the whole platform
+#             (mcast-calibrate --probe inside SMPI, every rank: the same core code and pairs
+#             as coll_kbinomial_self_calibrate), the other keys built in
 # Writes DIR/<platform>.csv: size_bytes,contender,time_us,model_us,predicted_us,check,
 # lower_bound_us,ratio_to_lower_bound (contender ours-auto, ours-<name>, smpi-<name>,
 # smpi-<name>@<ordering>); DIR/summary.md; DIR/provenance.txt.
@@ -56,12 +59,12 @@ while [ $# -gt 0 ]; do
         --eager) EAGER="$2"; shift ;;
         --build-dir) BUILD="$2"; shift ;;
         --generate) GENERATE="$2"; shift ;;
-        -h|--help) sed -n 2,29p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,32p "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
-case "$MACHINE_KIND" in calibrated|derived|none) ;; *) echo "--machine calibrated|derived|none" >&2; exit 2 ;; esac
+case "$MACHINE_KIND" in calibrated|derived|none|probe) ;; *) echo "--machine calibrated|derived|none|probe" >&2; exit 2 ;; esac
 DATE="$(date +%Y-%m-%d)"
 [ -n "$OUT" ] || OUT="$TOP/perf/results/$DATE-simgrid$([ $QUICK = 1 ] && echo -quick || true)"
 mkdir -p "$OUT" "$BUILD/obj"
@@ -172,6 +175,17 @@ calibrate() {  # platform
           grep -E '^net: ' | sed "s/^/   $p calibrated: /" >&2 )
 }
 
+# what self-calibration measures on the whole platform (every rank, as the component on the
+# communicator of the broadcast)
+probe() {  # platform
+    local p="$1"
+    [ -f "$PLAT/$p.probe.machine" ] && return 0
+    ( set -a; . "$PLAT/$p.env"; set +a
+      smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
+          "$BUILD/mcast-calibrate" --probe --out "$PLAT/$p.probe.machine" 2>&1 | grep -v '^\[' |
+          grep -E '^net: ' | sed "s/^/   $p probe: /" >&2 )
+}
+
 run_job() {  # platform sizes ours peers [extra sim_bcast args...]
     local p="$1" sizes="$2" ours="$3" peers="$4"
     shift 4
@@ -179,6 +193,9 @@ run_job() {  # platform sizes ours peers [extra sim_bcast args...]
     if [ "$MACHINE_KIND" = calibrated ]; then
         calibrate "$p"
         mfile="$p.calibrated.machine"
+    elif [ "$MACHINE_KIND" = probe ]; then
+        probe "$p"
+        mfile="$p.probe.machine"
     fi
     ( set -a; . "$PLAT/$p.env"; set +a
       MACHINE="$PLAT/$mfile"
@@ -219,6 +236,8 @@ RC=0
     echo "smpirun cfg: ${CFG[*]}"
     if [ "$MACHINE_KIND" = calibrated ]; then
         echo "machine files: platforms/<platform>.calibrated.machine (mcast-calibrate in SMPI, 16 ranks)"
+    elif [ "$MACHINE_KIND" = probe ]; then
+        echo "machine files: platforms/<platform>.probe.machine (self-calibration's probe in SMPI, every rank)"
     elif [ "$MACHINE_KIND" = none ]; then
         echo "machine files: none (the built-in model, as a user without a machine file)"
     else

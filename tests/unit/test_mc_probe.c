@@ -4,7 +4,7 @@
  * numbers from what ping-pongs and streams on that network would show (the per-byte cost
  * from the streams: their fixed costs drop out), is not moved by one slow pair among
  * three, leaves the keys it does not measure alone, and refuses measurements that
- * cannot be a network.  The measurement (mcast_probe_pair_run) over a simulated LogGP
+ * cannot be a network.  The measurement (mcast_probe_run) over a simulated LogGP
  * pair gives the fit exactly that network's o, L and g, and the two sides' calls pair up
  * (every send of one is a receive of the same size on the other, in order: no wait on
  * a message that never comes).
@@ -95,10 +95,10 @@ static void sample(mcast_probe_sample_t *s, double o, double L, double g, double
     }
     /* a stream: the blocks leave one after the other at g, then the empty answer; its
      * fixed part (here 9 us) drops out of the difference */
-    const int k[2] = {MCAST_PROBE_STREAM_SHORT, MCAST_PROBE_STREAM_LONG};
+    const double bytes[2] = {MCAST_PROBE_STREAM_SMALL, MCAST_PROBE_STREAM_BYTES};
     for (int c = 0; c < 2; c++) {
         s->stream_us[c] = slow * (9.0 + 2 * (2 * o + L) +
-                                  1e-3 * g * (double) k[c] * MCAST_PROBE_STREAM_BYTES);
+                                  1e-3 * g * MCAST_PROBE_STREAM_BLOCKS * bytes[c]);
     }
 }
 
@@ -206,6 +206,8 @@ typedef struct {
     int sends_in_stream;
     double stall_us; /* a descheduled after an answer: all but every fourth from the second */
     int answers;
+    int serial; /* a message leaves only once the one before it has arrived and was received
+                 * (latency and receive overhead per message, as SMPI delivers a stream) */
 } sim_t;
 
 static double sim_now(void *ctx)
@@ -221,6 +223,9 @@ static int sim_isend(void *ctx, int peer, const void *buf, size_t bytes, int slo
     const double start = s->link_free > s->now ? s->link_free : s->now;
     s->link_free = start + 1e-3 * s->g * (double) bytes;
     s->last_arrival = s->link_free + s->L;
+    if (s->serial) {
+        s->link_free = s->last_arrival + s->o;
+    }
     return 0;
 }
 
@@ -257,7 +262,8 @@ static void measure_sim(sim_t *sim, double *row)
 {
     const mcast_probe_ops_t ops = {sim, sim_now, sim_isend, sim_waitall, sim_send, sim_recv};
     static char buf[MCAST_PROBE_STREAM_BYTES];
-    assert_int_equal(mcast_probe_pair_run(&ops, 1, 1, buf, row), 0);
+    const mcast_probe_pair_t pair = {0, 1};
+    assert_int_equal(mcast_probe_run(&ops, 0, &pair, 1, buf, row), 0);
     assert_true(row[0] == 1.0);
     mcast_machine_t m;
     mcast_machine_default(&m);
@@ -271,9 +277,17 @@ static void measure_sim(sim_t *sim, double *row)
 static void test_measure_simulated_pair(void **state)
 {
     (void) state;
-    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0};
+    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0, 0};
     double row[MCAST_PROBE_ROW] = {0};
     measure_sim(&sim, row);
+    /* a transport that delivers a stream's messages one after the other: each pays a
+     * latency and a receive, the per-byte cost is still the link's */
+    sim_t serial = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0, 1};
+    double srow[MCAST_PROBE_ROW] = {0};
+    measure_sim(&serial, srow);
+    /* (its streams took a latency and a receive more per block than the pipelined ones) */
+    const int small = 2 + MCAST_PROBE_SIZES;
+    assert_true(srow[small] - row[small] > (MCAST_PROBE_STREAM_BLOCKS - 1) * (2.5 + 4.0) - 1e-6);
     /* a pair whose row is not done fails the fit, whatever the others say */
     mcast_machine_t m;
     mcast_machine_default(&m);
@@ -294,7 +308,7 @@ static void test_measure_simulated_pair(void **state)
 static void test_measure_loaded_pair(void **state)
 {
     (void) state;
-    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 700.0, 0};
+    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 700.0, 0, 0};
     double row[MCAST_PROBE_ROW] = {0};
     measure_sim(&sim, row);
     assert_int_equal(sim.answers, 4 * MCAST_PROBE_SIZES + 4 + 3); /* the schedule above */
@@ -304,48 +318,53 @@ static void test_measure_loaded_pair(void **state)
 typedef struct {
     char op[512];
     size_t bytes[512];
+    int peer[512];
     int n;
+    double moved; /* bytes so far: the clock runs with them */
     int fail_at; /* the call number that fails (-1: none) */
 } trace_t;
 
 static double tr_now(void *ctx)
 {
-    return (double) ((trace_t *) ctx)->n;
+    const trace_t *t = ctx;
+    return (double) t->n + 1e-3 * t->moved;
 }
 
-static int tr_put(trace_t *t, char op, size_t bytes)
+static int tr_put(trace_t *t, char op, int peer, size_t bytes)
 {
     assert_true(t->n < 512);
     t->op[t->n] = op;
+    t->peer[t->n] = peer;
     t->bytes[t->n] = bytes;
+    t->moved += (double) bytes;
     return t->n++ == t->fail_at ? -1 : 0;
 }
 
 static int tr_isend(void *ctx, int peer, const void *buf, size_t bytes, int slot)
 {
-    (void) peer, (void) buf;
-    assert_true(slot >= 0 && slot < MCAST_PROBE_STREAM_LONG);
+    (void) buf;
+    assert_true(slot >= 0 && slot < MCAST_PROBE_STREAM_BLOCKS);
     assert_true(bytes <= MCAST_PROBE_STREAM_BYTES);
-    return tr_put(ctx, 'S', bytes);
+    return tr_put(ctx, 'S', peer, bytes);
 }
 
 static int tr_waitall(void *ctx, int n)
 {
     (void) ctx;
-    assert_true(n >= 1 && n <= MCAST_PROBE_STREAM_LONG);
+    assert_true(n >= 1 && n <= MCAST_PROBE_STREAM_BLOCKS);
     return 0;
 }
 
 static int tr_send(void *ctx, int peer, const void *buf, size_t bytes)
 {
-    (void) peer, (void) buf;
-    return tr_put(ctx, 'S', bytes);
+    (void) buf;
+    return tr_put(ctx, 'S', peer, bytes);
 }
 
 static int tr_recv(void *ctx, int peer, void *buf, size_t bytes)
 {
-    (void) peer, (void) buf;
-    return tr_put(ctx, 'R', bytes);
+    (void) buf;
+    return tr_put(ctx, 'R', peer, bytes);
 }
 
 static void test_sides_pair_up(void **state)
@@ -356,12 +375,15 @@ static void test_sides_pair_up(void **state)
     const mcast_probe_ops_t ob = {&b, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
     static char buf[MCAST_PROBE_STREAM_BYTES];
     double row[MCAST_PROBE_ROW] = {0}, untouched[MCAST_PROBE_ROW] = {0};
-    assert_int_equal(mcast_probe_pair_run(&oa, 1, 1, buf, row), 0);
-    assert_int_equal(mcast_probe_pair_run(&ob, 0, 0, buf, untouched), 0);
+    const mcast_probe_pair_t pair = {0, 1};
+    assert_int_equal(mcast_probe_run(&oa, 0, &pair, 1, buf, row), 0);
+    assert_int_equal(mcast_probe_run(&ob, 1, &pair, 1, buf, untouched), 0);
     assert_int_equal(a.n, b.n);
     for (int i = 0; i < a.n; i++) {
         assert_int_not_equal(a.op[i], b.op[i]); /* a sends what b receives and back */
         assert_true(a.bytes[i] == b.bytes[i]);
+        assert_int_equal(a.peer[i], 1);
+        assert_int_equal(b.peer[i], 0);
     }
     for (int i = 0; i < MCAST_PROBE_ROW; i++) {
         assert_true(untouched[i] == 0.0); /* b keeps no times */
@@ -370,10 +392,68 @@ static void test_sides_pair_up(void **state)
     trace_t f = {.n = 0, .fail_at = 7};
     const mcast_probe_ops_t of = {&f, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
     double frow[MCAST_PROBE_ROW] = {0};
-    assert_int_not_equal(mcast_probe_pair_run(&of, 1, 1, buf, frow), 0);
+    assert_int_not_equal(mcast_probe_run(&of, 0, &pair, 1, buf, frow), 0);
     assert_int_equal(f.n, 8);
     assert_true(frow[0] == 0.0);
-    assert_int_not_equal(mcast_probe_pair_run(NULL, 1, 1, buf, frow), 0);
+    assert_int_not_equal(mcast_probe_run(NULL, 0, &pair, 1, buf, frow), 0);
+}
+
+/* Three pairs: all ping-pong at once, pairs 0 and 1 (= 3 / 2) stream, pair 1 only after
+ * pair 0's a tells it its streams are over; pair 2 does not stream; a rank in no pair makes
+ * no call.  The rows of all three fit. */
+static void test_streams_take_turns(void **state)
+{
+    (void) state;
+    const mcast_probe_pair_t pairs[3] = {{0, 3}, {1, 4}, {2, 5}};
+    assert_true(mcast_probe_streaming(3, 0) && mcast_probe_streaming(3, 1));
+    assert_false(mcast_probe_streaming(3, 2));
+    assert_true(mcast_probe_streaming(1, 0) && !mcast_probe_streaming(1, 1));
+    assert_true(mcast_probe_streaming(8, 4) && !mcast_probe_streaming(8, 1));
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    double rows[3 * MCAST_PROBE_ROW] = {0};
+    trace_t t[6];
+    const int pp_calls = 2 * (MCAST_PROBE_REPS + 1) * MCAST_PROBE_SIZES; /* a: S R each */
+    for (int me = 0; me < 6; me++) {
+        t[me] = (trace_t){.n = 0, .fail_at = -1};
+        const mcast_probe_ops_t o = {&t[me], tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+        assert_int_equal(mcast_probe_run(&o, me, pairs, 3, buf, rows), 0);
+    }
+    /* pair 0's a: ping-pongs, streams, then the empty message to pair 1's a */
+    assert_int_equal(t[0].op[t[0].n - 1], 'S');
+    assert_int_equal(t[0].peer[t[0].n - 1], 1);
+    assert_true(t[0].bytes[t[0].n - 1] == 0);
+    assert_true(t[0].n > pp_calls + 1);
+    /* pair 1's a: ping-pongs, the empty message from pair 0's a, then its streams */
+    assert_int_equal(t[1].op[pp_calls], 'R');
+    assert_int_equal(t[1].peer[pp_calls], 0);
+    for (int i = 0; i < t[1].n; i++) {
+        assert_int_equal(t[1].peer[i], i == pp_calls ? 0 : 4);
+    }
+    assert_int_equal(t[1].n, t[0].n); /* the same calls, the token on the other side */
+    /* pair 2: ping-pongs only, no streams in its row */
+    assert_int_equal(t[2].n, pp_calls);
+    assert_int_equal(t[5].n, pp_calls);
+    assert_true(rows[2 * MCAST_PROBE_ROW] == 1.0);
+    assert_true(rows[2 * MCAST_PROBE_ROW + 2 + MCAST_PROBE_SIZES] == 0.0);
+    assert_true(rows[MCAST_PROBE_ROW + 2 + MCAST_PROBE_SIZES] > 0.0);
+    /* a rank in no pair */
+    trace_t idle = {.n = 0, .fail_at = -1};
+    const mcast_probe_ops_t oi = {&idle, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    assert_int_equal(mcast_probe_run(&oi, 6, pairs, 3, buf, rows), 0);
+    assert_int_equal(idle.n, 0);
+    /* the fit takes the rows with and without streams */
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    char why[128] = "";
+    assert_int_equal(mcast_probe_fit_rows(rows, 3, &m, why, sizeof(why)), KB_OK);
+    /* pair 0's a fails: it still lets pair 1 go on (the empty message), its row not done */
+    trace_t f = {.n = 0, .fail_at = pp_calls + 2};
+    const mcast_probe_ops_t of = {&f, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    double frows[3 * MCAST_PROBE_ROW] = {0};
+    assert_int_not_equal(mcast_probe_run(&of, 0, pairs, 3, buf, frows), 0);
+    assert_int_equal(f.op[f.n - 1], 'S');
+    assert_int_equal(f.peer[f.n - 1], 1);
+    assert_true(frows[0] == 0.0);
 }
 
 int main(void)
@@ -387,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_measure_simulated_pair),
         cmocka_unit_test(test_measure_loaded_pair),
         cmocka_unit_test(test_sides_pair_up),
+        cmocka_unit_test(test_streams_take_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

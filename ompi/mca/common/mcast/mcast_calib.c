@@ -1,5 +1,5 @@
 /* Self-calibration across nodes: see mcast_calib.h.  The measurement and the fit are the
- * core's (mcast_probe_pair_run, mcast_probe_fit_rows); here its point-to-point calls over
+ * core's (mcast_probe_run, mcast_probe_fit_rows); here its point-to-point calls over
  * the PML, the pairs' agreement and the job's model. */
 #include "mcast_calib.h"
 
@@ -23,10 +23,10 @@ static double now_us(void *ctx)
     return 1e6 * (double) ts.tv_sec + 1e-3 * (double) ts.tv_nsec;
 }
 
-/* The core's measurement (mcast_probe_pair_run) over the PML. */
+/* The core's measurement (mcast_probe_run) over the PML. */
 typedef struct pml_ctx {
     struct ompi_communicator_t *comm;
-    ompi_request_t *reqs[MCAST_PROBE_STREAM_LONG];
+    ompi_request_t *reqs[MCAST_PROBE_STREAM_BLOCKS];
 } pml_ctx_t;
 
 static int pml_isend(void *ctx, int peer, const void *buf, size_t bytes, int slot)
@@ -103,15 +103,8 @@ int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of, mcast_
     static char buf[MCAST_PROBE_STREAM_BYTES];
     pml_ctx_t ctx = {.comm = comm};
     const mcast_probe_ops_t ops = {&ctx, now_us, pml_isend, pml_waitall, pml_send, pml_recv};
-    for (int k = 0; k < np; k++) {
-        if (me == pairs[k].a || me == pairs[k].b) {
-            /* (a failure shows in the pair's row, which every rank then sees) */
-            const bool is_a = me == pairs[k].a;
-            (void) mcast_probe_pair_run(&ops, is_a, is_a ? pairs[k].b : pairs[k].a, buf,
-                                        &rows[k * MCAST_PROBE_ROW]);
-            break; /* a rank is in one pair at most (disjoint nodes) */
-        }
-    }
+    /* (a failure shows in the pair's row, which every rank then sees) */
+    (void) mcast_probe_run(&ops, me, pairs, np, buf, rows);
     /* every rank gets every pair's row (only a pair's first rank wrote it) */
     const int arc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW,
                                                  MPI_DOUBLE, MPI_SUM, comm,
