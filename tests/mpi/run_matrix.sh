@@ -623,23 +623,25 @@ for spec in "2 -l 65536" "4 -l 100000" "4 -n -l 100000"; do
 done
 set --
 # 9b. Verification on live calls (coll_kbinomial_verify_trials, off by default): with the
-#     module below made slow (tuned's chain in 64-byte segments) every class from 16 KiB
+#     module below made slow (tuned's chain in 64-byte segments) every class from 32 KiB
 #     that the model handed to it is measured and taken back (the verdict line says "ours
 #     runs"), the data checked after every call (osu_style_bcast -c); and the datatype
-#     matrix (every root, type, communicator) right while the trials alternate.
+#     matrix (every root, type, communicator) right while the trials alternate.  (At 16 KiB
+#     the chain was only 1.4x ours on a loaded machine, and a verdict from the mean of 2
+#     calls can flip on one descheduled rank: 32 KiB and up, the median of 3 calls.)
 OSU=${OSU:-$BUILD_DIR/../../perf/osu_style_bcast}
 if [ -n "${MATRIX_DRY:-}" ]; then
     echo "PASS verify takes a class back"; echo "PASS verify datatype matrix"
 else
     out=$(mktemp)
     timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE_PREV[@]}" "${PML_OB1[@]}" \
-        --mca coll_kbinomial_shm_chunk_bytes 0 --mca coll_kbinomial_verify_trials 2 \
+        --mca coll_kbinomial_shm_chunk_bytes 0 --mca coll_kbinomial_verify_trials 3 \
         --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm 2 \
         --mca coll_tuned_bcast_algorithm_segmentsize 64 \
-        "$OSU" -c -M osu -m 16384:131072 -i 10 -I 10 -x 4 -X 4 >"$out" 2>&1
+        "$OSU" -c -M osu -m 32768:131072 -i 10 -I 10 -x 4 -X 4 >"$out" 2>&1
     rc=$?
-    nv=$(grep -c '^coll:kbinomial: comm=0 size=4 class_bytes=[0-9]*: verified (round 1, 2 calls' "$out")
-    if [ $rc -eq 0 ] && [ "$nv" -ge 4 ] && ! grep 'verified (round' "$out" | grep -qv 'ours runs'; then
+    nv=$(grep -c '^coll:kbinomial: comm=0 size=4 class_bytes=[0-9]*: verified (round 1, 3 calls' "$out")
+    if [ $rc -eq 0 ] && [ "$nv" -ge 3 ] && ! grep 'verified (round' "$out" | grep -qv 'ours runs'; then
         pass=$((pass + 1)); echo "PASS verify takes a class back: $nv classes measured, ours kept in each"
     else
         fail=$((fail + 1)); echo "FAIL verify takes a class back (exit $rc, $nv verdicts)"
