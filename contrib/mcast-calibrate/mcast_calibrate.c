@@ -724,9 +724,9 @@ static void measure(bufs_t *B, int me, const int *peers, int np, const options_t
         w[i] = issend_us[i] - pps[0][i] + f->g.o_recv_us;
     }
     f->sync_wait_us = fmax(0.0, median(w, 4));
-    /* shared flows: only where the four's wire time stands out of the latency */
-    const double flow_wire = (double) fs * f->g.wire_ns_per_byte * 1e-3;
-    f->shared_flows = !isnan(fr) && flow_wire >= f->g.o_send_us + f->g.latency_us && fr > 0.5;
+    /* shared flows: the core's rule (self-calibration's too) */
+    f->shared_flows = mcast_probe_shared_flows(fr, fs, f->g.wire_ns_per_byte, f->g.o_send_us,
+                                               f->g.latency_us);
 }
 
 /* ---- the shared segment (not under SMPI) ------------------------------------------ */
@@ -922,6 +922,18 @@ static int probe_recv(void *ctx, int peer, void *buf, size_t bytes)
     return MPI_Recv(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+static int probe_irecv(void *ctx, int peer, void *buf, size_t bytes, int slot)
+{
+    probe_ctx_t *c = ctx;
+    return MPI_Irecv(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD, &c->reqs[slot]);
+}
+
+static int probe_waitany(void *ctx, int n, int *index)
+{
+    probe_ctx_t *c = ctx;
+    return MPI_Waitany(n, c->reqs, index, MPI_STATUS_IGNORE);
+}
+
 /* Every rank: node_of[n] from the host names; rank 0 writes the file.  Returns the exit code. */
 static int probe_main(const options_t *o, int me, int n, const char *hosts, int argc, char **argv)
 {
@@ -946,8 +958,8 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
     memset(rows, 0, sizeof(rows));
     static char buf[MCAST_PROBE_STREAM_BYTES];
     probe_ctx_t ctx;
-    const mcast_probe_ops_t ops = {&ctx, probe_now, probe_isend, probe_waitall, probe_send,
-                                   probe_recv};
+    const mcast_probe_ops_t ops = {&ctx,       probe_now,  probe_isend, probe_waitall,
+                                   probe_send, probe_recv, probe_irecv, probe_waitany};
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     (void) mcast_probe_run(&ops, me, pairs, np, buf, rows);

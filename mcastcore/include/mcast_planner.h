@@ -664,19 +664,28 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * keeps the least time of each one's repetitions (another process on a host only adds
  * time) and the least time to post a send; every rank then holds every pair's (an
  * allreduce) and fits the same model: per-byte cost = (large-block stream - small-block
- * stream) / the bytes between them, the least over the streaming pairs; per-message intercept = the
+ * stream) / the bytes between them, each stream the least over the streaming pairs; per-message intercept = the
  * empty ping-pong's half round trip (the larger size gives only a posting time), the
  * median over the pairs; o_send = o_recv = the posting time (median over the pairs, at
  * most half the intercept), latency = the rest, gap = wire = the per-byte cost, recv 0.
+ * After its streams the first streaming pair also measures whether a sender's messages
+ * share its link (net.shared_flows): b posts the receives of MCAST_PROBE_FLOW_LARGE and
+ * MCAST_PROBE_FLOW_SMALL bytes, a sends both at once, large first, MCAST_PROBE_FLOW_REPS
+ * times after two warm-ups; shared when the small one completed first in more than half
+ * of them and the large one's wire time is at least o + latency
+ * (mcast_probe_shared_flows, also mcast-calibrate's rule).
  * mcast_probe_fit sets those net keys of *m (the other keys stay) and m->source;
  * KB_ERR_ARG with *why when the measurements cannot be a network (no pair, a time that
  * does not grow with the bytes, ...). */
 #define MCAST_PROBE_MAX_PAIRS 8
 #define MCAST_PROBE_SIZES 2
 #define MCAST_PROBE_REPS 3
-#define MCAST_PROBE_STREAM_BLOCKS 6
+#define MCAST_PROBE_STREAM_BLOCKS 8
 #define MCAST_PROBE_STREAM_SMALL 16384
 #define MCAST_PROBE_STREAM_BYTES 32768
+#define MCAST_PROBE_FLOW_LARGE 24576 /* + FLOW_SMALL <= STREAM_BYTES: b's two receives */
+#define MCAST_PROBE_FLOW_SMALL 4096
+#define MCAST_PROBE_FLOW_REPS 8
 typedef struct mcast_probe_pair {
     int a, b; /* ranks: a starts each ping-pong and stream and keeps the times */
 } mcast_probe_pair_t;
@@ -684,6 +693,8 @@ typedef struct mcast_probe_sample {
     double post_us;                        /* least time to post a send */
     double half_rtt_us[MCAST_PROBE_SIZES]; /* least half round trip per size */
     double stream_us[2]; /* least time of the small- and large-block stream (0: none) */
+    double flow_first;   /* fraction of flow repetitions the small message completed
+                          * first (NaN: not measured; only pair 0 measures it) */
 } mcast_probe_sample_t;
 /* The measurement itself, over the caller's point-to-point calls (the component's PML,
  * mcast-calibrate's MPI): this rank's (me) part among pairs[0 .. npairs) as
@@ -694,9 +705,11 @@ typedef struct mcast_probe_sample {
  * block; each returns 0 on success.  buf holds MCAST_PROBE_STREAM_BYTES (its bytes are
  * never looked at).  A pair's a fills rows[k * MCAST_PROBE_ROW ..) for its pair k: 1
  * (done), the posting time, the ping-pongs' and the two streams' least times (0 when not
- * streaming); the others leave rows alone.  Returns 0 or the first error (a peer may then
+ * streaming); pair 0's b fills the last entry (1 + the flow fraction); the others leave
+ * rows alone.  ops->irecv posts a receive into slot 0 or 1 and ops->waitany completes one
+ * of slots [0, n) and sets its index (b of pair 0 only).  Returns 0 or the first error (a peer may then
  * wait: the caller's transport failed). */
-#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 2)
+#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 2 + 1)
 typedef struct mcast_probe_ops {
     void *ctx;
     double (*now_us)(void *ctx);
@@ -704,9 +717,16 @@ typedef struct mcast_probe_ops {
     int (*waitall)(void *ctx, int nslots);
     int (*send)(void *ctx, int peer, const void *buf, size_t bytes);
     int (*recv)(void *ctx, int peer, void *buf, size_t bytes);
+    int (*irecv)(void *ctx, int peer, void *buf, size_t bytes, int slot);
+    int (*waitany)(void *ctx, int nslots, int *index);
 } mcast_probe_ops_t;
 int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_probe_pair_t *pairs,
                     int npairs, void *buf, double *rows);
+/* net.shared_flows from the flow measurement: 1 when the small message completed first in
+ * more than half the repetitions (first, NaN: not measured) and the large message's wire
+ * time (large bytes at wire ns/B) is at least o_send + latency. */
+int mcast_probe_shared_flows(double first, size_t large, double wire_ns_per_byte,
+                             double o_send_us, double latency_us);
 /* 1 when pair k of npairs runs the streams: pair 0 and pair npairs / 2. */
 int mcast_probe_streaming(int npairs, int k);
 /* The fit from every pair's row (rows[npairs * MCAST_PROBE_ROW], the same on every rank:

@@ -103,10 +103,12 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
         }
         post.push_back(s[p].post_us);
     }
-    /* per-byte cost: what the long stream took beyond the short one, per byte, the least
-     * over the streaming pairs (mcast_probe_streaming; the others' streams are 0): each ran
-     * alone, the slower one was disturbed */
-    std::vector<double> slopes;
+    /* per-byte cost: what the large-block stream took beyond the small-block one, per
+     * byte, each the least over the streaming pairs (mcast_probe_streaming; the others'
+     * streams are 0): each pair ran alone, and a disturbed repetition or pair only adds
+     * time, so the least of each stream over every repetition of both pairs is the
+     * network's */
+    double small = INFINITY, large = INFINITY;
     for (int p = 0; p < npairs; p++) {
         if (!mcast_probe_streaming(npairs, p)) {
             continue;
@@ -115,11 +117,12 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
             !(s[p].stream_us[1] > 0.0) || !std::isfinite(s[p].stream_us[1])) {
             return fail("a pair measured no stream");
         }
-        slopes.push_back((s[p].stream_us[1] - s[p].stream_us[0]) /
-                         ((double) MCAST_PROBE_STREAM_BLOCKS *
-                          (double) (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL)));
+        small = std::min(small, s[p].stream_us[0]);
+        large = std::min(large, s[p].stream_us[1]);
     }
-    const double slope = slopes.empty() ? NAN : *std::min_element(slopes.begin(), slopes.end());
+    const double slope = (large - small) /
+                         ((double) MCAST_PROBE_STREAM_BLOCKS *
+                          (double) (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL));
     if (!(slope > 0.0) || !std::isfinite(slope)) {
         return fail("the time did not grow with the bytes");
     }
@@ -140,10 +143,13 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
     m->net.wire_ns_per_byte = 1000.0 * slope;
     m->net.gap_ns_per_byte = 1000.0 * slope;
     m->net.recv_ns_per_byte = 0.0;
-    m->net.shared_flows = 0;
+    m->net.shared_flows = mcast_probe_shared_flows(s[0].flow_first, MCAST_PROBE_FLOW_LARGE,
+                                                   1000.0 * slope, o, intercept - 2.0 * o);
     std::snprintf(m->source, sizeof(m->source),
-                  "self-calibrated (%d pair%s of nodes): o %.2f us, latency %.2f us, %.3f ns/B",
-                  npairs, npairs == 1 ? "" : "s", o, intercept - 2.0 * o, 1000.0 * slope);
+                  "self-calibrated (%d pair%s of nodes): o %.2f us, latency %.2f us, %.3f ns/B, "
+                  "%s",
+                  npairs, npairs == 1 ? "" : "s", o, intercept - 2.0 * o, 1000.0 * slope,
+                  m->net.shared_flows ? "a sender's messages share its link" : "FIFO");
     return KB_OK;
 }
 
@@ -203,10 +209,51 @@ int stream(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, size_t byt
 
 namespace {
 
+/* Whether a sender's messages share its link (mcast-calibrate's flow probe, in the core):
+ * b posts the receives of a large and a small message and tells a, which sends both at
+ * once, large first; b counts the repetitions in which the small one completed first.  On
+ * a FIFO connection it never does; where flows share the link (SimGrid) it does.
+ * Completion order, not timing: a late receiver finds both done, and waitany reports the
+ * first slot (the large one), so noise reads as FIFO. */
+int flows(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, double *fraction)
+{
+    char *const b = static_cast<char *>(buf);
+    int rc = 0, first = 0;
+    for (int i = 0; i < MCAST_PROBE_FLOW_REPS + 2 && rc == 0; i++) {
+        if (is_a) {
+            rc = o->recv(o->ctx, peer, buf, 0);
+            if (rc == 0) {
+                rc = o->isend(o->ctx, peer, b, MCAST_PROBE_FLOW_LARGE, 0);
+            }
+            if (rc == 0) {
+                rc = o->isend(o->ctx, peer, b, MCAST_PROBE_FLOW_SMALL, 1);
+                rc = rc != 0 ? rc : o->waitall(o->ctx, 2);
+            }
+            continue;
+        }
+        /* (separate buffers: two pending receives never share memory) */
+        rc = o->irecv(o->ctx, peer, b, MCAST_PROBE_FLOW_LARGE, 0);
+        if (rc == 0) {
+            rc = o->irecv(o->ctx, peer, b + MCAST_PROBE_FLOW_LARGE, MCAST_PROBE_FLOW_SMALL, 1);
+        }
+        if (rc == 0) {
+            rc = o->send(o->ctx, peer, buf, 0);
+        }
+        int idx = 0;
+        if (rc == 0) {
+            rc = o->waitany(o->ctx, 2, &idx);
+            rc = rc != 0 ? rc : o->waitall(o->ctx, 2);
+        }
+        first += rc == 0 && i >= 2 && idx == 1; /* (two warm-ups) */
+    }
+    *fraction = (double) first / MCAST_PROBE_FLOW_REPS;
+    return rc;
+}
+
 /* One side of pair k: ping-pongs, then (a streaming pair only) the streams, after the token
  * from the previous streaming pair's a and before the token to the next one's. */
-int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, int token_from,
-             int token_to, void *buf, double *row)
+int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, bool flow,
+             int token_from, int token_to, void *buf, double *row)
 {
     /* ping-pongs: a warm-up per size (the first also opens the connection), then REPS */
     double post[MCAST_PROBE_REPS * MCAST_PROBE_SIZES], half[MCAST_PROBE_REPS];
@@ -243,6 +290,15 @@ int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, int
                 row[2 + MCAST_PROBE_SIZES + c] = min_of(t, MCAST_PROBE_REPS);
             }
         }
+        /* the first streaming pair: whether its sender's messages share the link (b keeps
+         * it: 1 + the fraction, 0 = not measured) */
+        if (flow && rc == 0) {
+            double fr = 0.0;
+            rc = flows(ops, is_a, peer, buf, &fr);
+            if (!is_a && rc == 0) {
+                row[MCAST_PROBE_ROW - 1] = 1.0 + fr;
+            }
+        }
         /* the next streaming pair waits for this one, even after a failure here */
         if (is_a && token_to >= 0) {
             const int trc = ops->send(ops->ctx, token_to, buf, 0);
@@ -257,6 +313,15 @@ int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, int
 }
 
 } // namespace
+
+MC_API int mcast_probe_shared_flows(double first, size_t large, double wire_ns_per_byte,
+                                    double o_send_us, double latency_us)
+{
+    /* only where the large message's wire time stands out of the per-message costs (else
+     * the order says nothing about the link) */
+    return std::isfinite(first) && first > 0.5 &&
+           1e-3 * (double) large * wire_ns_per_byte >= o_send_us + latency_us;
+}
 
 MC_API int mcast_probe_streaming(int npairs, int k)
 {
@@ -280,7 +345,7 @@ MC_API int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_pro
         const int from = k == second ? pairs[0].a : -1;
         const int to = k == 0 && second > 0 ? pairs[second].a : -1;
         return run_pair(ops, is_a, is_a ? pairs[k].b : pairs[k].a,
-                        mcast_probe_streaming(npairs, k) != 0, from, to, buf,
+                        mcast_probe_streaming(npairs, k) != 0, k == 0, from, to, buf,
                         &rows[(size_t) k * MCAST_PROBE_ROW]);
     }
     return 0; /* in no pair */
@@ -307,6 +372,7 @@ MC_API int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t 
         }
         s[k].stream_us[0] = r[2 + MCAST_PROBE_SIZES];
         s[k].stream_us[1] = r[3 + MCAST_PROBE_SIZES];
+        s[k].flow_first = r[MCAST_PROBE_ROW - 1] >= 1.0 ? r[MCAST_PROBE_ROW - 1] - 1.0 : NAN;
     }
     return mcast_probe_fit(s, npairs, m, why, len);
 }

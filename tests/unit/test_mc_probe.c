@@ -90,6 +90,7 @@ static void test_pairs(void **state)
 static void sample(mcast_probe_sample_t *s, double o, double L, double g, double slow)
 {
     s->post_us = o * slow;
+    s->flow_first = NAN; /* not measured: FIFO */
     for (int j = 0; j < MCAST_PROBE_SIZES; j++) {
         s->half_rtt_us[j] = slow * (2 * o + L + 1e-3 * g * (double) mcast_probe_size(j));
     }
@@ -166,6 +167,19 @@ static void test_fit_burst(void **state)
     s.half_rtt_us[1] = 1000.0;
     assert_int_equal(mcast_probe_fit(&s, 1, &m, why, sizeof(why)), KB_OK);
     assert_true(fabs(m.net.latency_us - 12.0) < 1e-9);
+}
+
+/* net.shared_flows: the small message first in more than half the repetitions, and only
+ * where the large one's wire time stands out of o + latency (24 KiB at 0.08 ns/B: 1.97 us) */
+static void test_shared_flows_rule(void **state)
+{
+    (void) state;
+    assert_int_equal(mcast_probe_shared_flows(1.0, 24576, 0.08, 0.5, 1.0), 1);
+    assert_int_equal(mcast_probe_shared_flows(0.625, 24576, 0.08, 0.5, 1.0), 1);
+    assert_int_equal(mcast_probe_shared_flows(0.5, 24576, 0.08, 0.5, 1.0), 0);
+    assert_int_equal(mcast_probe_shared_flows(1.0, 24576, 0.08, 0.5, 1.5), 0);
+    assert_int_equal(mcast_probe_shared_flows(NAN, 24576, 8.0, 0.5, 1.0), 0);
+    assert_int_equal(mcast_probe_shared_flows(0.0, 24576, 8.0, 0.5, 1.0), 0);
 }
 
 static void test_fit_refuses(void **state)
@@ -256,11 +270,26 @@ static int sim_send(void *ctx, int peer, const void *buf, size_t bytes)
     return -1;
 }
 
+static int sim_irecv(void *ctx, int peer, void *buf, size_t bytes, int slot)
+{
+    (void) ctx, (void) peer, (void) buf, (void) bytes, (void) slot;
+    fail_msg("side a never posts receives ahead");
+    return -1;
+}
+
+static int sim_waitany(void *ctx, int n, int *index)
+{
+    (void) ctx, (void) n, (void) index;
+    fail_msg("side a never waits for any");
+    return -1;
+}
+
 /* Side a measures against sim (o 4, L 2.5, g 8) into row; the fit from row gives exactly
  * that network. */
 static void measure_sim(sim_t *sim, double *row)
 {
-    const mcast_probe_ops_t ops = {sim, sim_now, sim_isend, sim_waitall, sim_send, sim_recv};
+    const mcast_probe_ops_t ops = {sim,      sim_now,  sim_isend, sim_waitall,
+                                   sim_send, sim_recv, sim_irecv, sim_waitany};
     static char buf[MCAST_PROBE_STREAM_BYTES];
     const mcast_probe_pair_t pair = {0, 1};
     assert_int_equal(mcast_probe_run(&ops, 0, &pair, 1, buf, row), 0);
@@ -311,7 +340,8 @@ static void test_measure_loaded_pair(void **state)
     sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 700.0, 0, 0};
     double row[MCAST_PROBE_ROW] = {0};
     measure_sim(&sim, row);
-    assert_int_equal(sim.answers, 4 * MCAST_PROBE_SIZES + 4 + 3); /* the schedule above */
+    /* the schedule above, then the flow measurement's go-aheads */
+    assert_int_equal(sim.answers, 4 * MCAST_PROBE_SIZES + 4 + 3 + MCAST_PROBE_FLOW_REPS + 2);
 }
 
 /* Both sides' calls, in order: 'S' a message leaving (isend or send), 'R' one received. */
@@ -321,6 +351,8 @@ typedef struct {
     int peer[512];
     int n;
     double moved; /* bytes so far: the clock runs with them */
+    size_t posted[2]; /* receives posted ahead (irecv), reported when waited for */
+    int small_first;  /* waitany reports slot 1 (the small message) first */
     int fail_at; /* the call number that fails (-1: none) */
 } trace_t;
 
@@ -367,12 +399,32 @@ static int tr_recv(void *ctx, int peer, void *buf, size_t bytes)
     return tr_put(ctx, 'R', peer, bytes);
 }
 
+static int tr_irecv(void *ctx, int peer, void *buf, size_t bytes, int slot)
+{
+    trace_t *t = ctx;
+    (void) peer, (void) buf;
+    assert_true(slot == 0 || slot == 1);
+    t->posted[slot] = bytes;
+    return 0;
+}
+
+/* both receives posted ahead complete here, in the order a sent them (large, small) */
+static int tr_waitany(void *ctx, int n, int *index)
+{
+    trace_t *t = ctx;
+    assert_int_equal(n, 2);
+    *index = t->small_first;
+    const int rc = tr_put(t, 'R', -1, t->posted[0]);
+    return rc != 0 ? rc : tr_put(t, 'R', -1, t->posted[1]);
+}
+
+#define TR_OPS(t) {&(t), tr_now, tr_isend, tr_waitall, tr_send, tr_recv, tr_irecv, tr_waitany}
+
 static void test_sides_pair_up(void **state)
 {
     (void) state;
     trace_t a = {.n = 0, .fail_at = -1}, b = {.n = 0, .fail_at = -1};
-    const mcast_probe_ops_t oa = {&a, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
-    const mcast_probe_ops_t ob = {&b, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    const mcast_probe_ops_t oa = TR_OPS(a), ob = TR_OPS(b);
     static char buf[MCAST_PROBE_STREAM_BYTES];
     double row[MCAST_PROBE_ROW] = {0}, untouched[MCAST_PROBE_ROW] = {0};
     const mcast_probe_pair_t pair = {0, 1};
@@ -382,15 +434,33 @@ static void test_sides_pair_up(void **state)
     for (int i = 0; i < a.n; i++) {
         assert_int_not_equal(a.op[i], b.op[i]); /* a sends what b receives and back */
         assert_true(a.bytes[i] == b.bytes[i]);
-        assert_int_equal(a.peer[i], 1);
-        assert_int_equal(b.peer[i], 0);
+        assert_true(a.peer[i] == 1 || a.peer[i] == -1);
+        assert_true(b.peer[i] == 0 || b.peer[i] == -1);
     }
-    for (int i = 0; i < MCAST_PROBE_ROW; i++) {
+    for (int i = 0; i < MCAST_PROBE_ROW - 1; i++) {
         assert_true(untouched[i] == 0.0); /* b keeps no times */
     }
+    assert_true(untouched[MCAST_PROBE_ROW - 1] == 1.0); /* its flow count: FIFO */
+    assert_true(row[MCAST_PROBE_ROW - 1] == 0.0);       /* (a's is b's) */
+    /* where the small message completes first, the rows say the flows share the link */
+    trace_t a2 = {.n = 0, .fail_at = -1}, b2 = {.n = 0, .fail_at = -1, .small_first = 1};
+    const mcast_probe_ops_t oa2 = TR_OPS(a2), ob2 = TR_OPS(b2);
+    assert_int_equal(mcast_probe_run(&oa2, 0, &pair, 1, buf, row), 0);
+    assert_int_equal(mcast_probe_run(&ob2, 1, &pair, 1, buf, row), 0);
+    assert_true(row[MCAST_PROBE_ROW - 1] == 2.0);
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    char why[128] = "";
+    assert_int_equal(mcast_probe_fit_rows(row, 1, &m, why, sizeof(why)), KB_OK);
+    assert_int_equal(m.net.shared_flows, 1);
+    assert_non_null(strstr(m.source, "share its link"));
+    row[MCAST_PROBE_ROW - 1] = 1.0;
+    assert_int_equal(mcast_probe_fit_rows(row, 1, &m, why, sizeof(why)), KB_OK);
+    assert_int_equal(m.net.shared_flows, 0);
+    assert_non_null(strstr(m.source, "FIFO"));
     /* a failed call ends the measurement with an error and the row not done */
     trace_t f = {.n = 0, .fail_at = 7};
-    const mcast_probe_ops_t of = {&f, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    const mcast_probe_ops_t of = TR_OPS(f);
     double frow[MCAST_PROBE_ROW] = {0};
     assert_int_not_equal(mcast_probe_run(&of, 0, &pair, 1, buf, frow), 0);
     assert_int_equal(f.n, 8);
@@ -415,7 +485,7 @@ static void test_streams_take_turns(void **state)
     const int pp_calls = 2 * (MCAST_PROBE_REPS + 1) * MCAST_PROBE_SIZES; /* a: S R each */
     for (int me = 0; me < 6; me++) {
         t[me] = (trace_t){.n = 0, .fail_at = -1};
-        const mcast_probe_ops_t o = {&t[me], tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+        const mcast_probe_ops_t o = TR_OPS(t[me]);
         assert_int_equal(mcast_probe_run(&o, me, pairs, 3, buf, rows), 0);
     }
     /* pair 0's a: ping-pongs, streams, then the empty message to pair 1's a */
@@ -429,7 +499,11 @@ static void test_streams_take_turns(void **state)
     for (int i = 0; i < t[1].n; i++) {
         assert_int_equal(t[1].peer[i], i == pp_calls ? 0 : 4);
     }
-    assert_int_equal(t[1].n, t[0].n); /* the same calls, the token on the other side */
+    /* the same calls, the token on the other side; pair 0 also measured the flows (a: a
+     * go-ahead in, two messages out per repetition) */
+    assert_int_equal(t[0].n, t[1].n + 3 * (MCAST_PROBE_FLOW_REPS + 2));
+    assert_true(rows[MCAST_PROBE_ROW - 1] == 1.0);         /* pair 0's b: FIFO here */
+    assert_true(rows[2 * MCAST_PROBE_ROW - 1] == 0.0);     /* pair 1: not measured */
     /* pair 2: ping-pongs only, no streams in its row */
     assert_int_equal(t[2].n, pp_calls);
     assert_int_equal(t[5].n, pp_calls);
@@ -438,7 +512,7 @@ static void test_streams_take_turns(void **state)
     assert_true(rows[MCAST_PROBE_ROW + 2 + MCAST_PROBE_SIZES] > 0.0);
     /* a rank in no pair */
     trace_t idle = {.n = 0, .fail_at = -1};
-    const mcast_probe_ops_t oi = {&idle, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    const mcast_probe_ops_t oi = TR_OPS(idle);
     assert_int_equal(mcast_probe_run(&oi, 6, pairs, 3, buf, rows), 0);
     assert_int_equal(idle.n, 0);
     /* the fit takes the rows with and without streams */
@@ -448,7 +522,7 @@ static void test_streams_take_turns(void **state)
     assert_int_equal(mcast_probe_fit_rows(rows, 3, &m, why, sizeof(why)), KB_OK);
     /* pair 0's a fails: it still lets pair 1 go on (the empty message), its row not done */
     trace_t f = {.n = 0, .fail_at = pp_calls + 2};
-    const mcast_probe_ops_t of = {&f, tr_now, tr_isend, tr_waitall, tr_send, tr_recv};
+    const mcast_probe_ops_t of = TR_OPS(f);
     double frows[3 * MCAST_PROBE_ROW] = {0};
     assert_int_not_equal(mcast_probe_run(&of, 0, pairs, 3, buf, frows), 0);
     assert_int_equal(f.op[f.n - 1], 'S');
@@ -463,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_fit_recovers),
         cmocka_unit_test(test_fit_clamps_overhead),
         cmocka_unit_test(test_fit_burst),
+        cmocka_unit_test(test_shared_flows_rule),
         cmocka_unit_test(test_fit_refuses),
         cmocka_unit_test(test_measure_simulated_pair),
         cmocka_unit_test(test_measure_loaded_pair),

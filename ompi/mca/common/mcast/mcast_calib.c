@@ -57,6 +57,19 @@ static int pml_recv(void *ctx, int peer, void *buf, size_t bytes)
                              MPI_STATUS_IGNORE));
 }
 
+static int pml_irecv(void *ctx, int peer, void *buf, size_t bytes, int slot)
+{
+    pml_ctx_t *c = ctx;
+    return MCA_PML_CALL(irecv(buf, (int) bytes, MPI_BYTE, peer, MCAST_CALIB_TAG, c->comm,
+                              &c->reqs[slot]));
+}
+
+static int pml_waitany(void *ctx, int n, int *index)
+{
+    pml_ctx_t *c = ctx;
+    return ompi_request_wait_any((size_t) n, c->reqs, index, MPI_STATUS_IGNORE);
+}
+
 static opal_mutex_t job_lock = OPAL_MUTEX_STATIC_INIT;
 static mcast_machine_t job_model;
 static uint64_t job_digest; /* 0: none measured yet */
@@ -102,7 +115,8 @@ int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of, mcast_
      * leave its partner waiting). */
     static char buf[MCAST_PROBE_STREAM_BYTES];
     pml_ctx_t ctx = {.comm = comm};
-    const mcast_probe_ops_t ops = {&ctx, now_us, pml_isend, pml_waitall, pml_send, pml_recv};
+    const mcast_probe_ops_t ops = {&ctx,     now_us,   pml_isend, pml_waitall,
+                                   pml_send, pml_recv, pml_irecv, pml_waitany};
     /* (a failure shows in the pair's row, which every rank then sees) */
     (void) mcast_probe_run(&ops, me, pairs, np, buf, rows);
     /* every rank gets every pair's row (only a pair's first rank wrote it) */
