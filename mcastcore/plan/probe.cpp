@@ -205,10 +205,6 @@ int stream(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, size_t byt
     return rc;
 }
 
-} // namespace
-
-namespace {
-
 /* Whether a sender's messages share its link (mcast-calibrate's flow probe, in the core):
  * b posts the receives of a large and a small message and tells a, which sends both at
  * once, large first; b counts the repetitions in which the small one completed first.  On
