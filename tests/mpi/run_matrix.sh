@@ -626,9 +626,9 @@ set --
 #     module below made slow (tuned's chain in 64-byte segments) every class from 32 KiB
 #     that the model handed to it is measured and taken back (the verdict line says "ours
 #     runs"), the data checked after every call (osu_style_bcast -c); and the datatype
-#     matrix (every root, type, communicator) right while the trials alternate.  (At 16 KiB
-#     the chain was only 1.4x ours on a loaded machine, and a verdict from the mean of 2
-#     calls can flip on one descheduled rank: 32 KiB and up, the median of 3 calls.)
+#     matrix (every root, type, communicator) right while the trials alternate.  From 32 KiB,
+#     the median of 3 calls: below, the slowed chain is too close to ours for a verdict
+#     that one descheduled rank cannot flip.
 OSU=${OSU:-$BUILD_DIR/../../perf/osu_style_bcast}
 if [ -n "${MATRIX_DRY:-}" ]; then
     echo "PASS verify takes a class back"; echo "PASS verify datatype matrix"
