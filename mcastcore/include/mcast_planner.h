@@ -656,7 +656,8 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * tree's links between far nodes would: evidence E-CAL-3), run streams: a posts
  * MCAST_PROBE_STREAM_BLOCKS sends of MCAST_PROBE_STREAM_SMALL bytes at once, then as many
  * of MCAST_PROBE_STREAM_BYTES, and b answers the last with an empty message (the time
- * from the first post to the answer), MCAST_PROBE_REPS times each: the two differ only in
+ * from the first post to the answer), MCAST_PROBE_STREAM_REPS times each, in turn (the
+ * first streaming pair after a warm-up): the two differ only in
  * bytes, so whatever a message costs (its posting, a latency per message where a transport
  * delivers one after the other) drops out.  A stream, not a ping-pong, gives the
  * per-byte cost: the rate a link sustains once a token bucket's burst, a switch's buffer
@@ -680,6 +681,7 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
 #define MCAST_PROBE_MAX_PAIRS 8
 #define MCAST_PROBE_SIZES 2
 #define MCAST_PROBE_REPS 3
+#define MCAST_PROBE_STREAM_REPS 2
 #define MCAST_PROBE_STREAM_BLOCKS 8
 #define MCAST_PROBE_STREAM_SMALL 16384
 #define MCAST_PROBE_STREAM_BYTES 32768

@@ -218,10 +218,11 @@ typedef struct {
     double link_free, last_arrival; /* when the link is free; when a's last message is at b */
     size_t pending;                 /* bytes of b's answer a's next receive takes */
     int sends_in_stream;
-    double stall_us; /* a descheduled after an answer: all but every fourth from the second */
+    double stall_us; /* a descheduled after every answer but those in calm */
     int answers;
     int serial; /* a message leaves only once the one before it has arrived and was received
                  * (latency and receive overhead per message, as SMPI delivers a stream) */
+    unsigned long long calm; /* bit i: no stall after answer i */
 } sim_t;
 
 static double sim_now(void *ctx)
@@ -256,7 +257,8 @@ static int sim_recv(void *ctx, int peer, void *buf, size_t bytes)
     /* b received the last message (o), posted its answer (o); it crosses the link */
     const double back = s->last_arrival + 2 * s->o + 1e-3 * s->g * (double) bytes + s->L;
     s->now = (back > s->now ? back : s->now) + s->o;
-    if (s->answers++ % 4 != 1) {
+    const int i = s->answers++;
+    if (i >= 64 || !((s->calm >> i) & 1)) {
         s->now += s->stall_us;
     }
     s->link_free = s->now;
@@ -330,18 +332,22 @@ static void test_measure_simulated_pair(void **state)
     assert_int_equal(mcast_probe_fit_rows(rows, 1, &m, why, sizeof(why)), KB_OK);
 }
 
-/* A loaded host: side a is descheduled for 700 us after two of every measurement's three
- * repetitions (each measurement here is one warm-up or none, then three, one answer each:
- * answers 1, 5, 9 and 13 are the undisturbed ones).  The least repetition is the
- * network's; a median of three would carry the stall. */
+/* A loaded host: side a is descheduled for 700 us after every answer but one per
+ * measurement: a ping-pong size's warm-up and three repetitions are answers 4j .. 4j + 3
+ * (1 and 5 calm), then the streams' warm-up (8) and small, large, small, large (9 .. 12:
+ * the first small one and the second large one calm), then the flows' go-aheads.  The
+ * least repetition of each is the network's; a median would carry the stall, and so would
+ * a least taken per round of streams instead of per size. */
 static void test_measure_loaded_pair(void **state)
 {
     (void) state;
-    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 700.0, 0, 0};
+    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 700.0, 0, 0, 0};
+    sim.calm = (1ULL << 1) | (1ULL << 5) | (1ULL << 9) | (1ULL << 12);
     double row[MCAST_PROBE_ROW] = {0};
     measure_sim(&sim, row);
     /* the schedule above, then the flow measurement's go-aheads */
-    assert_int_equal(sim.answers, 4 * MCAST_PROBE_SIZES + 4 + 3 + MCAST_PROBE_FLOW_REPS + 2);
+    assert_int_equal(sim.answers, 4 * MCAST_PROBE_SIZES + 1 + 2 * MCAST_PROBE_STREAM_REPS +
+                                      MCAST_PROBE_FLOW_REPS + 2);
 }
 
 /* Both sides' calls, in order: 'S' a message leaving (isend or send), 'R' one received. */
@@ -499,9 +505,11 @@ static void test_streams_take_turns(void **state)
     for (int i = 0; i < t[1].n; i++) {
         assert_int_equal(t[1].peer[i], i == pp_calls ? 0 : 4);
     }
-    /* the same calls, the token on the other side; pair 0 also measured the flows (a: a
-     * go-ahead in, two messages out per repetition) */
-    assert_int_equal(t[0].n, t[1].n + 3 * (MCAST_PROBE_FLOW_REPS + 2));
+    /* the same calls, the token on the other side; pair 0 also warmed up (one stream of
+     * small blocks: its sends and the answer) and measured the flows (a: a go-ahead in, two
+     * messages out per repetition) */
+    assert_int_equal(t[0].n,
+                     t[1].n + MCAST_PROBE_STREAM_BLOCKS + 1 + 3 * (MCAST_PROBE_FLOW_REPS + 2));
     assert_true(rows[MCAST_PROBE_ROW - 1] == 1.0);         /* pair 0's b: FIFO here */
     assert_true(rows[2 * MCAST_PROBE_ROW - 1] == 0.0);     /* pair 1: not measured */
     /* pair 2: ping-pongs only, no streams in its row */
