@@ -888,9 +888,42 @@ static void describe(FILE *out, const char *what, const fit_t *f, const char *pr
 /* ---- --probe: the components' self-calibration over MPI ------------------------ */
 /* The core's measurement (mcast_probe_run) and fit (mcast_probe_fit_rows): the same
  * code the components run over the PML (ompi/mca/common/mcast/mcast_calib.c). */
+/* Where a host runs more of the job's ranks than it has cores (or mpi_yield_when_idle is
+ * set, as Open MPI does then and the emulated cluster does), every wait polls and naps
+ * once idle (as the components' probe does where Open MPI yields when idle, evidence
+ * E-CAL-3 (6)): a rank waiting its turn would otherwise take a core from the pair whose
+ * stream is being timed.  Under SMPI the ranks share no cores: MPI's own waits. */
 typedef struct {
     MPI_Request reqs[MCAST_PROBE_STREAM_BLOCKS];
+    int nap; /* the most a nap takes (us); 0: MPI's own waits */
 } probe_ctx_t;
+
+/* MPI_Waitall (index NULL) or MPI_Waitany over r[0, n); after 200 us idle it naps, from
+ * 50 us up to max_nap_us (0: MPI's wait) */
+static int probe_wait(int n, MPI_Request *r, int *index, int max_nap_us)
+{
+    if (max_nap_us <= 0) {
+        return NULL != index ? MPI_Waitany(n, r, index, MPI_STATUS_IGNORE)
+                             : MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
+    }
+    double idle_since = -1.0;
+    int nap = 50;
+    for (;;) {
+        int done = 0;
+        const int rc = NULL != index ? MPI_Testany(n, r, index, &done, MPI_STATUS_IGNORE)
+                                     : MPI_Testall(n, r, &done, MPI_STATUSES_IGNORE);
+        if (MPI_SUCCESS != rc || done) {
+            return rc;
+        }
+        const double now = 1e6 * MPI_Wtime();
+        if (idle_since < 0.0) {
+            idle_since = now;
+        } else if (now - idle_since >= 200.0) {
+            delay_us(nap);
+            nap = 2 * nap < max_nap_us ? 2 * nap : max_nap_us;
+        }
+    }
+}
 
 static double probe_now(void *ctx)
 {
@@ -907,19 +940,23 @@ static int probe_isend(void *ctx, int peer, const void *buf, size_t bytes, int s
 static int probe_waitall(void *ctx, int n)
 {
     probe_ctx_t *c = ctx;
-    return MPI_Waitall(n, c->reqs, MPI_STATUSES_IGNORE);
+    return probe_wait(n, c->reqs, NULL, c->nap);
 }
 
 static int probe_send(void *ctx, int peer, const void *buf, size_t bytes)
 {
-    (void) ctx;
-    return MPI_Send(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD);
+    probe_ctx_t *c = ctx;
+    MPI_Request r;
+    const int rc = MPI_Isend(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD, &r);
+    return MPI_SUCCESS != rc ? rc : probe_wait(1, &r, NULL, c->nap);
 }
 
 static int probe_recv(void *ctx, int peer, void *buf, size_t bytes)
 {
-    (void) ctx;
-    return MPI_Recv(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    probe_ctx_t *c = ctx;
+    MPI_Request r;
+    const int rc = MPI_Irecv(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD, &r);
+    return MPI_SUCCESS != rc ? rc : probe_wait(1, &r, NULL, c->nap);
 }
 
 static int probe_irecv(void *ctx, int peer, void *buf, size_t bytes, int slot)
@@ -931,7 +968,7 @@ static int probe_irecv(void *ctx, int peer, void *buf, size_t bytes, int slot)
 static int probe_waitany(void *ctx, int n, int *index)
 {
     probe_ctx_t *c = ctx;
-    return MPI_Waitany(n, c->reqs, index, MPI_STATUS_IGNORE);
+    return probe_wait(n, c->reqs, index, c->nap);
 }
 
 /* Every rank: node_of[n] from the host names; rank 0 writes the file.  Returns the exit code. */
@@ -957,13 +994,26 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
     double rows[MCAST_PROBE_MAX_PAIRS * MCAST_PROBE_ROW];
     memset(rows, 0, sizeof(rows));
     static char buf[MCAST_PROBE_STREAM_BYTES];
-    probe_ctx_t ctx;
+    probe_ctx_t ctx = {.nap = 0};
+#ifndef SMPI_H
+    MPI_Comm host;
+    int local = 1;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    MPI_Comm_size(host, &local);
+    MPI_Comm_free(&host);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *y = getenv("OMPI_MCA_mpi_yield_when_idle"); /* (mpirun --mca passes it so) */
+    ctx.nap = (cores > 0 && local > cores) || (NULL != y && 0 != atoi(y)) ? 50 : 0;
+#endif
     const mcast_probe_ops_t ops = {&ctx,       probe_now,  probe_isend, probe_waitall,
                                    probe_send, probe_recv, probe_irecv, probe_waitany};
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     (void) mcast_probe_run(&ops, me, pairs, np, buf, rows);
-    MPI_Allreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Request all;
+    MPI_Iallreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                   &all);
+    probe_wait(1, &all, NULL, ctx.nap > 0 ? 1000 : 0); /* (naps up to 1 ms: it times nothing) */
     const double took = MPI_Wtime() - t0;
     int rc = 0;
     if (0 == me) {

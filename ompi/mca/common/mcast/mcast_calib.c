@@ -2,6 +2,7 @@
  * core's (mcast_probe_run, mcast_probe_fit_rows); here its point-to-point calls over
  * the PML, the pairs' agreement and the job's model. */
 #include "mcast_calib.h"
+#include "mcast_glue.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
+#include "opal/runtime/opal_progress.h"
 
 /* Our tags (mcast_mc.h): the multicast transport uses HCOLL_END and the two after it. */
 #define MCAST_CALIB_TAG (MCA_COLL_BASE_TAG_HCOLL_END + 3)
@@ -23,11 +25,41 @@ static double now_us(void *ctx)
     return 1e6 * (double) ts.tv_sec + 1e-3 * (double) ts.tv_nsec;
 }
 
-/* The core's measurement (mcast_probe_run) over the PML. */
+/* The core's measurement (mcast_probe_run) over the PML.  Every wait polls and, where
+ * Open MPI yields when idle (more ranks than cores), sleeps once idle (mcast_idle_wait,
+ * evidence E-TCP-2): a rank waiting its turn (the second streaming pair, the ranks in no
+ * pair) would otherwise take the cores from the pair whose stream is being timed. */
 typedef struct pml_ctx {
     struct ompi_communicator_t *comm;
     ompi_request_t *reqs[MCAST_PROBE_STREAM_BLOCKS];
 } pml_ctx_t;
+
+/* Completes reqs[0, n) (index NULL) or one of them (its index in *index).  long_wait: a
+ * wait that times nothing (the ranks done with their part, for the streams): once idle
+ * it sleeps longer and longer, to 1 ms, instead (a rank waking every 50 us for tens of
+ * milliseconds polls the network with a core the streams need; E-CAL-3 (6)). */
+static int wait_idle(size_t n, ompi_request_t **reqs, int *index, bool long_wait)
+{
+    mcast_idle_t w = {0};
+    long nap_us = 50;
+    for (long idle = 1;; idle++) {
+        int done = 0;
+        const int rc = NULL != index
+                           ? ompi_request_test_any(n, reqs, index, &done, MPI_STATUS_IGNORE)
+                           : ompi_request_test_all(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (OMPI_SUCCESS != rc || done) {
+            return rc;
+        }
+        opal_progress();
+        if (!long_wait || idle < 64 || !mcast_yield_when_idle()) {
+            mcast_idle_wait(&w, idle);
+        } else {
+            const struct timespec d = {0, nap_us * 1000L};
+            nanosleep(&d, NULL);
+            nap_us = nap_us < 1000 ? 2 * nap_us : 1000;
+        }
+    }
+}
 
 static int pml_isend(void *ctx, int peer, const void *buf, size_t bytes, int slot)
 {
@@ -40,21 +72,7 @@ static int pml_isend(void *ctx, int peer, const void *buf, size_t bytes, int slo
 static int pml_waitall(void *ctx, int n)
 {
     pml_ctx_t *c = ctx;
-    return ompi_request_wait_all((size_t) n, c->reqs, MPI_STATUSES_IGNORE);
-}
-
-static int pml_send(void *ctx, int peer, const void *buf, size_t bytes)
-{
-    pml_ctx_t *c = ctx;
-    return MCA_PML_CALL(send((void *) buf, (int) bytes, MPI_BYTE, peer, MCAST_CALIB_TAG,
-                             MCA_PML_BASE_SEND_STANDARD, c->comm));
-}
-
-static int pml_recv(void *ctx, int peer, void *buf, size_t bytes)
-{
-    pml_ctx_t *c = ctx;
-    return MCA_PML_CALL(recv(buf, (int) bytes, MPI_BYTE, peer, MCAST_CALIB_TAG, c->comm,
-                             MPI_STATUS_IGNORE));
+    return wait_idle((size_t) n, c->reqs, NULL, false);
 }
 
 static int pml_irecv(void *ctx, int peer, void *buf, size_t bytes, int slot)
@@ -67,7 +85,24 @@ static int pml_irecv(void *ctx, int peer, void *buf, size_t bytes, int slot)
 static int pml_waitany(void *ctx, int n, int *index)
 {
     pml_ctx_t *c = ctx;
-    return ompi_request_wait_any((size_t) n, c->reqs, index, MPI_STATUS_IGNORE);
+    return wait_idle((size_t) n, c->reqs, index, false);
+}
+
+/* (the blocking ones post into a slot of their own: never one a stream or flow holds) */
+static int pml_send(void *ctx, int peer, const void *buf, size_t bytes)
+{
+    ompi_request_t *req = MPI_REQUEST_NULL;
+    int rc = MCA_PML_CALL(isend((void *) buf, (int) bytes, MPI_BYTE, peer, MCAST_CALIB_TAG,
+                                MCA_PML_BASE_SEND_STANDARD, ((pml_ctx_t *) ctx)->comm, &req));
+    return OMPI_SUCCESS != rc ? rc : wait_idle(1, &req, NULL, false);
+}
+
+static int pml_recv(void *ctx, int peer, void *buf, size_t bytes)
+{
+    ompi_request_t *req = MPI_REQUEST_NULL;
+    int rc = MCA_PML_CALL(irecv(buf, (int) bytes, MPI_BYTE, peer, MCAST_CALIB_TAG,
+                                ((pml_ctx_t *) ctx)->comm, &req));
+    return OMPI_SUCCESS != rc ? rc : wait_idle(1, &req, NULL, false);
 }
 
 static opal_mutex_t job_lock = OPAL_MUTEX_STATIC_INIT;
@@ -120,9 +155,18 @@ int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of, mcast_
     /* (a failure shows in the pair's row, which every rank then sees) */
     (void) mcast_probe_run(&ops, me, pairs, np, buf, rows);
     /* every rank gets every pair's row (only a pair's first rank wrote it) */
-    const int arc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW,
-                                                 MPI_DOUBLE, MPI_SUM, comm,
-                                                 comm->c_coll->coll_allreduce_module);
+    int arc;
+    if (NULL != comm->c_coll->coll_iallreduce) {
+        /* (nonblocking, so that the ranks that wait for the streams sleep: see wait_idle) */
+        ompi_request_t *req = MPI_REQUEST_NULL;
+        arc = comm->c_coll->coll_iallreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW,
+                                            MPI_DOUBLE, MPI_SUM, comm, &req,
+                                            comm->c_coll->coll_iallreduce_module);
+        arc = OMPI_SUCCESS != arc ? arc : wait_idle(1, &req, NULL, true);
+    } else {
+        arc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW, MPI_DOUBLE,
+                                           MPI_SUM, comm, comm->c_coll->coll_allreduce_module);
+    }
     *cost_us = now_us(NULL) - t0;
     if (OMPI_SUCCESS != arc) {
         snprintf(why, len, "the agreement failed (%d)", arc);
