@@ -665,7 +665,11 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * keeps the least time of each one's repetitions (another process on a host only adds
  * time) and the least time to post a send; every rank then holds every pair's (an
  * allreduce) and fits the same model: per-byte cost = (large-block stream - small-block
- * stream) / the bytes between them, each stream the least over the streaming pairs; per-message intercept = the
+ * stream) / the bytes between them, each stream the least over the streaming pairs,
+ * refused when it does not stand out of the repetitions' noise: the larger of the two
+ * streams' gaps between their least and second least time (over every repetition of the
+ * streaming pairs) must be at most half of large - small (a host so busy that whole
+ * streams are slowed measures its scheduler, not its link: E-CAL-3); per-message intercept = the
  * empty ping-pong's half round trip (the larger size gives only a posting time), the
  * median over the pairs; o_send = o_recv = the posting time (median over the pairs, at
  * most half the intercept), latency = the rest, gap = wire = the per-byte cost, recv 0.
@@ -695,6 +699,7 @@ typedef struct mcast_probe_sample {
     double post_us;                        /* least time to post a send */
     double half_rtt_us[MCAST_PROBE_SIZES]; /* least half round trip per size */
     double stream_us[2]; /* least time of the small- and large-block stream (0: none) */
+    double stream2_us[2]; /* the second least of each (the repetitions' spread) */
     double flow_first;   /* fraction of flow repetitions the small message completed
                           * first (NaN: not measured; only pair 0 measures it) */
 } mcast_probe_sample_t;
@@ -706,12 +711,12 @@ typedef struct mcast_probe_sample {
  * slot 0 .. MCAST_PROBE_STREAM_BLOCKS - 1, ops->waitall completes slots [0, n); send / recv
  * block; each returns 0 on success.  buf holds MCAST_PROBE_STREAM_BYTES (its bytes are
  * never looked at).  A pair's a fills rows[k * MCAST_PROBE_ROW ..) for its pair k: 1
- * (done), the posting time, the ping-pongs' and the two streams' least times (0 when not
- * streaming); pair 0's b fills the last entry (1 + the flow fraction); the others leave
+ * (done), the posting time, the ping-pongs' and the two streams' least times, then the two
+ * streams' second least (0 when not streaming); pair 0's b fills the last entry (1 + the flow fraction); the others leave
  * rows alone.  ops->irecv posts a receive into slot 0 or 1 and ops->waitany completes one
  * of slots [0, n) and sets its index (b of pair 0 only).  Returns 0 or the first error (a peer may then
  * wait: the caller's transport failed). */
-#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 2 + 1)
+#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 4 + 1)
 typedef struct mcast_probe_ops {
     void *ctx;
     double (*now_us)(void *ctx);

@@ -108,23 +108,44 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
      * streams are 0): each pair ran alone, and a disturbed repetition or pair only adds
      * time, so the least of each stream over every repetition of both pairs is the
      * network's */
-    double small = INFINITY, large = INFINITY;
+    std::vector<double> times[2]; /* per stream: every pair's least and second least */
     for (int p = 0; p < npairs; p++) {
         if (!mcast_probe_streaming(npairs, p)) {
             continue;
         }
-        if (!(s[p].stream_us[0] > 0.0) || !std::isfinite(s[p].stream_us[0]) ||
-            !(s[p].stream_us[1] > 0.0) || !std::isfinite(s[p].stream_us[1])) {
-            return fail("a pair measured no stream");
+        for (int c = 0; c < 2; c++) {
+            const double t1 = s[p].stream_us[c], t2 = s[p].stream2_us[c];
+            if (!(t1 > 0.0) || !std::isfinite(t1) || !(t2 >= t1) || !std::isfinite(t2)) {
+                return fail("a pair measured no stream");
+            }
+            times[c].push_back(t1);
+            times[c].push_back(t2);
         }
-        small = std::min(small, s[p].stream_us[0]);
-        large = std::min(large, s[p].stream_us[1]);
     }
-    const double slope = (large - small) /
-                         ((double) MCAST_PROBE_STREAM_BLOCKS *
-                          (double) (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL));
+    double least[2], noise = 0.0;
+    for (int c = 0; c < 2; c++) {
+        std::sort(times[c].begin(), times[c].end());
+        least[c] = times[c][0];
+        noise = std::max(noise, times[c][1] - times[c][0]);
+    }
+    const double signal = least[1] - least[0];
+    const double slope = signal / ((double) MCAST_PROBE_STREAM_BLOCKS *
+                                   (double) (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL));
     if (!(slope > 0.0) || !std::isfinite(slope)) {
         return fail("the time did not grow with the bytes");
+    }
+    /* The least of each stream is the network's only where some repetition ran
+     * undisturbed; where even the two least of a stream differ by more than half of what
+     * the bytes added, whole streams were slowed (a busy host: E-CAL-3) and the difference
+     * of the least says nothing about the link. */
+    if (2.0 * noise > signal) {
+        if (why != nullptr && len > 0) {
+            std::snprintf(why, len,
+                          "the streams' repetitions differ by %.0f us, the bytes added %.0f us: "
+                          "too noisy to fit",
+                          noise, signal);
+        }
+        return KB_ERR_ARG;
     }
     /* per-message intercept: the empty message's half round trip.  Not the larger sizes'
      * less the streams' per-byte part: a ping-pong inside a token bucket's burst or a TCP
@@ -146,9 +167,10 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
     m->net.shared_flows = mcast_probe_shared_flows(s[0].flow_first, MCAST_PROBE_FLOW_LARGE,
                                                    1000.0 * slope, o, intercept - 2.0 * o);
     std::snprintf(m->source, sizeof(m->source),
-                  "self-calibrated (%d pair%s of nodes): o %.2f us, latency %.2f us, %.3f ns/B, "
-                  "%s",
+                  "self-calibrated (%d pair%s of nodes): o %.2f us, latency %.2f us, %.3f ns/B "
+                  "+-%.0f%%, %s",
                   npairs, npairs == 1 ? "" : "s", o, intercept - 2.0 * o, 1000.0 * slope,
+                  100.0 * noise / signal,
                   m->net.shared_flows ? "a sender's messages share its link" : "FIFO");
     return KB_OK;
 }
@@ -286,8 +308,11 @@ int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, boo
             }
         }
         if (is_a && rc == 0) {
-            row[2 + MCAST_PROBE_SIZES] = min_of(t[0], MCAST_PROBE_STREAM_REPS);
-            row[3 + MCAST_PROBE_SIZES] = min_of(t[1], MCAST_PROBE_STREAM_REPS);
+            for (int c = 0; c < 2; c++) {
+                std::sort(t[c], t[c] + MCAST_PROBE_STREAM_REPS);
+                row[2 + MCAST_PROBE_SIZES + c] = t[c][0];
+                row[4 + MCAST_PROBE_SIZES + c] = t[c][MCAST_PROBE_STREAM_REPS > 1 ? 1 : 0];
+            }
         }
         /* the first streaming pair: whether its sender's messages share the link (b keeps
          * it: 1 + the fraction, 0 = not measured) */
@@ -371,6 +396,8 @@ MC_API int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t 
         }
         s[k].stream_us[0] = r[2 + MCAST_PROBE_SIZES];
         s[k].stream_us[1] = r[3 + MCAST_PROBE_SIZES];
+        s[k].stream2_us[0] = r[4 + MCAST_PROBE_SIZES];
+        s[k].stream2_us[1] = r[5 + MCAST_PROBE_SIZES];
         s[k].flow_first = r[MCAST_PROBE_ROW - 1] >= 1.0 ? r[MCAST_PROBE_ROW - 1] - 1.0 : NAN;
     }
     return mcast_probe_fit(s, npairs, m, why, len);

@@ -100,6 +100,7 @@ static void sample(mcast_probe_sample_t *s, double o, double L, double g, double
     for (int c = 0; c < 2; c++) {
         s->stream_us[c] = slow * (9.0 + 2 * (2 * o + L) +
                                   1e-3 * g * MCAST_PROBE_STREAM_BLOCKS * bytes[c]);
+        s->stream2_us[c] = s->stream_us[c]; /* repetitions alike */
     }
 }
 
@@ -308,12 +309,12 @@ static void measure_sim(sim_t *sim, double *row)
 static void test_measure_simulated_pair(void **state)
 {
     (void) state;
-    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0, 0};
+    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0};
     double row[MCAST_PROBE_ROW] = {0};
     measure_sim(&sim, row);
     /* a transport that delivers a stream's messages one after the other: each pays a
      * latency and a receive, the per-byte cost is still the link's */
-    sim_t serial = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0, 1};
+    sim_t serial = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0, 1, 0};
     double srow[MCAST_PROBE_ROW] = {0};
     measure_sim(&serial, srow);
     /* (its streams took a latency and a receive more per block than the pipelined ones) */
@@ -332,7 +333,7 @@ static void test_measure_simulated_pair(void **state)
     assert_int_equal(mcast_probe_fit_rows(rows, 1, &m, why, sizeof(why)), KB_OK);
 }
 
-/* A loaded host: side a is descheduled for 700 us after every answer but one per
+/* A loaded host: side a is descheduled for 300 us after every answer but one per
  * measurement: a ping-pong size's warm-up and three repetitions are answers 4j .. 4j + 3
  * (1 and 5 calm), then the streams' warm-up (8) and small, large, small, large (9 .. 12:
  * the first small one and the second large one calm), then the flows' go-aheads.  The
@@ -341,13 +342,73 @@ static void test_measure_simulated_pair(void **state)
 static void test_measure_loaded_pair(void **state)
 {
     (void) state;
-    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 700.0, 0, 0, 0};
+    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 300.0, 0, 0, 0};
     sim.calm = (1ULL << 1) | (1ULL << 5) | (1ULL << 9) | (1ULL << 12);
     double row[MCAST_PROBE_ROW] = {0};
     measure_sim(&sim, row);
     /* the schedule above, then the flow measurement's go-aheads */
     assert_int_equal(sim.answers, 4 * MCAST_PROBE_SIZES + 1 + 2 * MCAST_PROBE_STREAM_REPS +
                                       MCAST_PROBE_FLOW_REPS + 2);
+    /* the second least of each stream is the stalled one (300 us more) */
+    const int small = 2 + MCAST_PROBE_SIZES;
+    assert_true(fabs(row[small + 2] - row[small] - 300.0) < 1e-6);
+    assert_true(fabs(row[small + 3] - row[small + 1] - 300.0) < 1e-6);
+}
+
+/* The same host stalled for 700 us: the streams' repetitions differ by more than half of
+ * what their bytes add (8 blocks x 16 KiB at 8 ns/B: 1049 us), the fit refuses (a host
+ * that slows whole streams measures its scheduler); at 500 us it still fits. */
+static void test_fit_refuses_noise(void **state)
+{
+    (void) state;
+    const mcast_probe_ops_t proto = {NULL,     sim_now,  sim_isend, sim_waitall,
+                                     sim_send, sim_recv, sim_irecv, sim_waitany};
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    const mcast_probe_pair_t pair = {0, 1};
+    const double stalls[2] = {700.0, 500.0};
+    for (int i = 0; i < 2; i++) {
+        sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, stalls[i], 0, 0, 0};
+        sim.calm = (1ULL << 1) | (1ULL << 5) | (1ULL << 9) | (1ULL << 12);
+        mcast_probe_ops_t ops = proto;
+        ops.ctx = &sim;
+        double row[MCAST_PROBE_ROW] = {0};
+        assert_int_equal(mcast_probe_run(&ops, 0, &pair, 1, buf, row), 0);
+        mcast_machine_t m, ref;
+        mcast_machine_default(&m);
+        mcast_machine_default(&ref);
+        char why[160] = "";
+        const int rc = mcast_probe_fit_rows(row, 1, &m, why, sizeof(why));
+        if (i == 0) {
+            assert_int_equal(rc, KB_ERR_ARG);
+            assert_non_null(strstr(why, "differ by 700 us, the bytes added 1049 us: too noisy"));
+            assert_memory_equal(&m, &ref, sizeof(m));
+        } else {
+            assert_int_equal(rc, KB_OK);
+            assert_true(fabs(m.net.wire_ns_per_byte - 8.0) < 1e-6);
+            assert_non_null(strstr(m.source, "8.000 ns/B +-48%"));
+        }
+    }
+    /* from samples: the noise is the gap between a stream's two least times over every
+     * streaming pair's repetitions, not within one pair */
+    mcast_probe_sample_t s[2];
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    char why[160] = "";
+    sample(&s[0], 4.0, 2.5, 8.0, 1.0);
+    sample(&s[1], 4.0, 2.5, 8.0, 1.0);
+    s[0].stream2_us[0] += 5000.0; /* each pair's second repetition much slower */
+    s[1].stream2_us[1] += 5000.0;
+    assert_int_equal(mcast_probe_fit(s, 2, &m, why, sizeof(why)), KB_OK);
+    s[1].stream_us[0] += 600.0; /* pair 1 slower throughout: 600 us > 1049 / 2 */
+    s[1].stream2_us[0] += 600.0;
+    s[0].stream2_us[0] = s[0].stream_us[0] + 700.0;
+    assert_int_equal(mcast_probe_fit(s, 2, &m, why, sizeof(why)), KB_ERR_ARG);
+    assert_non_null(strstr(why, "differ by 600 us"));
+    /* a second least below the least is no measurement */
+    sample(&s[0], 4.0, 2.5, 8.0, 1.0);
+    s[0].stream2_us[1] = s[0].stream_us[1] - 1.0;
+    assert_int_equal(mcast_probe_fit(s, 1, &m, why, sizeof(why)), KB_ERR_ARG);
+    assert_string_equal(why, "a pair measured no stream");
 }
 
 /* Both sides' calls, in order: 'S' a message leaving (isend or send), 'R' one received. */
@@ -549,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_fit_refuses),
         cmocka_unit_test(test_measure_simulated_pair),
         cmocka_unit_test(test_measure_loaded_pair),
+        cmocka_unit_test(test_fit_refuses_noise),
         cmocka_unit_test(test_sides_pair_up),
         cmocka_unit_test(test_streams_take_turns),
     };
