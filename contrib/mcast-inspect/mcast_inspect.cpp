@@ -150,6 +150,7 @@ struct Options {
     size_t shm_chunk_bytes = 32768; /* one host: the shared segment's chunk (0 = none) */
     int window = 0;
     int max_sends = -1;
+    bool tcp = false;
     std::string machine;        /* machine file, "" = built-in model */
     bool list = false;
     bool machine_keys = false;
@@ -194,6 +195,8 @@ void usage(FILE *out)
             "                      its depth + 2, else 4)\n"
             "  --max-sends N       sends in flight, -1 auto (default), 0 window*children\n"
             "  --machine FILE      machine model file (docs/machine-model.md); default built in\n"
+            "  --tcp               the hosts talk over TCP, as the components see Open MPI's\n"
+            "                      TCP BTL (the circulant then sends standard, not synchronous)\n"
             "  --ordering NAME     auto|dor|snake|poc|fattree|identity (default auto: dor on\n"
             "                      tori, fattree on fat-trees, poc otherwise)\n"
             "  --routing NAME      default|dor|updown|fattree for the conflict check\n"
@@ -243,7 +246,7 @@ size_t parse_bytes(const char *s)
 Options parse_options(int argc, char **argv)
 {
     enum { O_TOPO = 1, O_HOSTS, O_ROOT, O_ALG, O_BYTES, O_K, O_LAMBDA, O_ORDER, O_PIC, O_ROUTE,
-           O_GEN, O_HELP, O_LIST, O_SEG, O_WIN, O_MS, O_MACHINE, O_SHM, O_KEYS };
+           O_GEN, O_HELP, O_LIST, O_SEG, O_WIN, O_MS, O_MACHINE, O_SHM, O_KEYS, O_TCP };
     static const struct option longopts[] = {
         {"topology", required_argument, nullptr, O_TOPO},
         {"hosts", required_argument, nullptr, O_HOSTS},
@@ -263,6 +266,7 @@ Options parse_options(int argc, char **argv)
         {"window", required_argument, nullptr, O_WIN},
         {"max-sends", required_argument, nullptr, O_MS},
         {"machine", required_argument, nullptr, O_MACHINE},
+        {"tcp", no_argument, nullptr, O_TCP},
         {"help", no_argument, nullptr, O_HELP},
         {nullptr, 0, nullptr, 0}};
     Options o;
@@ -295,6 +299,7 @@ Options parse_options(int argc, char **argv)
         case O_WIN: o.window = (int) parse_long("--window", optarg, 0, 1024); break;
         case O_MS: o.max_sends = (int) parse_long("--max-sends", optarg, -1, 1024); break;
         case O_MACHINE: o.machine = optarg; break;
+        case O_TCP: o.tcp = true; break;
         case 'h':
         case O_HELP: usage(stdout); exit(0);
         default:
@@ -571,6 +576,7 @@ void build_plan(Inspection &in)
     pi.nnodes = (int) ids.size();
     pi.machine = &machine;
     pi.forced = &f;
+    pi.nodes_over_tcp = in.opt.tcp ? 1 : 0;
     if (in.opt.shm_chunk_bytes > 0) { /* as the component offers it: one host (shm), or a
                                           segment per host (twolevel's intra=shm) */
         pi.shm_chunk_bytes = in.opt.shm_chunk_bytes;

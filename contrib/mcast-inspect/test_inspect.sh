@@ -101,6 +101,12 @@ for alg in scatter_allgather twotree circulant; do
 done
 check "circulant: 13 blocks in 13 - 1 + ceil(log2 16) = 16 rounds" \
     grep -qx 'rounds: 16 (the family.s formula, unit steps)' "$tmp/fam_circulant.out"
+# across hosts the circulant sends synchronously, over TCP (--tcp, as the components see
+# Open MPI's TCP BTL) standard (E-SYNC-3; the model of each: test_mc_planner's test_sync_sends)
+run fam_tcp --topology "$IRREG" --algorithm circulant --bytes 100000 --segment-bytes 8192 --tcp
+check "circulant: sends=sync across hosts" grep -q '^plan: algorithm=circulant .* sends=sync ' "$tmp/fam_circulant.out"
+check "circulant --tcp: standard sends" test "$(grep -c '^plan: algorithm=circulant .*predicted_us' "$tmp/fam_tcp.out")" = 1 -a \
+    "$(grep -c '^plan: .*sends=sync' "$tmp/fam_tcp.out")" = 0
 run fam_pic --topology "$IRREG" --algorithm circulant --bytes 100000 --picture "$tmp/fam.dot"
 check "circulant picture: the first block reaches 15 ranks" \
     test "$(grep -c 'label="s' "$tmp/fam.dot")" = 15

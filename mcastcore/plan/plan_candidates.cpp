@@ -218,13 +218,14 @@ mcast_loggp_t family_net(const mcast_plan_input_t &in)
 }
 
 /* Whether a family plan of ours sends synchronously (header, "Synchronous sends"): by
- * default the circulant pipeline across nodes (mcast_forced_t.sync_sends). */
+ * default the circulant pipeline across nodes, unless they talk over TCP
+ * (mcast_forced_t.sync_sends, input.nodes_over_tcp). */
 bool family_sync(const mcast_plan_input_t &in, int family)
 {
     if (in.all_local || family < 0 || in.forced->sync_sends == 0) {
         return false;
     }
-    return in.forced->sync_sends == 1 || family == MCAST_FAM_CIRCULANT;
+    return in.forced->sync_sends == 1 || (family == MCAST_FAM_CIRCULANT && !in.nodes_over_tcp);
 }
 
 /* The send modes the planner evaluates for a family: its default, and for the two-tree

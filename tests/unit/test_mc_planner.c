@@ -2111,7 +2111,7 @@ static void test_timed_link_sharing(void **state)
 }
 
 /* Synchronous sends (mcast_planner.h): across nodes the circulant's ranks send
- * synchronously and its model is the family model without an eager limit; the same
+ * synchronously (but over TCP) and its model is the family model without an eager limit; the same
  * ranks on one node, and the trees and other families, send standard.  The engine runs
  * the synchronous plan to completion on the simulated network, and there it costs more
  * than standard sends (a flow-level network punishes those instead). */
@@ -2171,17 +2171,24 @@ static void test_sync_sends(void **state)
         assert_int_equal(ranks_sync(&in, M), 0);
     }
     /* the parameter: none (and the model keeps the eager limit), or every family */
+    const double standard_us = mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1);
     f.sync_sends = 0;
     f.algorithm = MCAST_ALG_CIRCULANT;
     assert_int_equal(ranks_sync(&in, M), 0);
-    p = select_ok(&in);
-    mcast_plan_get_info(p, &info);
-    assert_true(fabs(info.predicted_us - mcast_level_predict_us(&l, n, M, 8, &g, ep.window, 1)) < 1e-9);
-    mcast_plan_free(p);
+    assert_true(fabs(info_of(&in).predicted_us - standard_us) < 1e-9);
     f.sync_sends = 1;
     f.algorithm = MCAST_ALG_TWOTREE;
     assert_int_equal(ranks_sync(&in, M), n);
+    /* nodes over TCP: the circulant sends standard by default, with the standard model
+     * (the parameter's 1 still sends synchronously) */
+    f.algorithm = MCAST_ALG_CIRCULANT;
+    in.nodes_over_tcp = 1;
+    assert_int_equal(ranks_sync(&in, M), n);
     f.sync_sends = -1;
+    assert_int_equal(ranks_sync(&in, M), 0);
+    assert_true(fabs(info_of(&in).predicted_us - standard_us) < 1e-9);
+    in.nodes_over_tcp = 0;
+    assert_int_equal(ranks_sync(&in, M), n);
     /* the circulant with standard sends on the simulated network (FIFO ports: no sharing
      * to punish them) is faster than with synchronous ones */
     f.algorithm = MCAST_ALG_CIRCULANT;

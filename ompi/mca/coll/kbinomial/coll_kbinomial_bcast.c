@@ -101,6 +101,7 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
      * the network was measured at the communicator's first call (kbinomial_calibrate_wanted) */
     in->unmodelled_network = 0 == strncmp(in->machine->source, "defaults", 8) && !loc->all_local &&
                              loc->nnodes > 1 && mcast_network_tcp();
+    in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
     if (m->calibrated && in->unmodelled_network) {
         in->machine = &m->calib;
         in->unmodelled_network = 0;

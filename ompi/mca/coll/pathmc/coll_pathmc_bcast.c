@@ -300,6 +300,7 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     /* the built-in model over TCP between nodes: Open MPI's own choice under auto */
     in->unmodelled_network = 0 == strncmp(in->machine->source, "defaults", 8) && !loc->all_local &&
                              loc->nnodes > 1 && mcast_network_tcp();
+    in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
     in->forced = forced;
 }
 
