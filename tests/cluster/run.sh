@@ -437,9 +437,13 @@ selfcal_try() {
 }
 
 # ---- self-calibration (coll_kbinomial_self_calibrate, mcast_calib.h): no machine file,
-# auto over TCP measures the network at a communicator's first call if it is a blocking
-# MPI_Bcast, every rank plans with what was measured (the plan lines then leave the
-# built-in rule for TCP: no selected_by=unmodelled), and the data is right
+# auto over TCP measures the network at a communicator's first blocking MPI_Bcast of at
+# least coll_kbinomial_self_calibrate_from bytes (SELFCAL_FROM, its default), every rank
+# plans the size classes from there on with what was measured (their plan lines leave the
+# built-in rule for TCP: no selected_by=unmodelled), the smaller ones keep the rule (and
+# were decided before the measurement), and the data is right
+SELFCAL_FROM=65536
+class_of() { sed -n 's/.* class_bytes=\([0-9]*\).*/\1/p'; }
 if [ -n "$COMP" ]; then
     if selfcal_try "$WORK/self.err" "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
         --mca coll_kbinomial_self_calibrate 1 --mca coll_kbinomial_verbose 1 \
@@ -451,8 +455,13 @@ if [ -n "$COMP" ]; then
             bad "self-calibration on $N hosts ($TRIES runs): no verbose line saying what was measured"; grep -v ' algorithm=' "$WORK/self.err" | head -5
         elif ! selfcal_plausible "$perbyte"; then
             bad "self-calibration on $N hosts: per-byte cost ${perbyte:-none} ns/B, expected $SELFCAL_NS_PER_BYTE at 1 Gbit/s: $line"
-        elif grep -q "^coll:kbinomial: comm=0 .*selected_by=[a-z:]*unmodelled" "$WORK/self.err"; then
-            bad "self-calibration on $N hosts: a plan line still says unmodelled"; grep -m3 unmodelled "$WORK/self.err"
+        elif [ -n "$(grep "^coll:kbinomial: comm=0 .*selected_by=[a-z:]*unmodelled" "$WORK/self.err" | class_of | awk -v f=$SELFCAL_FROM '$1 >= f')" ]; then
+            bad "self-calibration on $N hosts: a plan line from $SELFCAL_FROM B still says unmodelled"; grep -m3 unmodelled "$WORK/self.err"
+        elif [ -n "$(grep "^coll:kbinomial: comm=0 .*selected_by=" "$WORK/self.err" | grep -v unmodelled | class_of | awk -v f=$SELFCAL_FROM '$1 < f')" ]; then
+            bad "self-calibration on $N hosts: a class below $SELFCAL_FROM B planned on the measured model"; grep "selected_by=" "$WORK/self.err" | head -5
+        elif [ "$(grep -n -m1 "self-calibrated" "$WORK/self.err" | cut -d: -f1)" -lt \
+               "$(grep -n "class_bytes=$((SELFCAL_FROM / 2))[^0-9]" "$WORK/self.err" | tail -1 | cut -d: -f1)" ]; then
+            bad "self-calibration on $N hosts: measured before the first call of $SELFCAL_FROM B"; grep "self-calib\|class_bytes=$((SELFCAL_FROM / 2))[^0-9]" "$WORK/self.err" | head -4
         else
             ok "self-calibration on $N hosts: data validated 1..$M B; ${line#coll:kbinomial: comm=0 } (run $TRIES)"
         fi

@@ -55,6 +55,7 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.verify_recheck, sizeof(c->common.verify_recheck));
     /* (a rank that measures the network needs every other rank in the measurement) */
     h = mcast_digest_bytes(h, &c->common.self_calibrate, sizeof(c->common.self_calibrate));
+    h = mcast_digest_bytes(h, &c->common.self_calibrate_from, sizeof(c->common.self_calibrate_from));
     h = mcast_digest_bytes(h, &c->shm_chunk_bytes, sizeof(c->shm_chunk_bytes));
     h = mcast_digest_bytes(h, &c->shm_slots, sizeof(c->shm_slots));
     h = mcast_digest_bytes(h, &c->shm_max_chunk_bytes, sizeof(c->shm_max_chunk_bytes));
@@ -98,11 +99,12 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     mcast_locality_input(loc, MCAST_COMP_KBINOMIAL, root, bytes, in, chain);
     in->machine = mcast_machine_of("kbinomial", c->machine_file);
     /* the built-in model over TCP between nodes: Open MPI's own choice under auto, unless
-     * the network was measured at the communicator's first call (kbinomial_calibrate_wanted) */
+     * the network was measured (kbinomial_calibrate_wanted) and the size class is one the
+     * measured model plans (bytes: the class's, the same on every rank) */
     in->unmodelled_network = 0 == strncmp(in->machine->source, "defaults", 8) && !loc->all_local &&
                              loc->nnodes > 1 && mcast_network_tcp();
     in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
-    if (m->calibrated && in->unmodelled_network) {
+    if (m->calibrated && in->unmodelled_network && bytes >= c->common.self_calibrate_from) {
         in->machine = &m->calib;
         in->unmodelled_network = 0;
     }

@@ -63,6 +63,9 @@ static int kbinomial_register(void)
     c->idle_sleep_us = MCAST_IDLE_SLEEP_US_DEFAULT;
     c->common.verify_trials = 0; /* off: its trials misjudge on one node (E-VERIFY-1) */
     c->common.self_calibrate = 0; /* off until measured beyond quiet 1 Gbit/s hosts (E-CAL-3) */
+    /* below it stock's eager trees return before their data arrives, which a completion
+     * model does not rank (E-CAL-3 (12)) */
+    c->common.self_calibrate_from = 65536;
     c->common.verify_margin = 0.05;
     c->common.verify_recheck = 10000;
     const mcast_var_t vars[] = {
@@ -123,13 +126,19 @@ static int kbinomial_register(void)
          MCA_BASE_VAR_TYPE_INT, &c->common.verify_trials, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"self_calibrate", "Under algorithm=auto, on a communicator that spans nodes over "
-         "TCP without a machine file: 1 = measure the network at its first call if that is a "
-         "blocking MPI_Bcast (ping-pongs between up to 8 pairs of nodes spread over the "
+         "TCP without a machine file: 1 = measure the network at its first blocking MPI_Bcast "
+         "of at least self_calibrate_from bytes (ping-pongs between up to 8 pairs of nodes spread over the "
          "communicator, at once, agreed among the ranks; the verbose line says what was "
-         "measured and what it cost) and plan with it; later communicators whose ranks all "
-         "hold that model take it without measuring; 0 = Open MPI's own choice below 1 MiB "
+         "measured and what it cost) and plan those size classes with it; later communicators "
+         "whose ranks all hold that model take it without measuring; 0 = Open MPI's own choice below 1 MiB "
          "and our copy of it above (default 0, docs/parameters.md)",
          MCA_BASE_VAR_TYPE_INT, &c->common.self_calibrate, OPAL_INFO_LVL_5,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"self_calibrate_from", "Self-calibration measures the network at the first "
+         "blocking MPI_Bcast of at least this many bytes and plans the size classes from "
+         "there on with it; smaller ones keep the TCP rule (default 65536, Open MPI's TCP "
+         "eager limit: below it its trees' sends complete before the data arrives)",
+         MCA_BASE_VAR_TYPE_SIZE_T, &c->common.self_calibrate_from, OPAL_INFO_LVL_6,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"verify_margin", "How much faster (a fraction, 0 .. 0.99) the other candidate must "
          "be measured to replace the model's choice (default 0.05)",
@@ -225,6 +234,8 @@ static void validate(void)
     mcast_param_range("kbinomial", "verify_trials", &c0->common.verify_trials, 0,
                       MCAST_VERIFY_MAX_TRIALS, 0);
     mcast_param_range("kbinomial", "self_calibrate", &c0->common.self_calibrate, 0, 1, 0);
+    mcast_param_range_size("kbinomial", "self_calibrate_from", &c0->common.self_calibrate_from, 1,
+                           (size_t) 1 << 40, 65536);
     mcast_param_range("kbinomial", "verify_recheck", &c0->common.verify_recheck, 0,
                       1000000000, 10000);
     if (!(c0->common.verify_margin >= 0.0 && c0->common.verify_margin <= 0.99)) {

@@ -33,9 +33,11 @@ typedef struct mcast_common_params {
     double verify_margin;
     int verify_recheck;
     /* Self-calibration across nodes (mcast_calib.h): 1 = measure the network at a
-     * communicator's first blocking broadcast where the built-in model would be used over
-     * TCP, 0 = off */
+     * communicator's first blocking broadcast of at least self_calibrate_from bytes where
+     * the built-in model would be used over TCP, and plan the size classes from there on
+     * with it, 0 = off */
     int self_calibrate;
+    size_t self_calibrate_from;
     /* Digest of the names and texts of this process's parameters that must agree between
      * ranks (scope other than LOCAL) but whose value it could not read (each holds its
      * default instead); 0 when there are none.  The component's parameter digest

@@ -26,7 +26,7 @@ static void mcast_module_construct(mcast_module_t *m)
 #endif
     memset(&m->plans, 0, sizeof(m->plans));
     m->engine = NULL;
-    m->calibrated = m->calib_reused = false;
+    m->calibrated = m->calib_reused = m->calib_tried = false;
     m->state = MCAST_STATE_NEW;
     m->use_rules = m->use_topology = false;
     m->comm_state = NULL;
@@ -1041,8 +1041,9 @@ static double now_s(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
-/* The communicator's first call, a blocking broadcast: measure the network where the
- * component wants it (every rank is here, on agreed inputs); the outcome is agreed too. */
+/* The communicator's first blocking broadcast of a size class the model would plan with
+ * it: measure the network where the component wants it (every rank is here, on agreed
+ * inputs); the outcome is agreed too. */
 static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
 {
     char why[160] = "";
@@ -1115,8 +1116,10 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     while (OMPI_SUCCESS == rc && !seq_turn(m, slot)) {
         opal_progress();
     }
-    if (OMPI_SUCCESS == rc && 0 == slot && MCAST_STATE_READY == m->state && !m->calibrated &&
+    if (OMPI_SUCCESS == rc && MCAST_STATE_READY == m->state && !m->calibrated && !m->calib_tried &&
+        bytes > 0 && mcast_class_bytes(mcast_size_class(bytes)) >= m->ops->params->self_calibrate_from &&
         NULL != m->ops->calibrate_wanted && m->ops->calibrate_wanted(m, comm)) {
+        m->calib_tried = true;
         calibrate(m, comm);
     }
     /* a verified class: this call's candidate */

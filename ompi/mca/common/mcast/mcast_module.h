@@ -180,10 +180,11 @@ typedef struct mcast_module {
      * resolves it once its op started (or took its place in the group's queue) or it knows
      * it has none; an op starts only when every earlier slot is resolved. */
     /* Self-calibration (mcast_calib.h): the network measured at the communicator's first
-     * call when it was a blocking broadcast the component wanted it for (the same on every
-     * rank: the measurements are agreed before the fit), or the job's model when the
-     * exchange showed that every rank holds the same one */
+     * blocking broadcast the component wanted it for (the same call on every rank: the
+     * calls' sizes are; the measurements are agreed before the fit), or the job's model
+     * when the exchange showed that every rank holds the same one; tried once */
     bool calibrated;
+    bool calib_tried;
     bool calib_reused; /* the job's model, measured on an earlier communicator */
     mcast_machine_t calib;
     int64_t seq_next;                 /* the next call's slot */
