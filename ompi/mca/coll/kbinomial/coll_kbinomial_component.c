@@ -62,7 +62,8 @@ static int kbinomial_register(void)
     c->idle_spin_us = MCAST_IDLE_SPIN_US_DEFAULT;
     c->idle_sleep_us = MCAST_IDLE_SLEEP_US_DEFAULT;
     c->common.verify_trials = 0; /* off: its trials misjudge on one node (E-VERIFY-1) */
-    c->common.self_calibrate = 0; /* off until measured beyond quiet 1 Gbit/s hosts (E-CAL-3) */
+    /* on from self_calibrate_from: a refused fit keeps the rule (E-CAL-3 (11), (13)) */
+    c->common.self_calibrate = 1;
     /* below it stock's eager trees return before their data arrives, which a completion
      * model does not rank (E-CAL-3 (12)) */
     c->common.self_calibrate_from = 65536;
@@ -130,8 +131,9 @@ static int kbinomial_register(void)
          "of at least self_calibrate_from bytes (ping-pongs between up to 8 pairs of nodes spread over the "
          "communicator, at once, agreed among the ranks; the verbose line says what was "
          "measured and what it cost) and plan those size classes with it; later communicators "
-         "whose ranks all hold that model take it without measuring; 0 = Open MPI's own choice below 1 MiB "
-         "and our copy of it above (default 0, docs/parameters.md)",
+         "whose ranks all hold that model take it without measuring; a measurement too noisy "
+         "to fit keeps the rule; 0 = the rule: Open MPI's own choice below 1 MiB "
+         "and our copy of it above (default 1, docs/parameters.md)",
          MCA_BASE_VAR_TYPE_INT, &c->common.self_calibrate, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"self_calibrate_from", "Self-calibration measures the network at the first "
@@ -233,7 +235,7 @@ static void validate(void)
     mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);
     mcast_param_range("kbinomial", "verify_trials", &c0->common.verify_trials, 0,
                       MCAST_VERIFY_MAX_TRIALS, 0);
-    mcast_param_range("kbinomial", "self_calibrate", &c0->common.self_calibrate, 0, 1, 0);
+    mcast_param_range("kbinomial", "self_calibrate", &c0->common.self_calibrate, 0, 1, 1);
     mcast_param_range_size("kbinomial", "self_calibrate_from", &c0->common.self_calibrate_from, 1,
                            (size_t) 1 << 40, 65536);
     mcast_param_range("kbinomial", "verify_recheck", &c0->common.verify_recheck, 0,
