@@ -20,6 +20,7 @@ public:
     Locality loc;
     size_t M;
     size_t sag_segment_min = PLAN_SEGMENT_MIN; /* scatter + recursive doubling's block floor */
+    size_t block_max = 0; /* families' largest block (0 = none): eager blocks over TCP */
     mutable Routes routes;
     mutable LinkLoad links;
     mutable RouteLatency rlat;

@@ -61,6 +61,9 @@ constexpr double CLASS_ROOM = 1.25;
  * where the communicator spans nodes (mcast_planner.h, mcast_forced_t) */
 constexpr size_t PLAN_SEGMENT_MIN = 1024;
 constexpr size_t PLAN_NET_SEGMENT_MIN = 8192;
+/* Eager blocks over TCP (mcast_planner.h): what a block leaves below net.eager_bytes for
+ * the PML's and the BTL's headers (ob1's match header inside btl/tcp's eager limit) */
+constexpr size_t PLAN_TCP_HEADER_BYTES = 64;
 
 /* window = 0 (auto, the default): the receives a rank keeps posted ahead (mcast_planner.h,
  * mcast_forced_t; an algorithm's descriptor names its own, AlgDesc.window).  The circulant receives one block a round, each

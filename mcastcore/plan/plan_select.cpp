@@ -253,6 +253,16 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         eff.segment_min_bytes = std::min(eff.segment_max_bytes,
                                          spans_nodes ? net_min : PLAN_SEGMENT_MIN);
     }
+    /* Over TCP between nodes, under auto on a model of the network: blocks the planner cuts
+     * stay eager (header, "Eager blocks over TCP") */
+    size_t tcp_block_max = 0;
+    if (f.algorithm == MCAST_ALG_AUTO && f.segment_bytes == 0 && in.nodes_over_tcp != 0 &&
+        in.unmodelled_network == 0 && in.all_local == 0 && in.nnodes > 1 &&
+        in.machine->net.eager_bytes > PLAN_TCP_HEADER_BYTES) {
+        tcp_block_max = std::max<size_t>(eff.segment_min_bytes,
+                                         size_t(in.machine->net.eager_bytes) - PLAN_TCP_HEADER_BYTES);
+        eff.segment_max_bytes = std::min(eff.segment_max_bytes, tcp_block_max);
+    }
     mcast_plan_input_t in2 = in;
     in2.forced = &eff;
     std::string by = "model";
@@ -279,6 +289,7 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         }
     }
     Evaluator ev(in2, M);
+    ev.block_max = tcp_block_max;
     /* scatter + recursive doubling's blocks are each rank's share, not messages (its
      * rounds carry many): the floor between nodes does not apply to them */
     ev.sag_segment_min = f.segment_min_bytes != 0 ? f.segment_min_bytes

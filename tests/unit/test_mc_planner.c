@@ -2198,6 +2198,53 @@ static void test_sync_sends(void **state)
     mcast_plan_free(p);
 }
 
+/* Eager blocks over TCP (header): under auto on a model of the network, where the nodes
+ * talk over TCP, the blocks auto cuts stay under net.eager_bytes less the headers; a
+ * message sent whole stays whole; without TCP, or with a forced segment, the blocks are
+ * the model's or the user's as before. */
+static void test_tcp_eager_blocks(void **state)
+{
+    (void) state;
+    mcast_machine_t mach; /* what self-calibration measured on 1 Gbit/s hosts (E-CAL-3) */
+    mcast_machine_default(&mach);
+    mach.net.o_send_us = mach.net.o_recv_us = 6.5;
+    mach.net.latency_us = 25.0;
+    mach.net.gap_ns_per_byte = mach.net.wire_ns_per_byte = 8.5;
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    const size_t limit = mach.net.eager_bytes - 64;
+    int capped = 0;
+    for (int n = 4; n <= 8; n += 4) {
+        for (size_t M = (size_t) 1 << 20; M <= (size_t) 4 << 20; M *= 2) {
+            mcast_plan_input_t in = input(n, 0, M, &mach, &f);
+            in.exact_bytes = 1;
+            /* the same model without the cap: not TCP, standard sends as over TCP */
+            mcast_forced_t fs = f;
+            fs.sync_sends = 0;
+            in.forced = &fs;
+            in.nodes_over_tcp = 0;
+            const mcast_plan_info_t free_info = info_of(&in);
+            in.forced = &f;
+            in.nodes_over_tcp = 1;
+            const mcast_plan_info_t tcp = info_of(&in);
+            assert_true(tcp.segment_bytes == 0 || tcp.segment_bytes >= M ||
+                        tcp.segment_bytes <= limit);
+            if (free_info.segment_bytes > limit && free_info.segment_bytes < M) {
+                ++capped; /* the cap changed this plan */
+                assert_true(tcp.predicted_us >= free_info.predicted_us - 1e-6);
+            }
+            /* a forced segment is the user's */
+            mcast_forced_t fr = f;
+            in.forced = &fr;
+            fr.segment_bytes = 2 * mach.net.eager_bytes;
+            fr.algorithm = MCAST_ALG_CIRCULANT;
+            assert_int_equal(info_of(&in).segment_bytes, fr.segment_bytes);
+        }
+    }
+    assert_true(capped > 0); /* at 1 Gbit/s the model alone cuts larger blocks */
+}
+
 /* The two-tree on a network whose flows share a link (net.shared_flows 1) sends
  * synchronously with enough sends in flight to cover a send's slot (header, "Synchronous
  * sends"); its model then paces a rank's sends by max(o_send, B gap), not their sum. */
@@ -2943,6 +2990,7 @@ int main(void)
         cmocka_unit_test(test_round_link_sharing),
         cmocka_unit_test(test_route_latency),
         cmocka_unit_test(test_sync_sends),
+        cmocka_unit_test(test_tcp_eager_blocks),
         cmocka_unit_test(test_small_whole_sends),
         cmocka_unit_test(test_shared_flows_whole),
         cmocka_unit_test(test_flows_whole_weighted),
