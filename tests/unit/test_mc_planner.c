@@ -880,6 +880,17 @@ static void test_decision_api(void **state)
                      KB_ERR_ARG);
 }
 
+/* The built-in model with a TCP network's per-message, latency and per-byte figures. */
+static mcast_machine_t tcp_machine(double o_us, double latency_us, double ns_per_byte)
+{
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    m.net.o_send_us = m.net.o_recv_us = o_us;
+    m.net.latency_us = latency_us;
+    m.net.gap_ns_per_byte = m.net.wire_ns_per_byte = ns_per_byte;
+    return m;
+}
+
 /* Hardware multicast (mcast, coll/pathmc): forced without a group fails with the reason;
  * with one, the plan names its transport and is no schedule; under auto it is a candidate
  * only across nodes, and wins on a 1 Gbit/s network at 1 MiB where its root writes M once
@@ -887,11 +898,7 @@ static void test_decision_api(void **state)
 static void test_mcast_plans(void **state)
 {
     (void) state;
-    mcast_machine_t gige;
-    mcast_machine_default(&gige);
-    gige.net.o_send_us = gige.net.o_recv_us = 5.0;
-    gige.net.latency_us = 55.0;
-    gige.net.gap_ns_per_byte = gige.net.wire_ns_per_byte = 10.8;
+    const mcast_machine_t gige = tcp_machine(5.0, 55.0, 10.8);
     mcast_forced_t f;
     mcast_forced_default(&f);
     f.algorithm = MCAST_ALG_MCAST;
@@ -2205,11 +2212,8 @@ static void test_sync_sends(void **state)
 static void test_tcp_eager_blocks(void **state)
 {
     (void) state;
-    mcast_machine_t mach; /* what self-calibration measured on 1 Gbit/s hosts (E-CAL-3) */
-    mcast_machine_default(&mach);
-    mach.net.o_send_us = mach.net.o_recv_us = 6.5;
-    mach.net.latency_us = 25.0;
-    mach.net.gap_ns_per_byte = mach.net.wire_ns_per_byte = 8.5;
+    /* what self-calibration measured on 1 Gbit/s hosts (E-CAL-3) */
+    const mcast_machine_t mach = tcp_machine(6.5, 25.0, 8.5);
     mcast_forced_t f;
     mcast_forced_default(&f);
     f.compare_previous = 0;
