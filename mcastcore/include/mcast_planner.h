@@ -663,10 +663,11 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
 /* Self-calibration across nodes (issue 47; docs/machine-model.md, "Self-calibration").
  * Where a communicator spans nodes over a network the built-in model does not describe
  * (TCP) and no machine file is given, the glue measures the network at the communicator's
- * first blocking broadcast (once per job: later communicators whose ranks all hold the
- * model take it from the first call's exchange): disjoint pairs of nodes spread over the
- * communicator (mcast_probe_pairs: node i with node i + ceil(N/2), the lowest rank of
- * each, at most max_pairs).  Every pair at once runs ping-pongs at the sizes
+ * first blocking broadcast of at least coll_kbinomial_self_calibrate_from bytes (64 KiB;
+ * smaller size classes keep the TCP rule: E-CAL-3 (12), (13)) (once per job: later
+ * communicators whose ranks all hold the model take it from the first call's exchange):
+ * disjoint pairs of nodes spread over the communicator (mcast_probe_pairs: node i with
+ * node i + ceil(N/2), the lowest rank of each, at most max_pairs).  Every pair at once runs ping-pongs at the sizes
  * mcast_probe_size(0 .. MCAST_PROBE_SIZES - 1), MCAST_PROBE_REPS times each after one
  * warm-up.  Then the streaming pairs (mcast_probe_streaming: pair 0 and pair npairs / 2),
  * one after the other so that no other stream shares their links (a torus's or a tapered
