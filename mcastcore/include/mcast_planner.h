@@ -184,14 +184,16 @@
  * planner chose deeper, slower ones (evidence E-COPIES-1).  Inside a node the copies are
  * the CPU's own work and stay serial.
  *
- * Eager blocks over TCP.  Under auto, on a model of the network (a machine file or
- * self-calibration, not the TCP rule), where the nodes talk over TCP the blocks the
- * planner cuts (tree segments, the families' blocks) stay below net.eager_bytes less the
- * headers: a block above it waits for its receiver's match (rendezvous), and where the
- * receiver shares its core with other work each block waits for a scheduler turn; at
- * 4 MiB on 4 hosts at 1 Gbit/s with a core busy the circulant in 71 - 82 KB blocks took
- * 142 - 227 ms, in blocks under the limit 78 - 83, Open MPI's chain 77 - 85, all predicted
- * 36 - 49 (evidence E-CAL-3 (14)).  A message sent whole is not cut.
+ * Eager blocks over TCP.  On a model of the network (a machine file or self-calibration,
+ * not the TCP rule), where the nodes talk over TCP the blocks the planner cuts (tree
+ * segments, the families' blocks; under auto and for a forced algorithm without a forced
+ * segment) stay below net.eager_bytes less the headers: a block above it waits for its
+ * receiver's match (rendezvous), and where the receiver shares its core with other work
+ * each block waits for a scheduler turn; at 4 MiB on 4 hosts at 1 Gbit/s with a core
+ * busy the circulant in 71 - 82 KB blocks took 142 - 227 ms, in blocks under the limit
+ * 78 - 83, Open MPI's chain 77 - 85, all predicted 36 - 49 (evidence E-CAL-3 (14)); the
+ * forced circulant 147 ms before, 84 after (E-TCP-4).  A message sent whole is not cut;
+ * scatter + allgather's shares are messages of its own geometry and stay as they are.
  *
  * Synchronous sends.  A standard eager send completes for the engine once handed over, so
  * max_sends does not bound what a rank has on the wire: a circulant rank forwards several
@@ -503,8 +505,8 @@ typedef struct mcast_plan_input {
                                       Open MPI's own choice (header, "Unmodelled networks") */
     int nodes_over_tcp;            /* 1: the nodes' point-to-point path is TCP (the glue's
                                       mcast_network_tcp, agreed): the circulant sends
-                                      standard (header, "Synchronous sends"), auto's
-                                      blocks stay eager ("Eager blocks over TCP") */
+                                      standard (header, "Synchronous sends"), the
+                                      planner's blocks stay eager ("Eager blocks over TCP") */
 } mcast_plan_input_t;
 
 typedef struct mcast_plan mcast_plan_t; /* opaque */

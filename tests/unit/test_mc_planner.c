@@ -2218,7 +2218,7 @@ static void test_tcp_eager_blocks(void **state)
     mcast_forced_default(&f);
     f.compare_previous = 0;
     const size_t limit = mach.net.eager_bytes - 64;
-    int capped = 0;
+    int capped = 0, forced_capped = 0;
     for (int n = 4; n <= 8; n += 4) {
         for (size_t M = (size_t) 1 << 20; M <= (size_t) 4 << 20; M *= 2) {
             mcast_plan_input_t in = input(n, 0, M, &mach, &f);
@@ -2238,6 +2238,19 @@ static void test_tcp_eager_blocks(void **state)
                 ++capped; /* the cap changed this plan */
                 assert_true(tcp.predicted_us >= free_info.predicted_us - 1e-6);
             }
+            /* a forced algorithm's blocks, the planner's to cut, stay eager too */
+            mcast_forced_t fc = f;
+            fc.algorithm = MCAST_ALG_CIRCULANT;
+            in.forced = &fc;
+            const mcast_plan_info_t forced_tcp = info_of(&in);
+            assert_true(forced_tcp.segment_bytes == 0 || forced_tcp.segment_bytes >= M ||
+                        forced_tcp.segment_bytes <= limit);
+            mcast_forced_t fcs = fc;
+            fcs.sync_sends = 0;
+            in.forced = &fcs;
+            in.nodes_over_tcp = 0;
+            forced_capped += info_of(&in).segment_bytes > limit && info_of(&in).segment_bytes < M;
+            in.nodes_over_tcp = 1;
             /* a forced segment is the user's */
             mcast_forced_t fr = f;
             in.forced = &fr;
@@ -2247,6 +2260,7 @@ static void test_tcp_eager_blocks(void **state)
         }
     }
     assert_true(capped > 0); /* at 1 Gbit/s the model alone cuts larger blocks */
+    assert_true(forced_capped > 0); /* and the forced circulant's */
 }
 
 /* The two-tree on a network whose flows share a link (net.shared_flows 1) sends
