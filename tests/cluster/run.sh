@@ -16,7 +16,8 @@
 #      within TOL (default 10 %: TCP/IP headers, ACKs, wire-up), leaving out the frames of
 #      the segments TCP resent (a loaded machine drops on the shaped links);
 #   4. mcast-calibrate on two hosts, auto with its file, and every forced algorithm at
-#      256 KiB - 1 MiB within 3x the time the planner predicts with that file;
+#      256 KiB - 1 MiB within 3x the time the planner predicts with that file (the slowest
+#      rank, the least over the three sizes, a second run before it fails);
 #   5. self-calibration (coll_kbinomial_self_calibrate 1): what it measured within the
 #      link's bounds, the data right, measured once at a blocking first call and taken
 #      by later communicators from the exchange, none at a nonblocking first call;
@@ -28,6 +29,7 @@
 #   MCQ_TEST_STOCK=1     also run stock Open MPI controls of the counter method
 #                        (tuned linear / binomial); with no component dir, run only them
 #   MCQ_PREFIX (mcqt)    namespace prefix of the test cluster
+#   MCQ_TEST_PRED_MAX (3) bound of check 4: slowest rank / predicted
 #   MCQ_TIMEOUT (120)    seconds per mpirun
 #
 # Exit: 0 all passed, 1 a failure, 77 skipped. Last line: "N passed, M failed".
@@ -370,20 +372,32 @@ if [ -n "$COMP" ] && [ -x "$CAL" ]; then
         else
             bad "auto with the calibrated machine file"; grep -v "^coll:" "$WORK/calrun.out" | tail -10
         fi
-        # each forced algorithm over TCP plans with the measured file and delivers the data
-        # (256 KiB - 1 MiB): its plan line carries the file's prediction for every size.
-        # How close the time comes to the prediction is a benchmark, not a test:
-        # perf/tcp-model-check (issue 48)
+        # each forced algorithm over TCP plans with the measured file, delivers the data
+        # and takes at most PRED_MAX times its prediction (256 KiB - 1 MiB; issue 48's
+        # regression row): the slowest rank's mean per call (OSU's method, a barrier
+        # between calls) against the plan line's predicted_us, the least over the three
+        # sizes (a stall the model does not know, a wait per block or per call, slows
+        # every size; one size slowed by another tenant's burst on a shared machine does
+        # not fail it), and above the bound the algorithm runs once more.  What it bounds
+        # stays under 3x on quiet hosts and with a core busy (E-TCP-4); the closer fit is
+        # a benchmark: perf/tcp-model-check.
+        PRED_MAX=${MCQ_TEST_PRED_MAX:-3}
         for alg in $ALGS; do
             [ "$alg" = auto ] && continue
-            # stdout (the rows) and stderr (the plan lines) into separate files: mpirun may
-            # interleave the two streams of several ranks in one file
-            # shellcheck disable=SC2046
-            if "$CLUSTER" run -- -np "$N" $(ours "$alg") --mca coll_kbinomial_verbose 1 \
-                --mca coll_kbinomial_machine_file "$WORK/cal.machine" \
-                "$OSU" -c -m 262144:1048576 -i 3 -I 3 -x 1 -X 1 >"$WORK/pred.out" 2>"$WORK/pred.err"; then
+            r="" tries=0
+            while [ $tries -lt 2 ]; do
+                tries=$((tries + 1))
+                # stdout (the rows) and stderr (the plan lines) into separate files: mpirun
+                # may interleave the two streams of several ranks in one file
+                # shellcheck disable=SC2046
+                if ! "$CLUSTER" run -- -np "$N" $(ours "$alg") --mca coll_kbinomial_verbose 1 \
+                    --mca coll_kbinomial_machine_file "$WORK/cal.machine" \
+                    "$OSU" -c -m 262144:1048576 -i 4 -I 4 -x 1 -X 1 -M osu >"$WORK/pred.out" 2>"$WORK/pred.err"; then
+                    r=failed; break
+                fi
                 # sizes whose row is in stdout and whose plan line (algorithm=$alg with a
-                # prediction) is in stderr; the detail names what each file had
+                # prediction) is in stderr, and the least of their slowest rank / predicted;
+                # the detail names what each file had
                 r=$(awk -v alg="$alg" '{ f = (FILENAME == ARGV[1]) ? 1 : 2 }
                          f == 1 && /^coll:kbinomial: comm=0 / {
                              b = ""; p = ""; a = ""
@@ -393,19 +407,29 @@ if [ -n "$COMP" ] && [ -x "$CAL" ]; then
                                  if ($i ~ /^algorithm=/) a = substr($i, 11)
                              }
                              lines = lines " " b "/" a "/" p
-                             if (b != "" && p + 0 > 0 && a == alg) pred[b] = p
+                             if (b != "" && p + 0 > 0 && a == alg && !(b in pred)) pred[b] = p
                          }
-                         f == 2 && $1 ~ /^[0-9]+$/ && NF >= 4 { rows = rows " " $1; if ($1 in pred) n++ }
-                         END { printf "%d (plan lines bytes/algorithm/prediction:%s; rows:%s)", n, lines, rows }' \
+                         f == 2 && $1 ~ /^[0-9]+$/ && NF >= 4 {
+                             rows = rows " " $1
+                             if ($1 in pred) { q[n++] = $4 / pred[$1]; ratios = ratios sprintf(" %s:%.2f", $1, $4 / pred[$1]) }
+                         }
+                         END {
+                             for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (q[j] < q[i]) { t = q[i]; q[i] = q[j]; q[j] = t }
+                             printf "%d %.2f (slowest rank / predicted:%s; plan lines bytes/algorithm/prediction:%s; rows:%s)",
+                                    n, n ? q[0] : 0, ratios, lines, rows }' \
                          "$WORK/pred.err" "$WORK/pred.out")
-                if [ "${r%% *}" = 3 ] && ! grep -q "machine file not used" "$WORK/pred.err"; then
-                    ok "forced $alg over TCP with the calibrated file: planned with a prediction and data validated at 256 KiB - 1 MiB"
-                else
-                    bad "forced $alg over TCP: ${r%% *} of 3 sizes with a plan line of algorithm=$alg and a prediction ${r#* }"
-                    grep '^coll:kbinomial: comm=0 ' "$WORK/pred.err" | head -3; grep -v '^coll:' "$WORK/pred.err" | tail -5
-                fi
-            else
+                med=$(echo "$r" | cut -d' ' -f2)
+                awk -v m="$med" -v b="$PRED_MAX" 'BEGIN { exit !(m > b) }' || break
+            done
+            if [ "$r" = failed ]; then
                 bad "forced $alg over TCP with the calibrated file: osu_style_bcast failed"; tail -5 "$WORK/pred.out" "$WORK/pred.err"
+            elif [ "${r%% *}" != 3 ] || grep -q "machine file not used" "$WORK/pred.err"; then
+                bad "forced $alg over TCP: ${r%% *} of 3 sizes with a plan line of algorithm=$alg and a prediction ${r#* }"
+                grep '^coll:kbinomial: comm=0 ' "$WORK/pred.err" | head -3; grep -v '^coll:' "$WORK/pred.err" | tail -5
+            elif awk -v m="$med" -v b="$PRED_MAX" 'BEGIN { exit !(m <= b) }'; then
+                ok "forced $alg over TCP with the calibrated file: data validated, slowest rank / predicted at least $med <= $PRED_MAX at 256 KiB - 1 MiB ($(echo "$r" | sed 's/^[^(]*(\([^;]*\);.*/\1/'), run $tries)"
+            else
+                bad "forced $alg over TCP: slowest rank at least $med x its prediction (256 KiB - 1 MiB, twice), more than $PRED_MAX: ${r#* }"
             fi
         done
     else
