@@ -191,8 +191,8 @@
  * receiver's match (rendezvous), and where the receiver shares its core with other work
  * each block waits for a scheduler turn; at 4 MiB on 4 hosts at 1 Gbit/s with a core
  * busy the circulant in 71 - 82 KB blocks took 142 - 227 ms, in blocks under the limit
- * 78 - 83, Open MPI's chain 77 - 85, all predicted 36 - 49 (evidence E-CAL-3 (14)); the
- * forced circulant 147 ms before, 84 after (E-TCP-4).  A message sent whole is not cut;
+ * 78 - 83, Open MPI's chain 77 - 85, all predicted 36 - 49 (evidence E-CAL-3 (14));
+ * forced algorithms alike (E-TCP-4).  A message sent whole is not cut;
  * scatter + allgather's shares are messages of its own geometry and stay as they are.
  *
  * Synchronous sends.  A standard eager send completes for the engine once handed over, so

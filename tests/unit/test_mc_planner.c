@@ -2249,7 +2249,8 @@ static void test_tcp_eager_blocks(void **state)
             fcs.sync_sends = 0;
             in.forced = &fcs;
             in.nodes_over_tcp = 0;
-            forced_capped += info_of(&in).segment_bytes > limit && info_of(&in).segment_bytes < M;
+            const size_t forced_free = info_of(&in).segment_bytes;
+            forced_capped += forced_free > limit && forced_free < M;
             in.nodes_over_tcp = 1;
             /* a forced segment is the user's */
             mcast_forced_t fr = f;
