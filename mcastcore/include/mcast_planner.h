@@ -436,7 +436,9 @@ typedef struct mcast_forced {
                                  communicator spans nodes, 1 KiB on one node (blocks of a
                                  few KiB between nodes cost more per message than the
                                  model charges: evidence E-SEG-1) */
-    size_t segment_max_bytes;
+    size_t segment_max_bytes; /* the model's largest segment: tree segments and the
+                                 families' blocks (not scatter + allgather's shares, not a
+                                 tree's whole message); default 1 MiB */
     int window;               /* receives posted ahead, >= 1; 0 = auto (the default): 1 for
                                  the circulant (a block a round, each round from another
                                  rank: one receive at a time keeps drifting ranks from

@@ -175,7 +175,8 @@ void Evaluator::evaluate_family(int alg, bool sy, Candidate &best) const
                     }
                     require(rc == KB_OK, "family: no block count");
                     if (block_max != 0 && B > block_max) {
-                        /* (eager blocks over TCP: the fewest blocks of at most block_max) */
+                        /* (segment_max_bytes, eager blocks over TCP: the fewest blocks
+                         * of at most block_max) */
                         family_geometry(fam, in.n, M, block_max, &B, &nb);
                         t = mcast_level_predict_us(&l, in.n, M, nb, &g, fw, ms);
                     }
@@ -255,7 +256,7 @@ void Evaluator::evaluate_two_level_families(Candidate &best) const
                 continue;
             }
             if (f.segment_bytes == 0 && block_max != 0 && B > block_max) {
-                family_geometry(li.family, nodes, M, block_max, &B, &nb); /* (eager blocks) */
+                family_geometry(li.family, nodes, M, block_max, &B, &nb); /* (as above) */
             }
             const int w = std::max(fw, mcast_level_window(&li, nodes, M, nb, &g, ms));
             for (int intra = 0; intra < 3; ++intra) {

@@ -20,7 +20,8 @@ public:
     Locality loc;
     size_t M;
     size_t sag_segment_min = PLAN_SEGMENT_MIN; /* scatter + recursive doubling's block floor */
-    size_t block_max = 0; /* families' largest block (0 = none): eager blocks over TCP */
+    size_t block_max = 0; /* families' largest block (0 = none): segment_max_bytes, over
+                             TCP the eager blocks' */
     mutable Routes routes;
     mutable LinkLoad links;
     mutable RouteLatency rlat;

@@ -290,7 +290,9 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
         }
     }
     Evaluator ev(in2, M);
-    ev.block_max = tcp_block_max;
+    /* the families' blocks are segments too: at most segment_max_bytes (mcast_forced_t),
+     * over TCP the eager limit's (above) */
+    ev.block_max = eff.segment_max_bytes;
     /* scatter + recursive doubling's blocks are each rank's share, not messages (its
      * rounds carry many): the floor between nodes does not apply to them */
     ev.sag_segment_min = f.segment_min_bytes != 0 ? f.segment_min_bytes

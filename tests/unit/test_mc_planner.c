@@ -2501,6 +2501,47 @@ static void test_block_cap(void **state)
     mcast_plan_free(p);
 }
 
+/* segment_max_bytes bounds the families' blocks as it bounds tree segments: the circulant
+ * and the two-tree take the fewest blocks under it; scatter + allgather's shares stay
+ * each rank's share. */
+static void test_family_segment_max(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const int algs[] = {MCAST_ALG_CIRCULANT, MCAST_ALG_TWOTREE};
+    const size_t M = (size_t) 64 << 20;
+    for (size_t a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
+        mcast_forced_t f;
+        mcast_forced_default(&f);
+        f.algorithm = algs[a];
+        f.compare_previous = 0;
+        mcast_plan_input_t in = input(8, 0, M, &mach, &f);
+        in.exact_bytes = 1;
+        f.segment_max_bytes = SIZE_MAX;
+        const mcast_plan_info_t free_info = info_of(&in);
+        f.segment_max_bytes = (size_t) 1 << 20;
+        const mcast_plan_info_t one = info_of(&in);
+        f.segment_max_bytes = (size_t) 256 << 10;
+        const mcast_plan_info_t quarter = info_of(&in);
+        assert_true(one.segment_bytes <= ((size_t) 1 << 20));
+        assert_true(quarter.segment_bytes <= ((size_t) 256 << 10));
+        assert_true(quarter.segment_bytes > 0);
+        /* the bound binds (the model alone cuts larger blocks here) */
+        assert_true(free_info.segment_bytes > ((size_t) 256 << 10));
+        assert_true(quarter.predicted_us >= free_info.predicted_us - 1e-6);
+    }
+    /* scatter + allgather: n shares whatever the bound */
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.algorithm = MCAST_ALG_SCATTER_ALLGATHER;
+    f.compare_previous = 0;
+    f.segment_max_bytes = (size_t) 64 << 10;
+    mcast_plan_input_t in = input(8, 0, (size_t) 8 << 20, &mach, &f);
+    in.exact_bytes = 1;
+    assert_int_equal(info_of(&in).segment_bytes, (size_t) 1 << 20);
+}
+
 /* One status enum: the headers' names are its values, every error is negative and says
  * what it means in its own words; MCAST_SHM_* are errors too (issue 45). */
 static void test_status_enum(void **state)
@@ -3016,6 +3057,7 @@ int main(void)
         cmocka_unit_test(test_selection_order),
         cmocka_unit_test(test_segment_floor),
         cmocka_unit_test(test_block_cap),
+        cmocka_unit_test(test_family_segment_max),
         cmocka_unit_test(test_machine_file),
         cmocka_unit_test(test_machine_keys_table),
         cmocka_unit_test(test_status_enum),
