@@ -725,8 +725,8 @@ static void measure(bufs_t *B, int me, const int *peers, int np, const options_t
     }
     f->sync_wait_us = fmax(0.0, median(w, 4));
     /* shared flows: the core's rule (self-calibration's too) */
-    f->shared_flows = mcast_probe_shared_flows(fr, fs, f->g.wire_ns_per_byte, f->g.o_send_us,
-                                               f->g.latency_us);
+    f->shared_flows = mcast_probe_shared_flows(fr, fs, fs / 8, f->g.wire_ns_per_byte,
+                                               f->g.o_send_us);
 }
 
 /* ---- the shared segment (not under SMPI) ------------------------------------------ */

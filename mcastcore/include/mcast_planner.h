@@ -699,7 +699,7 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * share its link (net.shared_flows): b posts the receives of MCAST_PROBE_FLOW_LARGE and
  * MCAST_PROBE_FLOW_SMALL bytes, a sends both at once, large first, MCAST_PROBE_FLOW_REPS
  * times after two warm-ups; shared when the small one completed first in more than half
- * of them and the large one's wire time is at least o + latency
+ * of them and the large one's excess wire time is at least o
  * (mcast_probe_shared_flows, also mcast-calibrate's rule).
  * mcast_probe_fit sets those net keys of *m (the other keys stay) and m->source;
  * KB_ERR_ARG with *why when the measurements cannot be a network (no pair, a time that
@@ -752,10 +752,13 @@ typedef struct mcast_probe_ops {
 int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_probe_pair_t *pairs,
                     int npairs, void *buf, double *rows);
 /* net.shared_flows from the flow measurement: 1 when the small message completed first in
- * more than half the repetitions (first, NaN: not measured) and the large message's wire
- * time (large bytes at wire ns/B) is at least o_send + latency. */
-int mcast_probe_shared_flows(double first, size_t large, double wire_ns_per_byte,
-                             double o_send_us, double latency_us);
+ * more than half the repetitions (first, NaN: not measured) and it could have: the wire
+ * time of the bytes by which the large message exceeds the small one (at wire ns/B) is at
+ * least o_send, the small one's later start.  Shared, the small one leaves with half the
+ * link and is done first only then; FIFO, never.  The route's latency delays both alike
+ * and does not enter (E-CAL-4). */
+int mcast_probe_shared_flows(double first, size_t large, size_t small, double wire_ns_per_byte,
+                             double o_send_us);
 /* 1 when pair k of npairs runs the streams: pair 0 and pair npairs / 2. */
 int mcast_probe_streaming(int npairs, int k);
 /* The fit from every pair's row (rows[npairs * MCAST_PROBE_ROW], the same on every rank:

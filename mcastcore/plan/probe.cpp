@@ -165,7 +165,7 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
     m->net.gap_ns_per_byte = 1000.0 * slope;
     m->net.recv_ns_per_byte = 0.0;
     m->net.shared_flows = mcast_probe_shared_flows(s[0].flow_first, MCAST_PROBE_FLOW_LARGE,
-                                                   1000.0 * slope, o, intercept - 2.0 * o);
+                                                   MCAST_PROBE_FLOW_SMALL, 1000.0 * slope, o);
     std::snprintf(m->source, sizeof(m->source),
                   "self-calibrated (%d pair%s of nodes): o %.2f us, latency %.2f us, %.3f ns/B "
                   "+-%.0f%%, %s",
@@ -338,13 +338,13 @@ int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, boo
 
 } // namespace
 
-MC_API int mcast_probe_shared_flows(double first, size_t large, double wire_ns_per_byte,
-                                    double o_send_us, double latency_us)
+MC_API int mcast_probe_shared_flows(double first, size_t large, size_t small,
+                                    double wire_ns_per_byte, double o_send_us)
 {
-    /* only where the large message's wire time stands out of the per-message costs (else
-     * the order says nothing about the link) */
-    return std::isfinite(first) && first > 0.5 &&
-           1e-3 * (double) large * wire_ns_per_byte >= o_send_us + latency_us;
+    /* only where the small message, posted o_send later, could finish first on a shared
+     * link (else the order says nothing about it); the latency delays both (E-CAL-4) */
+    return std::isfinite(first) && first > 0.5 && large > small &&
+           1e-3 * (double) (large - small) * wire_ns_per_byte >= o_send_us;
 }
 
 MC_API int mcast_probe_streaming(int npairs, int k)
