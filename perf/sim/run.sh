@@ -168,7 +168,7 @@ fi
 # the machine model of every platform, measured inside SMPI as on a real machine
 calibrate() {  # platform
     local p="$1"
-    [ -f "$PLAT/$p.calibrated.machine" ] && return 0
+    [ "$PLAT/$p.calibrated.machine" -nt "$BUILD/mcast-calibrate" ] && return 0  # (this run's: the tool is relinked above)
     ( set -a; . "$PLAT/$p.env"; set +a
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np 16 "${CFG[@]}" \
           "$BUILD/mcast-calibrate" --out "$PLAT/$p.calibrated.machine" 2>&1 | grep -v '^\[' |
@@ -179,7 +179,7 @@ calibrate() {  # platform
 # communicator of the broadcast)
 probe() {  # platform
     local p="$1"
-    [ -f "$PLAT/$p.probe.machine" ] && return 0
+    [ "$PLAT/$p.probe.machine" -nt "$BUILD/mcast-calibrate" ] && return 0  # (this run's: the tool is relinked above)
     ( set -a; . "$PLAT/$p.env"; set +a
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
           "$BUILD/mcast-calibrate" --probe --out "$PLAT/$p.probe.machine" 2>&1 | grep -v '^\[' |
