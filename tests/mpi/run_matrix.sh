@@ -216,6 +216,13 @@ for np in $SETUP_NPS; do
             "ibcast $(expect_of $alg)" "$np" PML_OB1 --mca coll_kbinomial_algorithm "$alg" "$SETUP" -t
     done
 done
+# 1b'''. MPI_Ibcast beside MPI_Comm_idup of the same communicator (ibcast_idup.c; MPICH's
+#     comm_idup_nb hung before our tags left the communicator's nonblocking counter).
+IDUP=$BUILD_DIR/ibcast_idup
+for alg in kbinomial auto; do
+    row "ibcast beside idup np=3 alg=$alg" "ibcast $(expect_of $alg)" 3 PML_OB1 \
+        --mca coll_kbinomial_algorithm "$alg" "$IDUP"
+done
 # 1b''. Persistent broadcast (MPI_Bcast_init / MPI_Start, Open MPI 5): every algorithm
 #     forced, several starts of one request, three in flight, two communicators, free of
 #     an inactive request (bcast_persist.c); the plan line says "bcast_init".

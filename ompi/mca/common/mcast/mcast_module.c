@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ompi/communicator/communicator.h"
+#include "ompi/mca/pml/pml.h"
 #include "mcast_calib.h"
 #include "mcast_pml.h"
 #include "mcast_shmseg.h"
@@ -45,12 +46,15 @@ static void mcast_module_construct(mcast_module_t *m)
     m->nseq_ahead = m->seq_ahead_cap = 0;
 }
 
+static void exchange_drain(mcast_module_t *m);
+
 static void mcast_module_destruct(mcast_module_t *m)
 {
-    if (NULL != m->xchg.req) { /* started by a call whose communicator is being freed:
-                                  every rank started it, so it completes */
-        ompi_request_wait(&m->xchg.req, MPI_STATUS_IGNORE);
+    if (m->xchg.p2p) { /* started by a call whose communicator is being freed: every rank
+                          started it, so it completes (rank 0 still sends the records back) */
+        exchange_drain(m);
     }
+    free(m->xchg.reqs);
     free(m->xchg.mine);
     free(m->xchg.all);
     mcast_plan_cache_clear(&m->nb_plans);
@@ -115,6 +119,7 @@ mcast_module_t *mcast_module_new(const mcast_component_ops_t *ops,
         return NULL;
     }
     m->ops = ops;
+    mcast_tags_init(&m->tags, MCAST_COMP_PATHMC == ops->component ? 1 : 0);
     /* Only bcast, ibcast (and bcast_init where the API has it): every other collective
      * stays with the module below. */
     m->super.coll_module_enable = mcast_module_enable;
@@ -140,16 +145,73 @@ static mcast_module_t *below_ours(const mcast_module_t *m)
     return (mcast_module_t *) b;
 }
 
+/* The nonblocking exchange runs over the PML with the module's tags (mcast_pml.h), not
+ * as Open MPI's iallgather: libnbc takes that one's tag from the communicator's counter,
+ * which MPI_Comm_idup draws from inside the progress engine, so with an idup under way
+ * the ranks' iallgathers had other tags and met the idup's messages (MPICH's idup_nb:
+ * MPI_ERR_TRUNCATE in libnbc; comm_idup_nb: records of another operation, "different
+ * parameters").  Every rank sends its record to every other and receives theirs, all
+ * posted at the call: nothing is left for a later step to start, so a module freed with
+ * its exchange in flight only waits (2 (n - 1) messages a rank, once per communicator). */
+static int exchange_post(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    mcast_exchange_t *x = &m->xchg;
+    const int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    const int one = (int) sizeof(*x->mine);
+    int rc = OMPI_SUCCESS;
+    x->all[me] = *x->mine;
+    for (int k = 1; k < n && OMPI_SUCCESS == rc; k++) {
+        const int from = (me - k + n) % n;
+        rc = MCA_PML_CALL(irecv(&x->all[from], one, MPI_BYTE, from, x->tag, comm,
+                                &x->reqs[x->nreq]));
+        x->nreq += OMPI_SUCCESS == rc;
+    }
+    for (int k = 1; k < n && OMPI_SUCCESS == rc; k++) {
+        rc = MCA_PML_CALL(isend(x->mine, one, MPI_BYTE, (me + k) % n, x->tag,
+                                MCA_PML_BASE_SEND_STANDARD, comm, &x->reqs[x->nreq]));
+        x->nreq += OMPI_SUCCESS == rc;
+    }
+    return rc;
+}
+
+/* True once the exchange's messages are done (their first error in x->rc); wait: block
+ * on them (the destructor). */
+static bool exchange_step(mcast_module_t *m, bool wait)
+{
+    mcast_exchange_t *x = &m->xchg;
+    if (!x->p2p) {
+        return true;
+    }
+    for (int i = 0; i < x->nreq; i++) {
+        if (wait) {
+            const int rc = ompi_request_wait(&x->reqs[i], MPI_STATUS_IGNORE);
+            x->rc = OMPI_SUCCESS == x->rc ? rc : x->rc;
+        } else if (!REQUEST_COMPLETE(x->reqs[i])) {
+            return false;
+        }
+    }
+    for (int i = 0; i < x->nreq; i++) {
+        if (MPI_REQUEST_NULL != x->reqs[i]) {
+            x->rc = OMPI_SUCCESS == x->rc ? x->reqs[i]->req_status.MPI_ERROR : x->rc;
+            ompi_request_free(&x->reqs[i]);
+        }
+    }
+    x->nreq = 0;
+    x->p2p = false;
+    return true;
+}
+
+static void exchange_drain(mcast_module_t *m)
+{
+    (void) exchange_step(m, true);
+}
+
 /* Starts the exchange (every rank at the same call).  blocking: the allgather runs to
- * completion here.  OMPI_ERR_NOT_AVAILABLE: no nonblocking allgather on this
- * communicator (the caller passes the call down and stays NEW). */
+ * completion here. */
 static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, bool blocking)
 {
     const int n = ompi_comm_size(comm);
     mcast_exchange_t *x = &m->xchg;
-    if (!blocking && NULL == comm->c_coll->coll_iallgather) {
-        return OMPI_ERR_NOT_AVAILABLE;
-    }
     x->mine = calloc(1, sizeof(*x->mine));
     x->all = calloc((size_t) n, sizeof(*x->all));
     if (NULL == x->mine || NULL == x->all) {
@@ -176,22 +238,31 @@ static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, b
     x->mine->calib = m->ops->params->self_calibrate ? mcast_calib_known(NULL) : 0;
     mcast_locality_record_self(&x->mine->loc);
     /* the segment setup's tags, reserved now by every rank whatever comes of it */
-    m->xtags[0] = mcast_pml_reserve_tags(comm);
+    m->xtags[0] = mcast_tags_take(&m->tags);
     m->xtags[1] = m->xtags[0] - 1;
-    m->xtags[2] = mcast_pml_reserve_tags(comm);
+    m->xtags[2] = mcast_tags_take(&m->tags);
     int rc;
-    if (blocking || NULL == comm->c_coll->coll_iallgather) {
+    if (blocking) {
         rc = comm->c_coll->coll_allgather(x->mine, (int) sizeof(*x->mine), MPI_BYTE, x->all,
                                           (int) sizeof(*x->mine), MPI_BYTE, comm,
                                           comm->c_coll->coll_allgather_module);
-        x->req = NULL;
     } else {
-        rc = comm->c_coll->coll_iallgather(x->mine, (int) sizeof(*x->mine), MPI_BYTE, x->all,
-                                           (int) sizeof(*x->mine), MPI_BYTE, comm, &x->req,
-                                           comm->c_coll->coll_iallgather_module);
+        x->tag = mcast_tags_take(&m->tags); /* (every rank, at this call) */
+        x->nreq = 0;
+        x->reqs = malloc(sizeof(*x->reqs) * (size_t) (n > 1 ? 2 * (n - 1) : 1));
+        if (NULL == x->reqs) {
+            x->finished = true; /* (its peers may wait for its part: docs/local-failures.md) */
+            x->rc = OMPI_ERR_OUT_OF_RESOURCE;
+            return OMPI_SUCCESS;
+        }
+        x->p2p = true;
+        rc = exchange_post(m, comm);
+        if (OMPI_SUCCESS != rc) {
+            x->rc = rc; /* (what is posted still completes: exchange_finish waits for it) */
+        }
+        return OMPI_SUCCESS;
     }
     if (OMPI_SUCCESS != rc) {
-        x->req = NULL;
         x->finished = true;
         x->rc = rc;
     }
@@ -205,13 +276,8 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
     if (x->finished) {
         return true;
     }
-    if (NULL != x->req) {
-        if (!REQUEST_COMPLETE(x->req)) {
-            return false;
-        }
-        x->rc = x->req->req_status.MPI_ERROR;
-        ompi_request_free(&x->req);
-        x->req = NULL;
+    if (!exchange_step(m, false)) {
+        return false;
     }
     x->finished = true;
     if (OMPI_SUCCESS != x->rc) {
@@ -1009,7 +1075,7 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, mca
                      size_t bytes, int root, struct ompi_communicator_t *comm,
                      ompi_request_t **request, int kind)
 {
-    const int tag = mcast_pml_reserve_tags(comm);
+    const int tag = mcast_tags_take(&m->tags);
     nb_call_t *c = calloc(1, sizeof(*c));
     ompi_request_t *req = NULL;
     if (NULL == c || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
@@ -1177,7 +1243,7 @@ static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int
     }
     if (twolevel || MCAST_PLAN_SHM == info.transport_kind) {
         rc = twolevel ? mcast_shm_twolevel_run(&m->shm, e->plan, &e->memo, m->engine, buf, count,
-                                               dtype, bytes, root, comm)
+                                               dtype, bytes, root, comm, mcast_tags_take(&m->tags))
                       : mcast_shm_run(&m->shm, &info, buf, count, dtype, bytes, root, comm);
         seq_resolve(m, slot);
         if (MCAST_SHM_PASS != rc) {
@@ -1196,7 +1262,8 @@ static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int
     if (NULL == m->engine) {
         m->engine = mcast_engine_create();
     }
-    return mcast_pml_bcast(e->plan, &e->memo, m->engine, buf, count, dtype, bytes, comm);
+    return mcast_pml_bcast(e->plan, &e->memo, m->engine, buf, count, dtype, bytes, comm,
+                           mcast_tags_take(&m->tags));
 }
 
 /* An MPI_Ibcast on a multicast plan of a READY module: its op takes its place in the
@@ -1331,7 +1398,8 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
         }
         const bool twolevel = MCAST_PLAN_PML_SHM == info.transport_kind;
         rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, &e->memo, buf, count, dtype,
-                                                bytes, root, comm, request)
+                                                bytes, root, comm, mcast_tags_take(&m->tags),
+                                                request)
                       : mcast_shm_irun(&m->shm, &info, buf, count, dtype, bytes, root, comm,
                                        request);
         seq_resolve(m, slot);
@@ -1355,5 +1423,6 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
     seq_resolve(m, slot);
-    return mcast_pml_ibcast(e->plan, &e->memo, buf, count, dtype, bytes, comm, request);
+    return mcast_pml_ibcast(e->plan, &e->memo, buf, count, dtype, bytes, comm,
+                            mcast_tags_take(&m->tags), request);
 }

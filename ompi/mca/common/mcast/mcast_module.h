@@ -57,6 +57,7 @@
 #include "mcast_glue.h"
 #include "mcast_locality.h"
 #include "mcast_plan.h"
+#include "mcast_pml.h"
 
 struct mcast_module;
 struct mcast_runner; /* mcast_pml.h */
@@ -136,7 +137,10 @@ typedef struct mcast_xrec {
 } mcast_xrec_t;
 
 typedef struct mcast_exchange {
-    ompi_request_t *req;   /* the allgather while it runs */
+    ompi_request_t **reqs; /* the nonblocking exchange's messages in flight (nreq) */
+    int nreq;
+    int tag;               /* its tag (taken at the call) */
+    bool p2p;              /* the nonblocking exchange runs */
     mcast_xrec_t *mine;    /* [1] */
     mcast_xrec_t *all;     /* [n] */
     bool finished;         /* outcome below known (and the records handed on) */
@@ -173,7 +177,8 @@ typedef struct mcast_module {
     mcast_plan_cache_t nb_plans;
     int *nb_chain;                    /* [n] scratch of the nonblocking decision */
     mcast_machine_t nb_machine;       /* the built-in model, for its default plan */
-    int xtags[3];                     /* the segment setup's tags (reserved at the exchange) */
+    int xtags[3];                     /* the segment setup's tags (taken at the exchange) */
+    mcast_tags_t tags;                /* this module's tags (mcast_pml.h), taken at each call */
     /* The segment's ops start in the order of the calls (mcast_shm.h: the ring counts chunks
      * across calls), and so do the multicast group's (its epochs), also those that start
      * later than their call: each call takes a slot in this sequence at the call and

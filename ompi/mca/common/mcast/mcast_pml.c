@@ -15,6 +15,8 @@
  *                     MPI_ERR_TRUNCATE where they depend on it, never wait for it
  */
 #include "mcast_pml.h"
+
+#include <assert.h>
 #include "mcast_glue.h"
 #include "mcast_status_mpi.h"
 #include "mcast_dtio.h"
@@ -512,28 +514,29 @@ static bool call_progress(mcast_call_t *c)
 
 /* ---- calls ---------------------------------------------------------------- */
 
-/* `reserve` consecutive tags of the communicator's nonblocking-collective tag space (the
- * counter libnbc and adapt draw from too, so concurrent operations never share a tag),
- * wrapping at the end of the space.  (coll_base_util.h has this as an inline function,
- * but that header cannot be included with Debian's devel headers: it pulls a Fortran
- * header that is not installed.) */
-static int reserve_tags(struct ompi_communicator_t *comm, int32_t reserve)
+void mcast_tags_init(mcast_tags_t *t, int lane)
+{
+    t->low = MCAST_TAGS_LOW + (int32_t) lane * MCAST_TAGS_LANE_SPAN;
+    t->high = t->low + MCAST_TAGS_LANE_SPAN - 1;
+    t->next = t->high;
+}
+
+/* two consecutive tags (tag, tag - 1), counting down, wrapping inside the lane; atomic for
+ * MPI_THREAD_MULTIPLE programs (their calls on one communicator are ordered by the
+ * application, as MPI requires of collectives) */
+int mcast_tags_take(mcast_tags_t *t)
 {
     int32_t tag, old;
     do {
-        tag = old = comm->c_nbc_tag;
-        if (tag - reserve < MCA_COLL_BASE_TAG_NONBLOCKING_END) {
-            tag = MCA_COLL_BASE_TAG_NONBLOCKING_BASE;
+        tag = old = t->next;
+        if (tag - 2 < t->low) {
+            tag = t->high;
         }
-    } while (!OPAL_ATOMIC_COMPARE_EXCHANGE_STRONG_32(&comm->c_nbc_tag, &old, tag - reserve));
+    } while (!OPAL_ATOMIC_COMPARE_EXCHANGE_STRONG_32(&t->next, &old, tag - 2));
     return tag;
 }
-int mcast_pml_reserve_tags(struct ompi_communicator_t *comm)
-{
-    return reserve_tags(comm, 2);
-}
 
-/* tag: from mcast_pml_reserve_tags at the call, or 0 = reserve now */
+/* tag: from mcast_tags_take at the call */
 static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_memo_t *memo,
                       mcast_engine_t *engine, void *buf, int count,
                       struct ompi_datatype_t *dtype, size_t bytes,
@@ -541,10 +544,10 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
 {
     memset(c, 0, sizeof(*c));
     const int rank = ompi_comm_rank(comm);
-    /* two tags per broadcast: the same on every rank (collectives are called in order),
-     * taken first (or at the call, for a call that starts later), so that a call that
-     * fails further on keeps the count in step */
-    c->tag = 0 != tag ? tag : reserve_tags(comm, 2);
+    /* two tags per broadcast, the same on every rank: taken by the module at the MPI call
+     * (mcast_tags_take), also for a call that starts later or fails further on */
+    assert(0 != tag);
+    c->tag = tag;
     c->tag_last = c->tag - 1;
     c->comm = comm;
     c->buf = buf;
@@ -725,10 +728,11 @@ static void call_cleanup(mcast_call_t *c)
 
 int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_engine_t *engine,
                     void *buf, int count,
-                    struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm)
+                    struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
+                    int tag)
 {
     mcast_call_t c;
-    int rc = call_setup(&c, plan, memo, engine, buf, count, dtype, bytes, comm, 0);
+    int rc = call_setup(&c, plan, memo, engine, buf, count, dtype, bytes, comm, tag);
     if (OMPI_SUCCESS == rc) {
         rc = call_start(&c);
     }
@@ -970,19 +974,19 @@ void mcast_ireq_runner_discard(ompi_request_t *request)
 
 int mcast_pml_ibcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, void *buf, int count,
                      struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
-                     ompi_request_t **request)
+                     int tag, ompi_request_t **request)
 {
     mcast_ireq_t *r = ireq_new(comm);
     if (NULL == r) {
         /* No memory for a request: this rank's part now, blocking (a request cannot be
          * handed back; its peers would otherwise wait for it), then an empty one. */
-        const int rc = mcast_pml_bcast(plan, memo, NULL, buf, count, dtype, bytes, comm);
+        const int rc = mcast_pml_bcast(plan, memo, NULL, buf, count, dtype, bytes, comm, tag);
         if (OMPI_SUCCESS == rc) {
             *request = &ompi_request_empty;
         }
         return rc;
     }
-    int rc = call_setup(&r->call, plan, memo, NULL, buf, count, dtype, bytes, comm, 0);
+    int rc = call_setup(&r->call, plan, memo, NULL, buf, count, dtype, bytes, comm, tag);
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
     OPAL_THREAD_LOCK(&active_lock);

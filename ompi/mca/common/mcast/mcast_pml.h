@@ -36,6 +36,7 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/request/request.h"
+#include "ompi/mca/coll/base/coll_tags.h"
 #include "mcast_planner.h"
 #include "mcast_plan.h"
 
@@ -45,13 +46,14 @@
  * MPI error class. */
 int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_engine_t *engine,
                     void *buf, int count,
-                    struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm);
+                    struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
+                    int tag);
 
 /* The same, nonblocking: *request completes (MPI_Wait/Test) when this rank's part is done.
  * `memo` (may be NULL) as for mcast_pml_bcast: the call shares its schedule. */
 int mcast_pml_ibcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, void *buf, int count,
                      struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
-                     ompi_request_t **request);
+                     int tag, ompi_request_t **request);
 
 /* Another runner behind the same MPI_Ibcast request (the shared segment): `test` moves
  * the broadcast on without waiting and returns true once it is complete, with its MPI
@@ -61,12 +63,25 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, void *b
  * of the packed stream this rank holds (mcast_engine_held_bytes).  engine and memo as
  * for mcast_pml_bcast (NULL: its own). */
 typedef struct mcast_call mcast_call_t;
-/* The two tags a broadcast's messages use, drawn from the communicator's
- * nonblocking-collective tag space (shared with libnbc): reserved at the MPI call, so
- * that a call whose messages start later (its setup still under way) has the same tags
- * on every rank whatever other collectives start meanwhile. */
-int mcast_pml_reserve_tags(struct ompi_communicator_t *comm);
-/* tag: from mcast_pml_reserve_tags, or 0 = reserved now. */
+/* The tags of a module's broadcasts on its communicator, two a call (tag and tag - 1),
+ * taken at the MPI call so that a call whose messages start later (its setup still under
+ * way) has the same tags on every rank: a sequence of the module's own, which only its
+ * calls advance, in the order every rank makes them, in a range of Open MPI's collective
+ * tag space that no other component draws from (the far end of hcoll's, which hcoll
+ * counts from its other end; one lane per component of ours).  Not the communicator's
+ * nonblocking-collective counter: MPI_Comm_idup draws from that inside the progress
+ * engine, on each rank at another point among the application's calls, and a broadcast
+ * whose tags came from it then had other tags on other ranks (MPICH's comm_idup_nb and
+ * idup_nb tests: a hang, MPI_ERR_TRUNCATE in libnbc). */
+typedef struct mcast_tags {
+    int32_t low, high, next;
+} mcast_tags_t;
+#define MCAST_TAGS_LANE_SPAN (1 << 22)
+#define MCAST_TAGS_LOW (MCA_COLL_BASE_TAG_HCOLL_END + 64) /* below: the multicast's fixed tags */
+/* lane 0: coll/kbinomial, 1: coll/pathmc */
+void mcast_tags_init(mcast_tags_t *t, int lane);
+int mcast_tags_take(mcast_tags_t *t);
+/* tag: from mcast_tags_take at the call (non-zero). */
 int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
                          mcast_engine_t *engine, void *buf, int count,
                          struct ompi_datatype_t *dtype, size_t bytes,

@@ -523,7 +523,7 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
 static int run(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan_info_t *info,
                mcast_sched_memo_t *memo, mcast_engine_t *engine, void *buf, int count,
                struct ompi_datatype_t *dtype, size_t bytes, int root,
-               struct ompi_communicator_t *comm)
+               struct ompi_communicator_t *comm, int tag)
 {
     shm_ireq_t r; /* io_ctx: io_init in ireq_start (no second memset of a convertor) */
     r.view = NULL;
@@ -531,7 +531,7 @@ static int run(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan
     r.call = NULL;
     r.call_status = OMPI_SUCCESS;
     r.call_done = false;
-    int rc = ireq_start(seg, plan, info, memo, engine, buf, count, dtype, bytes, root, comm, 0, &r);
+    int rc = ireq_start(seg, plan, info, memo, engine, buf, count, dtype, bytes, root, comm, tag, &r);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -550,17 +550,17 @@ int mcast_shm_run(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *bu
                   struct ompi_datatype_t *dtype, size_t bytes, int root,
                   struct ompi_communicator_t *comm)
 {
-    return run(seg, NULL, info, NULL, NULL, buf, count, dtype, bytes, root, comm);
+    return run(seg, NULL, info, NULL, NULL, buf, count, dtype, bytes, root, comm, 0); /* (no PML) */
 }
 
 int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                            mcast_sched_memo_t *memo, mcast_engine_t *engine, void *buf, int count,
                            struct ompi_datatype_t *dtype, size_t bytes, int root,
-                           struct ompi_communicator_t *comm)
+                           struct ompi_communicator_t *comm, int tag)
 {
     mcast_plan_info_t info;
     mcast_plan_get_info(plan, &info);
-    return run(seg, plan, &info, memo, engine, buf, count, dtype, bytes, root, comm);
+    return run(seg, plan, &info, memo, engine, buf, count, dtype, bytes, root, comm, tag);
 }
 
 int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
@@ -590,19 +590,20 @@ int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
  * wait for its part), and hands back an empty request when that went well. */
 static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan_info_t *info,
                 mcast_sched_memo_t *memo, void *buf, int count, struct ompi_datatype_t *dtype,
-                size_t bytes, int root, struct ompi_communicator_t *comm, ompi_request_t **request)
+                size_t bytes, int root, struct ompi_communicator_t *comm, int tag,
+                ompi_request_t **request)
 {
     shm_ireq_t *r = calloc(1, sizeof(*r));
     ompi_request_t *req = NULL;
     if (NULL == r || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
         free(r);
-        const int rc = run(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm);
+        const int rc = run(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm, tag);
         if (OMPI_SUCCESS == rc) {
             *request = &ompi_request_empty;
         }
         return rc;
     }
-    int rc = ireq_start(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm, 0, r);
+    int rc = ireq_start(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm, tag, r);
     if (OMPI_SUCCESS != rc) {
         mcast_ireq_runner_discard(req);
         free(r);
@@ -617,18 +618,18 @@ static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_pla
 int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                             mcast_sched_memo_t *memo, void *buf, int count,
                             struct ompi_datatype_t *dtype, size_t bytes, int root,
-                            struct ompi_communicator_t *comm, ompi_request_t **request)
+                            struct ompi_communicator_t *comm, int tag, ompi_request_t **request)
 {
     mcast_plan_info_t info;
     mcast_plan_get_info(plan, &info);
-    return irun(seg, plan, &info, memo, buf, count, dtype, bytes, root, comm, request);
+    return irun(seg, plan, &info, memo, buf, count, dtype, bytes, root, comm, tag, request);
 }
 
 int mcast_shm_irun(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *buf, int count,
                    struct ompi_datatype_t *dtype, size_t bytes, int root,
                    struct ompi_communicator_t *comm, ompi_request_t **request)
 {
-    return irun(seg, NULL, info, NULL, buf, count, dtype, bytes, root, comm, request);
+    return irun(seg, NULL, info, NULL, buf, count, dtype, bytes, root, comm, 0, request); /* (no PML) */
 }
 
 void mcast_shm_free(mcast_shm_seg_t *seg)

@@ -68,15 +68,15 @@ int mcast_shm_irun(mcast_shm_seg_t **seg, const mcast_plan_info_t *info, void *b
 int mcast_shm_twolevel_run(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                            mcast_sched_memo_t *memo, mcast_engine_t *engine, void *buf, int count,
                            struct ompi_datatype_t *dtype, size_t bytes, int root,
-                           struct ompi_communicator_t *comm);
+                           struct ompi_communicator_t *comm, int tag);
 int mcast_shm_twolevel_irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                             mcast_sched_memo_t *memo, void *buf, int count,
                             struct ompi_datatype_t *dtype, size_t bytes, int root,
-                            struct ompi_communicator_t *comm, ompi_request_t **request);
+                            struct ompi_communicator_t *comm, int tag, ompi_request_t **request);
 
 /* This rank's part of a segment plan, started now, as the state of a runner (mcast_pml.h):
  * plan NULL with info for a one-node shm plan, or a twolevel plan whose PML messages use
- * `tag` (mcast_pml_reserve_tags at the call; 0: reserved now).  MCAST_SHM_PASS: no
+ * `tag` (mcast_tags_take at the call).  MCAST_SHM_PASS: no
  * segment.  On success *runner and *state go to mcast_ireq_runner_start or are driven by
  * another runner. */
 int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,

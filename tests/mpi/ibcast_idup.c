@@ -1,0 +1,90 @@
+/*
+ * MPI_Ibcast beside MPI_Comm_idup (docs/architecture.md, "Per-call tags"): five rounds of
+ * a nonblocking collective and an idup of the same communicator outstanding together,
+ * completed by one MPI_Waitall; the collectives in turn Ibarrier, Ibcast, Iallreduce,
+ * Iscan, Ibcast, on MPI_COMM_WORLD, its duplicates and an MPI_Comm_create_group
+ * communicator of the even ranks.  Every Ibcast's value and an Allreduce on every new
+ * communicator are checked.  Until our tags left the communicator's nonblocking counter,
+ * which the idups draw from inside the progress engine, this hung (3 ranks, forced
+ * kbinomial; MPICH's comm_idup_nb).  Exit 0 and "0 failures" when every check held.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define ROUNDS 5
+
+static int stage(MPI_Comm c, int kind)
+{
+    int rank, size, failures = 0, in[ROUNDS], out[ROUNDS];
+    MPI_Comm nc[ROUNDS];
+    MPI_Request r[2 * ROUNDS];
+    MPI_Comm_rank(c, &rank);
+    MPI_Comm_size(c, &size);
+    for (int i = 0; i < ROUNDS; i++) {
+        in[i] = 0 == rank ? 815 + i : -1;
+        out[i] = -1;
+        switch (kind) {
+        case 0: MPI_Ibarrier(c, &r[i]); break;
+        case 1: MPI_Ibcast(&in[i], 1, MPI_INT, 0, c, &r[i]); break;
+        case 2: in[i] = 1; MPI_Iallreduce(&in[i], &out[i], 1, MPI_INT, MPI_SUM, c, &r[i]); break;
+        default: MPI_Iscan(&rank, &out[i], 1, MPI_INT, MPI_SUM, c, &r[i]); break;
+        }
+        MPI_Comm_idup(c, &nc[i], &r[ROUNDS + i]);
+    }
+    MPI_Waitall(2 * ROUNDS, r, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < ROUNDS; i++) {
+        failures += 1 == kind && in[i] != 815 + i;
+        failures += 2 == kind && out[i] != size;
+        failures += 3 == kind && out[i] != rank * (rank + 1) / 2;
+        int x = rank, sum = -1;
+        MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, nc[i]);
+        failures += sum != size * (size - 1) / 2;
+        MPI_Comm_free(&nc[i]);
+    }
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int wrank, wsize, failures = 0, checks = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    const int kinds[] = {0, 1, 2, 3, 1};
+    for (int k = 0; k < 6; k++) {
+        MPI_Comm c = MPI_COMM_NULL;
+        if (0 == k) {
+            c = MPI_COMM_WORLD;
+        } else if (k % 2) {
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        } else {
+            MPI_Group wg, eg;
+            int range[1][3] = {{0, wsize - 1, 2}};
+            MPI_Comm_group(MPI_COMM_WORLD, &wg);
+            MPI_Group_range_incl(wg, 1, range, &eg);
+            if (0 == wrank % 2) {
+                MPI_Comm_create_group(MPI_COMM_WORLD, eg, 7, &c);
+            }
+            MPI_Group_free(&wg);
+            MPI_Group_free(&eg);
+        }
+        if (MPI_COMM_NULL == c) {
+            continue;
+        }
+        for (int s = 0; s < 5; s++) {
+            failures += stage(c, kinds[s]);
+            checks += ROUNDS;
+        }
+        if (MPI_COMM_WORLD != c) {
+            MPI_Comm_free(&c);
+        }
+    }
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (0 == wrank) {
+        printf("ibcast_idup: np=%d %d checks, %d failures\n", wsize, checks, all);
+    }
+    MPI_Finalize();
+    return 0 == all ? 0 : 1;
+}
