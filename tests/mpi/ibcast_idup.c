@@ -80,6 +80,30 @@ int main(int argc, char **argv)
             MPI_Comm_free(&c);
         }
     }
+    /* A communicator freed after its only call, an MPI_Ibcast, is released: the handle
+     * of the next duplicate does not grow (a request of the first call's setup that
+     * completed and was never freed held it: its context id stayed taken, and the idups
+     * above then retried their id agreement, where Open MPI 4.1 may hang). */
+    int first = -1, last = -1;
+    for (int it = 0; it < 20; it++) {
+        MPI_Comm c;
+        MPI_Request r;
+        int x = 0 == wrank ? 42 : -1;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Ibcast(&x, 1, MPI_INT, 0, c, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        failures += 42 != x;
+        last = (int) MPI_Comm_c2f(c);
+        first = first < 0 ? last : first;
+        MPI_Comm_free(&c);
+        MPI_Barrier(MPI_COMM_WORLD); /* (every rank's first call made: its setup ends) */
+        checks++;
+    }
+    if (last > first + 1) {
+        fprintf(stderr, "ibcast_idup: rank %d: communicators not released (handle %d, then %d)\n",
+                wrank, first, last);
+        failures++;
+    }
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (0 == wrank) {

@@ -324,5 +324,6 @@ static int kbinomial_close(void)
     mca_coll_kbinomial_component.rules = NULL;
     mcast_locality_cache_fini();
     mcast_pml_fini();
+    mcast_module_fini();
     return OMPI_SUCCESS;
 }

@@ -122,5 +122,6 @@ static int pathmc_close(void)
 {
     mcast_locality_cache_fini();
     mcast_pml_fini();
+    mcast_module_fini();
     return OMPI_SUCCESS;
 }

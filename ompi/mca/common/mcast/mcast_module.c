@@ -10,6 +10,7 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/pml/pml.h"
+#include "opal/runtime/opal_progress.h"
 #include "mcast_calib.h"
 #include "mcast_pml.h"
 #include "mcast_shmseg.h"
@@ -47,9 +48,11 @@ static void mcast_module_construct(mcast_module_t *m)
 }
 
 static void exchange_drain(mcast_module_t *m);
+static void watch_forget(mcast_module_t *m);
 
 static void mcast_module_destruct(mcast_module_t *m)
 {
+    watch_forget(m); /* (a predefined communicator's, destroyed at MPI_Finalize) */
     if (m->xchg.p2p) { /* started by a call whose communicator is being freed: every rank
                           started it, so it completes (rank 0 still sends the records back) */
         exchange_drain(m);
@@ -1314,6 +1317,105 @@ static int pass_ibcast_kind(mcast_module_t *m, void *buf, int count,
     return m->previous_ibcast(buf, count, dtype, root, comm, request, m->previous_ibcast_module);
 }
 
+/* ---- the setup's watch ----------------------------------------------------
+ * A setup that a nonblocking call started (the exchange, then the preparation and the
+ * segment's setup) is moved on by Open MPI's progress engine until it is over, also
+ * when no later call of ours on the communicator looks at it (pathmc handing every call
+ * to the module below; one MPI_Ibcast, then MPI_Comm_free): its messages' requests are
+ * freed as they complete.  A completed request never freed held its communicator, which
+ * MPI_Comm_free then never released: its context id stayed taken on some ranks, and
+ * MPI_Comm_idup retried its agreement on ids where Open MPI's interleaved retries may
+ * hang (docs/architecture.md, "Per-call tags").  The watch holds a reference on the
+ * communicator, released once the setup is over, outside every lock. */
+typedef struct mcast_watch {
+    mcast_module_t *m;
+    struct ompi_communicator_t *comm;
+    struct mcast_watch *next;
+} mcast_watch_t;
+
+static opal_mutex_t watch_lock = OPAL_MUTEX_STATIC_INIT;
+static mcast_watch_t *watched;
+static bool watch_registered;
+static volatile bool watch_running; /* (without threads the lock is a no-op) */
+
+static int watch_progress(void)
+{
+    if (NULL == watched || watch_running || OPAL_THREAD_TRYLOCK(&watch_lock)) {
+        return 0;
+    }
+    watch_running = true;
+    mcast_watch_t *over = NULL;
+    for (mcast_watch_t **l = &watched; NULL != *l;) {
+        mcast_watch_t *w = *l;
+        bool done = false;
+        if (!OPAL_THREAD_TRYLOCK(&w->m->lock)) { /* (held: a call of ours moves it) */
+            done = nb_ready(w->m, w->comm);
+            OPAL_THREAD_UNLOCK(&w->m->lock);
+        }
+        if (done) {
+            *l = w->next;
+            w->next = over;
+            over = w;
+        } else {
+            l = &w->next;
+        }
+    }
+    watch_running = false;
+    OPAL_THREAD_UNLOCK(&watch_lock);
+    int n = 0;
+    while (NULL != over) { /* the last reference may free the communicator and the module */
+        mcast_watch_t *w = over;
+        over = w->next;
+        OBJ_RELEASE(w->comm);
+        free(w);
+        n++;
+    }
+    return n;
+}
+
+/* Without memory for the watch the setup moves on only with this module's calls. */
+static void watch_add(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    mcast_watch_t *w = malloc(sizeof(*w));
+    if (NULL == w) {
+        return;
+    }
+    OBJ_RETAIN(comm);
+    w->m = m;
+    w->comm = comm;
+    OPAL_THREAD_LOCK(&watch_lock);
+    w->next = watched;
+    watched = w;
+    if (!watch_registered) {
+        opal_progress_register(watch_progress);
+        watch_registered = true;
+    }
+    OPAL_THREAD_UNLOCK(&watch_lock);
+}
+
+static void watch_forget(mcast_module_t *m)
+{
+    OPAL_THREAD_LOCK(&watch_lock);
+    for (mcast_watch_t **l = &watched; NULL != *l;) {
+        mcast_watch_t *w = *l;
+        if (w->m == m) {
+            *l = w->next;
+            free(w); /* (its reference went with the communicator) */
+        } else {
+            l = &w->next;
+        }
+    }
+    OPAL_THREAD_UNLOCK(&watch_lock);
+}
+
+void mcast_module_fini(void)
+{
+    if (watch_registered) {
+        opal_progress_unregister(watch_progress);
+        watch_registered = false;
+    }
+}
+
 /* A nonblocking call on a new module: the exchange starts here, without waiting (header);
  * a module below of ours starts its own at the same call, for the calls handed to it.
  * OMPI_ERR_NOT_AVAILABLE: no nonblocking exchange here (the module below serves). */
@@ -1324,10 +1426,12 @@ static int begin_nonblocking(mcast_module_t *m, struct ompi_communicator_t *comm
         return rc;
     }
     m->state = MCAST_STATE_PENDING;
+    watch_add(m, comm);
     mcast_module_t *below = below_ours(m);
     if (NULL != below && MCAST_STATE_NEW == below->state &&
         OMPI_SUCCESS == exchange_start(below, comm, false)) {
         below->state = MCAST_STATE_PENDING;
+        watch_add(below, comm);
     }
     return OMPI_SUCCESS;
 }
@@ -1339,9 +1443,24 @@ int mcast_module_ibcast(void *buf, int count, struct ompi_datatype_t *dtype, int
     return mcast_module_istart(buf, count, dtype, root, comm, request, module, 1);
 }
 
+static int istart(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                  struct ompi_communicator_t *comm, ompi_request_t **request,
+                  mca_coll_base_module_t *module, int kind);
+
+/* (nothing below progresses: mcast_calltime) */
 int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                         struct ompi_communicator_t *comm, ompi_request_t **request,
                         mca_coll_base_module_t *module, int kind)
+{
+    mcast_calltime_begin();
+    const int rc = istart(buf, count, dtype, root, comm, request, module, kind);
+    mcast_calltime_end();
+    return rc;
+}
+
+static int istart(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                  struct ompi_communicator_t *comm, ompi_request_t **request,
+                  mca_coll_base_module_t *module, int kind)
 {
     mcast_module_t *m = (mcast_module_t *) module;
     size_t bytes = 0;

@@ -222,6 +222,9 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
 bool mcast_module_passes_now(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes,
                              int root);
 
+/* At the component's close: the progress function that moves started setups on. */
+void mcast_module_fini(void);
+
 #if MCAST_HAVE_BCAST_INIT
 /* MPI_Bcast_init (mcast_persist.c). */
 int mcast_module_bcast_init(void *buf, int count, struct ompi_datatype_t *dtype, int root,

@@ -148,6 +148,12 @@ static int unpack_range(mcast_call_t *c, mcast_slot_t *s)
 
 static void finish_slot(mcast_call_t *c, int i);
 
+/* A slot whose completion probes the PML (finish_slot), which then progresses. */
+static bool probes_at_finish(const mcast_slot_t *s)
+{
+    return MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST);
+}
+
 static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_t off, size_t len,
                       unsigned flags)
 {
@@ -208,10 +214,12 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
         return rc;
     }
     s->active = true;
-    if (REQUEST_COMPLETE(s->req)) {
+    if (REQUEST_COMPLETE(s->req) && !(probes_at_finish(s) && mcast_calltime())) {
         /* done inside the PML's call (an eager send written out, a receive whose message
          * had come): the engine's next op goes now, not a progress turn later, when
-         * a rank yielding when idle may lose its core for a scheduler turn (issue 48) */
+         * a rank yielding when idle may lose its core for a scheduler turn (issue 48).
+         * Not a last receive inside a nonblocking call's start: its completion probes
+         * the PML, which progresses (mcast_calltime); the first progress turn takes it. */
         finish_slot(c, slot);
     }
     return 0;
@@ -261,12 +269,14 @@ static void finish_slot(mcast_call_t *c, int i)
     mcast_engine_complete(c->engine, i, st);
 }
 
-static int poll_slots(mcast_call_t *c)
+/* quiet: inside a nonblocking call's start (mcast_calltime): the slots whose completion
+ * probes wait for a progress turn. */
+static int poll_slots(mcast_call_t *c, bool quiet)
 {
     int progressed = 0;
     for (int i = 0; i < c->nslots; i++) {
         mcast_slot_t *s = &c->slots[i];
-        if (!s->active || !REQUEST_COMPLETE(s->req)) {
+        if (!s->active || !REQUEST_COMPLETE(s->req) || (quiet && probes_at_finish(s))) {
             continue;
         }
         finish_slot(c, i);
@@ -495,12 +505,13 @@ static void drain_step(mcast_call_t *c)
 /* One round of progress; true when the engine is done. */
 static bool call_progress(mcast_call_t *c)
 {
-    if (poll_slots(c) > 0) {
+    const bool quiet = mcast_calltime(); /* (no probe: the PML's probes progress) */
+    if (poll_slots(c, quiet) > 0) {
         c->idle = 0;
-    } else if (++c->idle % MCAST_IDLE_PROBE == 0) {
+    } else if (!quiet && ++c->idle % MCAST_IDLE_PROBE == 0) {
         idle_probe(c);
     }
-    if (c->ndrain > 0) {
+    if (!quiet && c->ndrain > 0) {
         drain_step(c);
     }
     const bool done = poll_sinks(c) && mcast_engine_done(c->engine);
@@ -513,6 +524,23 @@ static bool call_progress(mcast_call_t *c)
 }
 
 /* ---- calls ---------------------------------------------------------------- */
+
+static _Thread_local int calltime_depth;
+
+void mcast_calltime_begin(void)
+{
+    calltime_depth++;
+}
+
+void mcast_calltime_end(void)
+{
+    calltime_depth--;
+}
+
+bool mcast_calltime(void)
+{
+    return calltime_depth > 0;
+}
 
 void mcast_tags_init(mcast_tags_t *t, int lane)
 {

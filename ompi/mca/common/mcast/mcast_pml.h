@@ -40,6 +40,16 @@
 #include "mcast_planner.h"
 #include "mcast_plan.h"
 
+/* A nonblocking call's start (MPI_Ibcast, MPI_Start) on this thread, begin/end nested:
+ * while it runs nothing of ours calls opal_progress.  Stock Open MPI's nonblocking starts
+ * never progress, and MPI_Comm_idup depends on it: its steps, which draw the libnbc tags
+ * of their allreduces from the communicator, run inside the progress engine, so progress
+ * inside one rank's MPI_Ibcast between two of the application's idups reordered that
+ * rank's draws against the others' (a hang: docs/architecture.md, "Per-call tags"). */
+void mcast_calltime_begin(void);
+void mcast_calltime_end(void);
+bool mcast_calltime(void);
+
 /* One blocking broadcast of (buf, count, dtype) = `bytes` signature bytes along `plan`.
  * `engine` is reused across calls (NULL: a temporary one); `memo` (may be NULL) keeps
  * this rank's schedule for the next call of the same size.  Returns OMPI_SUCCESS or an
