@@ -977,7 +977,9 @@ static int nb_begin_mc(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t 
         /* no memory for its op: this rank's part now, in its place (inside the progress
          * engine, which is better than leaving the group's epochs out of step) */
         c->sub = NULL;
+        const int calltime = mcast_calltime_suspend(); /* (blocking: it progresses) */
         rc = owner->ops->run(owner, info, c->buf, c->count, c->dtype, c->bytes, c->root, c->comm);
+        mcast_calltime_resume(calltime);
         nb_resolve(c, owner);
         return OMPI_SUCCESS == rc ? MCAST_NOTHING : rc;
     }
@@ -1292,7 +1294,9 @@ static int mc_istart(mcast_module_t *m, int64_t slot, const mcast_plan_info_t *i
         /* No memory for a request or its op: this rank's part now, blocking (a request
          * cannot be handed back; the group's epochs must stay in step), then an empty one. */
         mcast_ireq_runner_discard(req);
+        const int calltime = mcast_calltime_suspend(); /* (blocking: it progresses) */
         rc = m->ops->run(m, info, buf, count, dtype, bytes, root, comm);
+        mcast_calltime_resume(calltime);
         if (OMPI_SUCCESS == rc) {
             *request = &ompi_request_empty;
         }

@@ -542,6 +542,18 @@ bool mcast_calltime(void)
     return calltime_depth > 0;
 }
 
+int mcast_calltime_suspend(void)
+{
+    const int saved = calltime_depth;
+    calltime_depth = 0;
+    return saved;
+}
+
+void mcast_calltime_resume(int saved)
+{
+    calltime_depth = saved;
+}
+
 void mcast_tags_init(mcast_tags_t *t, int lane)
 {
     t->low = MCAST_TAGS_LOW + (int32_t) lane * MCAST_TAGS_LANE_SPAN;
@@ -759,6 +771,7 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
                     struct ompi_datatype_t *dtype, size_t bytes, struct ompi_communicator_t *comm,
                     int tag)
 {
+    const int calltime = mcast_calltime_suspend(); /* (blocking: it progresses) */
     mcast_call_t c;
     int rc = call_setup(&c, plan, memo, engine, buf, count, dtype, bytes, comm, tag);
     if (OMPI_SUCCESS == rc) {
@@ -775,6 +788,7 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
         call_abandon(&c);
     }
     call_cleanup(&c);
+    mcast_calltime_resume(calltime);
     return rc;
 }
 

@@ -49,6 +49,11 @@
 void mcast_calltime_begin(void);
 void mcast_calltime_end(void);
 bool mcast_calltime(void);
+/* A blocking wait inside such a start (a rank without memory for its request does its
+ * part at once): it progresses, and everything else with it; suspend returns what resume
+ * restores. */
+int mcast_calltime_suspend(void);
+void mcast_calltime_resume(int saved);
 
 /* One blocking broadcast of (buf, count, dtype) = `bytes` signature bytes along `plan`.
  * `engine` is reused across calls (NULL: a temporary one); `memo` (may be NULL) keeps

@@ -531,8 +531,10 @@ static int run(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan
     r.call = NULL;
     r.call_status = OMPI_SUCCESS;
     r.call_done = false;
+    const int calltime = mcast_calltime_suspend(); /* (blocking: it progresses) */
     int rc = ireq_start(seg, plan, info, memo, engine, buf, count, dtype, bytes, root, comm, tag, &r);
     if (OMPI_SUCCESS != rc) {
+        mcast_calltime_resume(calltime);
         return rc;
     }
     for (unsigned polls = 1; !ireq_test(&r, &rc); polls++) {
@@ -543,6 +545,7 @@ static int run(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan
         }
     }
     ireq_fini(&r);
+    mcast_calltime_resume(calltime);
     return rc;
 }
 
