@@ -86,8 +86,8 @@ typedef struct mcast_call mcast_call_t;
  * counts from its other end; one lane per component of ours).  Not the communicator's
  * nonblocking-collective counter: MPI_Comm_idup draws from that inside the progress
  * engine, on each rank at another point among the application's calls, and a broadcast
- * whose tags came from it then had other tags on other ranks (MPICH's comm_idup_nb and
- * idup_nb tests: a hang, MPI_ERR_TRUNCATE in libnbc). */
+ * whose tags came from it then had other tags on other ranks (one cause of MPICH's
+ * comm_idup_nb hang; docs/limits.md says what of those tests still fails). */
 typedef struct mcast_tags {
     int32_t low, high, next;
 } mcast_tags_t;
