@@ -1329,7 +1329,7 @@ static int pass_ibcast_kind(mcast_module_t *m, void *buf, int count,
  * freed as they complete.  A completed request never freed held its communicator, which
  * MPI_Comm_free then never released: its context id stayed taken on some ranks, and
  * MPI_Comm_idup retried its agreement on ids where Open MPI's interleaved retries may
- * hang (docs/architecture.md, "Per-call tags").  The watch holds a reference on the
+ * hang (E-IDUP-1).  The watch holds a reference on the
  * communicator, released once the setup is over, outside every lock. */
 typedef struct mcast_watch {
     mcast_module_t *m;

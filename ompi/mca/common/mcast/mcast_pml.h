@@ -45,7 +45,7 @@
  * never progress, and MPI_Comm_idup depends on it: its steps, which draw the libnbc tags
  * of their allreduces from the communicator, run inside the progress engine, so progress
  * inside one rank's MPI_Ibcast between two of the application's idups reordered that
- * rank's draws against the others' (a hang: docs/architecture.md, "Per-call tags"). */
+ * rank's draws against the others' (a hang: E-IDUP-1). */
 void mcast_calltime_begin(void);
 void mcast_calltime_end(void);
 bool mcast_calltime(void);
