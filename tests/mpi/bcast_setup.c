@@ -67,6 +67,15 @@ static void check_rc(const char *what, int rc)
     }
 }
 
+/* An MPI_Ibcast that failed to start leaves no request to wait for. */
+static void check_start(const char *what, int rc, MPI_Request *req)
+{
+    check_rc(what, rc);
+    if (MPI_SUCCESS != rc) {
+        *req = MPI_REQUEST_NULL;
+    }
+}
+
 /* MPI_Comm_dup of an intercommunicator between the even and odd ranks. */
 static void dup_loop(int loops)
 {
@@ -118,7 +127,7 @@ static void local_start(size_t bytes)
     if (1 == rank) {
         MPI_Recv(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
-    check_rc("MPI_Ibcast(first)", MPI_Ibcast(b, (int) bytes, MPI_BYTE, 0, c, &req));
+    check_start("MPI_Ibcast(first)", MPI_Ibcast(b, (int) bytes, MPI_BYTE, 0, c, &req), &req);
     if (0 == rank) {
         MPI_Send(&token, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
     }
@@ -147,14 +156,15 @@ static void overlap(void)
         }
     }
     for (int i = 0; i < NS; i++) {
-        check_rc("MPI_Ibcast(before)",
-                 MPI_Ibcast(b[i], (int) sizes[i], MPI_BYTE, i % 2 % size, c, &req[i]));
+        check_start("MPI_Ibcast(before)",
+                    MPI_Ibcast(b[i], (int) sizes[i], MPI_BYTE, i % 2 % size, c, &req[i]), &req[i]);
     }
     check_rc("MPI_Bcast(between)",
              MPI_Bcast(b[NS], (int) sizes[0], MPI_BYTE, NS % 2 % size, c));
     for (int i = NS + 1; i < NB; i++) {
-        check_rc("MPI_Ibcast(after)",
-                 MPI_Ibcast(b[i], (int) sizes[i % NS], MPI_BYTE, i % 2 % size, c, &req[i]));
+        check_start("MPI_Ibcast(after)",
+                    MPI_Ibcast(b[i], (int) sizes[i % NS], MPI_BYTE, i % 2 % size, c, &req[i]),
+                    &req[i]);
     }
     for (int i = NB - 1; i > NS; i--) {
         check_rc("MPI_Wait(after)", MPI_Wait(&req[i], MPI_STATUS_IGNORE));

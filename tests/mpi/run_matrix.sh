@@ -822,6 +822,23 @@ else
     fail=$((fail + 1)); echo "FAIL fallback=error: unexpected output"; tail -n 5 "$out" | sed 's/^/    /'
 fi
 rm -f "$out"
+# 7a. The same refusal where the first calls are nonblocking (bcast_setup -t: first
+#     MPI_Ibcasts, Ibcasts around a Bcast, three threads at once): every MPI_Ibcast or
+#     MPI_Wait that fails says MPI_ERR_UNSUPPORTED_OPERATION, a start that failed leaves
+#     MPI_REQUEST_NULL (the program waits on it), no crash, no hang.
+out=$(mktemp)
+timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${PML_OB1[@]}" \
+    --mca coll_kbinomial_algorithm twolevel "$SETUP" -t -l 4 >"$out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "MPI_Ibcast(after): MPI_ERR_UNSUPPORTED_OPERATION" "$out" &&
+    grep -q "MPI_Wait(first): MPI_ERR_UNSUPPORTED_OPERATION" "$out" &&
+    ! grep -qi "signal\|segmentation\|MPI_ERR_INTERN\|MPI_ERR_REQUEST" "$out"; then
+    pass=$((pass + 1)); echo "PASS fallback=error, nonblocking first calls and threads: MPI_ERR_UNSUPPORTED_OPERATION, no crash, no hang"
+else
+    fail=$((fail + 1)); echo "FAIL fallback=error, nonblocking first calls and threads (exit $rc)"
+    grep -v 'declined\|MPI_ERR_UNSUPPORTED_OPERATION\|wrong$' "$out" | tail -n 8 | sed 's/^/    /'
+fi
+rm -f "$out"
 # 7b. Intercommunicators under the same forced twolevel (bcast_intercomm): our components
 #     do not serve them; Open MPI's coll/inter does, over each group's local communicator
 #     (ours), and MPI_Intercomm_create broadcasts on the local communicator it is given.

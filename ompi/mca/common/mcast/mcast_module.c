@@ -1459,6 +1459,12 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
     mcast_calltime_begin();
     const int rc = istart(buf, count, dtype, root, comm, request, module, kind);
     mcast_calltime_end();
+    if (OMPI_SUCCESS != rc) {
+        /* a failed start leaves no request: a later MPI_Wait on the handle returns at once
+         * (Open MPI's binding leaves it untouched, so a program that waits on it anyway
+         * would read an uninitialised handle) */
+        *request = MPI_REQUEST_NULL;
+    }
     return rc;
 }
 
