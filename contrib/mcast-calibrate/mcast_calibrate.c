@@ -951,6 +951,14 @@ static int probe_send(void *ctx, int peer, const void *buf, size_t bytes)
     return MPI_SUCCESS != rc ? rc : probe_wait(1, &r, NULL, c->nap);
 }
 
+static int probe_ssend(void *ctx, int peer, const void *buf, size_t bytes)
+{
+    probe_ctx_t *c = ctx;
+    MPI_Request r;
+    const int rc = MPI_Issend(buf, (int) bytes, MPI_BYTE, peer, TAG_PROBE, MPI_COMM_WORLD, &r);
+    return MPI_SUCCESS != rc ? rc : probe_wait(1, &r, NULL, c->nap);
+}
+
 static int probe_recv(void *ctx, int peer, void *buf, size_t bytes)
 {
     probe_ctx_t *c = ctx;
@@ -1006,7 +1014,8 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
     ctx.nap = (cores > 0 && local > cores) || (NULL != y && 0 != atoi(y)) ? 50 : 0;
 #endif
     const mcast_probe_ops_t ops = {&ctx,       probe_now,  probe_isend, probe_waitall,
-                                   probe_send, probe_recv, probe_irecv, probe_waitany};
+                                   probe_send, probe_recv, probe_irecv, probe_waitany,
+                                   probe_ssend};
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     (void) mcast_probe_run(&ops, me, pairs, np, buf, rows);

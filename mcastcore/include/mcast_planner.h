@@ -701,6 +701,13 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * times after two warm-ups; shared when the small one completed first in more than half
  * of them and the large one's excess wire time is at least o
  * (mcast_probe_shared_flows, also mcast-calibrate's rule).
+ * After its ping-pongs every pair also times what a synchronous send waits for
+ * (sync_wait_us; header, "Synchronous sends"), where the caller gives ops->ssend: a sends
+ * an empty message synchronously to b's posted receive and b answers, MCAST_PROBE_REPS
+ * times after one warm-up; the ssend takes o_send + L + W, so W = its least time - the
+ * empty half round trip + o_recv, the median over the pairs, at least 0 (mcast-calibrate
+ * measures it alike; a network that acknowledges a match pays about a half round trip
+ * more, SMPI none: E-SYNC-1).
  * mcast_probe_fit sets those net keys of *m (the other keys stay) and m->source;
  * KB_ERR_ARG with *why when the measurements cannot be a network (no pair, a time that
  * does not grow with the bytes, ...). */
@@ -724,6 +731,8 @@ typedef struct mcast_probe_sample {
     double stream2_us[2]; /* the second least of each (the repetitions' spread) */
     double flow_first;   /* fraction of flow repetitions the small message completed
                           * first (NaN: not measured; only pair 0 measures it) */
+    double sync_us;      /* least time of an empty synchronous send to a posted receive
+                          * (0: not measured: sync_wait_us is left as it was) */
 } mcast_probe_sample_t;
 /* The measurement itself, over the caller's point-to-point calls (the component's PML,
  * mcast-calibrate's MPI): this rank's (me) part among pairs[0 .. npairs) as
@@ -734,11 +743,12 @@ typedef struct mcast_probe_sample {
  * block; each returns 0 on success.  buf holds MCAST_PROBE_STREAM_BYTES (its bytes are
  * never looked at).  A pair's a fills rows[k * MCAST_PROBE_ROW ..) for its pair k: 1
  * (done), the posting time, the ping-pongs' and the two streams' least times, then the two
- * streams' second least (0 when not streaming); pair 0's b fills the last entry (1 + the flow fraction); the others leave
+ * streams' second least (0 when not streaming), then the synchronous send's least time (0
+ * without ops->ssend); pair 0's b fills the last entry (1 + the flow fraction); the others leave
  * rows alone.  ops->irecv posts a receive into slot 0 or 1 and ops->waitany completes one
  * of slots [0, n) and sets its index (b of pair 0 only).  Returns 0 or the first error (a peer may then
  * wait: the caller's transport failed). */
-#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 4 + 1)
+#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 4 + 2)
 typedef struct mcast_probe_ops {
     void *ctx;
     double (*now_us)(void *ctx);
@@ -748,6 +758,8 @@ typedef struct mcast_probe_ops {
     int (*recv)(void *ctx, int peer, void *buf, size_t bytes);
     int (*irecv)(void *ctx, int peer, void *buf, size_t bytes, int slot);
     int (*waitany)(void *ctx, int nslots, int *index);
+    /* a blocking synchronous send (MPI_Ssend); NULL: the synchronous wait is not measured */
+    int (*ssend)(void *ctx, int peer, const void *buf, size_t bytes);
 } mcast_probe_ops_t;
 int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_probe_pair_t *pairs,
                     int npairs, void *buf, double *rows);

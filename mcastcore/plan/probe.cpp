@@ -166,12 +166,25 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
     m->net.recv_ns_per_byte = 0.0;
     m->net.shared_flows = mcast_probe_shared_flows(s[0].flow_first, MCAST_PROBE_FLOW_LARGE,
                                                    MCAST_PROBE_FLOW_SMALL, 1000.0 * slope, o);
+    /* the synchronous wait: an empty synchronous send takes o_send + L + W, the empty half
+     * round trip o_send + L + o_recv; only where every pair measured it */
+    std::vector<double> waits;
+    for (int p = 0; p < npairs; p++) {
+        if (s[p].sync_us > 0.0 && std::isfinite(s[p].sync_us)) {
+            waits.push_back(s[p].sync_us - intercept + o);
+        }
+    }
+    char sync[64] = "";
+    if ((int) waits.size() == npairs) {
+        m->sync_wait_us = std::max(0.0, median_of(waits));
+        std::snprintf(sync, sizeof(sync), ", synchronous wait %.2f us", m->sync_wait_us);
+    }
     std::snprintf(m->source, sizeof(m->source),
                   "self-calibrated (%d pair%s of nodes): o %.2f us, latency %.2f us, %.3f ns/B "
-                  "+-%.0f%%, %s",
+                  "+-%.0f%%, %s%s",
                   npairs, npairs == 1 ? "" : "s", o, intercept - 2.0 * o, 1000.0 * slope,
                   100.0 * noise / signal,
-                  m->net.shared_flows ? "a sender's messages share its link" : "FIFO");
+                  m->net.shared_flows ? "a sender's messages share its link" : "FIFO", sync);
     return KB_OK;
 }
 
@@ -196,6 +209,19 @@ int pingpong(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, size_t b
     *half = 0.5 * (o->now_us(o->ctx) - t0);
     *post = t1 - t0;
     return rc;
+}
+
+/* a: an empty synchronous send to b's posted receive (timed), then b's answer */
+int sync_pingpong(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, double *us)
+{
+    if (!is_a) {
+        int rc = o->recv(o->ctx, peer, buf, 0);
+        return rc != 0 ? rc : o->send(o->ctx, peer, buf, 0);
+    }
+    const double t0 = o->now_us(o->ctx);
+    int rc = o->ssend(o->ctx, peer, buf, 0);
+    *us = o->now_us(o->ctx) - t0;
+    return rc != 0 ? rc : o->recv(o->ctx, peer, buf, 0);
 }
 
 int stream(const mcast_probe_ops_t *o, int is_a, int peer, void *buf, size_t bytes, double *us)
@@ -287,6 +313,21 @@ int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, boo
         }
         if (is_a) {
             row[2 + j] = min_of(half, MCAST_PROBE_REPS);
+        }
+    }
+    /* the synchronous sends: a warm-up, then REPS (b's receive is posted: it answered the
+     * previous one and waits for the next) */
+    if (ops->ssend != nullptr) {
+        double sync[MCAST_PROBE_REPS];
+        for (int r = -1; r < MCAST_PROBE_REPS && rc == 0; r++) {
+            double t = 0.0;
+            rc = sync_pingpong(ops, is_a, peer, buf, &t);
+            if (r >= 0) {
+                sync[r] = t;
+            }
+        }
+        if (is_a && rc == 0) {
+            row[MCAST_PROBE_ROW - 2] = min_of(sync, MCAST_PROBE_REPS);
         }
     }
     if (streams) {
@@ -399,6 +440,7 @@ MC_API int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t 
         s[k].stream2_us[0] = r[4 + MCAST_PROBE_SIZES];
         s[k].stream2_us[1] = r[5 + MCAST_PROBE_SIZES];
         s[k].flow_first = r[MCAST_PROBE_ROW - 1] >= 1.0 ? r[MCAST_PROBE_ROW - 1] - 1.0 : NAN;
+        s[k].sync_us = r[MCAST_PROBE_ROW - 2];
     }
     return mcast_probe_fit(s, npairs, m, why, len);
 }

@@ -91,6 +91,7 @@ static void sample(mcast_probe_sample_t *s, double o, double L, double g, double
 {
     s->post_us = o * slow;
     s->flow_first = NAN; /* not measured: FIFO */
+    s->sync_us = 0.0;    /* not measured */
     for (int j = 0; j < MCAST_PROBE_SIZES; j++) {
         s->half_rtt_us[j] = slow * (2 * o + L + 1e-3 * g * (double) mcast_probe_size(j));
     }
@@ -125,6 +126,28 @@ static void test_fit_recovers(void **state)
     assert_true(m.net.eager_bytes == ref.net.eager_bytes); /* not measured: kept */
     assert_memory_equal(&m.shm, &ref.shm, sizeof(m.shm));
     assert_non_null(strstr(m.source, "self-calibrated (3 pairs of nodes)"));
+    /* no synchronous sends measured: the synchronous wait is left as it was */
+    assert_true(m.sync_wait_us == ref.sync_wait_us);
+    assert_null(strstr(m.source, "synchronous wait"));
+    /* measured: an empty synchronous send takes o + L + W (W 1.5 us), the slow pair's
+     * three times that; the median over the pairs */
+    for (int p = 0; p < 3; p++) {
+        s[p].sync_us = (p == 1 ? 3.0 : 1.0) * (7.5 + 0.8 + 1.5);
+    }
+    assert_int_equal(mcast_probe_fit(s, 3, &m, why, sizeof(why)), KB_OK);
+    assert_true(fabs(m.sync_wait_us - 1.5) < 1e-9);
+    assert_non_null(strstr(m.source, "synchronous wait 1.50 us"));
+    /* one completing at the bytes' arrival (SMPI: E-SYNC-1): 0, never below */
+    for (int p = 0; p < 3; p++) {
+        s[p].sync_us = 7.5 + 0.8 - 0.3;
+    }
+    assert_int_equal(mcast_probe_fit(s, 3, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.sync_wait_us == 0.0);
+    /* a pair without it: not measured, the model's value stays */
+    m.sync_wait_us = -1.0;
+    s[2].sync_us = 0.0;
+    assert_int_equal(mcast_probe_fit(s, 3, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.sync_wait_us == -1.0);
     /* one pair: its numbers */
     sample(&s[0], 2.0, 5.0, 0.5, 1.0);
     assert_int_equal(mcast_probe_fit(s, 1, &m, why, sizeof(why)), KB_OK);
@@ -227,6 +250,7 @@ typedef struct {
     int serial; /* a message leaves only once the one before it has arrived and was received
                  * (latency and receive overhead per message, as SMPI delivers a stream) */
     unsigned long long calm; /* bit i: no stall after answer i */
+    double w; /* a synchronous send completes w after its bytes arrived */
 } sim_t;
 
 static double sim_now(void *ctx)
@@ -245,6 +269,18 @@ static int sim_isend(void *ctx, int peer, const void *buf, size_t bytes, int slo
     if (s->serial) {
         s->link_free = s->last_arrival + s->o;
     }
+    return 0;
+}
+
+static int sim_ssend(void *ctx, int peer, const void *buf, size_t bytes)
+{
+    sim_t *s = ctx;
+    (void) peer, (void) buf;
+    s->now += s->o;
+    const double start = s->link_free > s->now ? s->link_free : s->now;
+    s->link_free = start + 1e-3 * s->g * (double) bytes;
+    s->last_arrival = s->link_free + s->L;
+    s->now = s->last_arrival + s->w;
     return 0;
 }
 
@@ -334,6 +370,44 @@ static void test_measure_simulated_pair(void **state)
     assert_int_equal(mcast_probe_fit_rows(rows, 2, &m, why, sizeof(why)), KB_ERR_ARG);
     assert_string_equal(why, "the measurement of pair 1 failed");
     assert_int_equal(mcast_probe_fit_rows(rows, 1, &m, why, sizeof(why)), KB_OK);
+}
+
+/* With synchronous sends (ops->ssend): the measurement gives the fit the pair's wait after
+ * the bytes' arrival; without them (the tests above) the row has none and the model's value
+ * stays. */
+static void test_measure_sync_wait(void **state)
+{
+    (void) state;
+    const mcast_probe_ops_t ops0 = {NULL,     sim_now,  sim_isend, sim_waitall, sim_send,
+                                    sim_recv, sim_irecv, sim_waitany, sim_ssend};
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    const mcast_probe_pair_t pair = {0, 1};
+    const double waits[3] = {3.0, 0.0, 12.5};
+    for (int i = 0; i < 3; i++) {
+        sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, waits[i]};
+        mcast_probe_ops_t ops = ops0;
+        ops.ctx = &sim;
+        double row[MCAST_PROBE_ROW] = {0};
+        assert_int_equal(mcast_probe_run(&ops, 0, &pair, 1, buf, row), 0);
+        assert_true(fabs(row[MCAST_PROBE_ROW - 2] - (4.0 + 2.5 + waits[i])) < 1e-6);
+        mcast_machine_t m;
+        mcast_machine_default(&m);
+        char why[128] = "";
+        assert_int_equal(mcast_probe_fit_rows(row, 1, &m, why, sizeof(why)), KB_OK);
+        assert_true(fabs(m.sync_wait_us - waits[i]) < 1e-6);
+        assert_true(fabs(m.net.latency_us - 2.5) < 1e-6);
+    }
+    sim_t sim = {0.0, 4.0, 2.5, 8.0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 3.0};
+    mcast_probe_ops_t ops = ops0;
+    ops.ctx = &sim;
+    ops.ssend = NULL;
+    double row[MCAST_PROBE_ROW] = {0};
+    assert_int_equal(mcast_probe_run(&ops, 0, &pair, 1, buf, row), 0);
+    assert_true(row[MCAST_PROBE_ROW - 2] == 0.0);
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit_rows(row, 1, &m, NULL, 0), KB_OK);
+    assert_true(m.sync_wait_us < 0.0); /* the default: o_recv */
 }
 
 /* A loaded host: side a is descheduled for 300 us after every answer but one per
@@ -463,6 +537,12 @@ static int tr_send(void *ctx, int peer, const void *buf, size_t bytes)
     return tr_put(ctx, 'S', peer, bytes);
 }
 
+static int tr_ssend(void *ctx, int peer, const void *buf, size_t bytes)
+{
+    (void) buf;
+    return tr_put(ctx, 'S', peer, bytes);
+}
+
 static int tr_recv(void *ctx, int peer, void *buf, size_t bytes)
 {
     (void) buf;
@@ -488,7 +568,7 @@ static int tr_waitany(void *ctx, int n, int *index)
     return rc != 0 ? rc : tr_put(t, 'R', -1, t->posted[1]);
 }
 
-#define TR_OPS(t) {&(t), tr_now, tr_isend, tr_waitall, tr_send, tr_recv, tr_irecv, tr_waitany}
+#define TR_OPS(t) {&(t), tr_now, tr_isend, tr_waitall, tr_send, tr_recv, tr_irecv, tr_waitany, tr_ssend}
 
 static void test_sides_pair_up(void **state)
 {
@@ -552,7 +632,8 @@ static void test_streams_take_turns(void **state)
     static char buf[MCAST_PROBE_STREAM_BYTES];
     double rows[3 * MCAST_PROBE_ROW] = {0};
     trace_t t[6];
-    const int pp_calls = 2 * (MCAST_PROBE_REPS + 1) * MCAST_PROBE_SIZES; /* a: S R each */
+    /* a: S R each, per size and for the synchronous sends */
+    const int pp_calls = 2 * (MCAST_PROBE_REPS + 1) * (MCAST_PROBE_SIZES + 1);
     for (int me = 0; me < 6; me++) {
         t[me] = (trace_t){.n = 0, .fail_at = -1};
         const mcast_probe_ops_t o = TR_OPS(t[me]);
@@ -612,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_shared_flows_rule),
         cmocka_unit_test(test_fit_refuses),
         cmocka_unit_test(test_measure_simulated_pair),
+        cmocka_unit_test(test_measure_sync_wait),
         cmocka_unit_test(test_measure_loaded_pair),
         cmocka_unit_test(test_fit_refuses_noise),
         cmocka_unit_test(test_sides_pair_up),

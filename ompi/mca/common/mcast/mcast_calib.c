@@ -97,6 +97,14 @@ static int pml_send(void *ctx, int peer, const void *buf, size_t bytes)
     return OMPI_SUCCESS != rc ? rc : wait_idle(1, &req, NULL, false);
 }
 
+static int pml_ssend(void *ctx, int peer, const void *buf, size_t bytes)
+{
+    ompi_request_t *req = MPI_REQUEST_NULL;
+    int rc = MCA_PML_CALL(isend((void *) buf, (int) bytes, MPI_BYTE, peer, MCAST_CALIB_TAG,
+                                MCA_PML_BASE_SEND_SYNCHRONOUS, ((pml_ctx_t *) ctx)->comm, &req));
+    return OMPI_SUCCESS != rc ? rc : wait_idle(1, &req, NULL, false);
+}
+
 static int pml_recv(void *ctx, int peer, void *buf, size_t bytes)
 {
     ompi_request_t *req = MPI_REQUEST_NULL;
@@ -150,8 +158,8 @@ int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of, mcast_
      * leave its partner waiting). */
     static char buf[MCAST_PROBE_STREAM_BYTES];
     pml_ctx_t ctx = {.comm = comm};
-    const mcast_probe_ops_t ops = {&ctx,     now_us,   pml_isend, pml_waitall,
-                                   pml_send, pml_recv, pml_irecv, pml_waitany};
+    const mcast_probe_ops_t ops = {&ctx,     now_us,   pml_isend, pml_waitall, pml_send,
+                                   pml_recv, pml_irecv, pml_waitany, pml_ssend};
     /* (a failure shows in the pair's row, which every rank then sees) */
     (void) mcast_probe_run(&ops, me, pairs, np, buf, rows);
     /* every rank gets every pair's row (only a pair's first rank wrote it) */
