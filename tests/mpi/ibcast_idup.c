@@ -6,7 +6,8 @@
  * communicator of the even ranks.  Every Ibcast's value and an Allreduce on every new
  * communicator are checked.  Until our tags left the communicator's nonblocking counter,
  * which the idups draw from inside the progress engine, this hung (3 ranks, forced
- * kbinomial; MPICH's comm_idup_nb).  Exit 0 and "0 failures" when every check held.
+ * kbinomial; MPICH's comm_idup_nb).  Then five idups of an intercommunicator at once
+ * (inter_stage).  Exit 0 and "0 failures" when every check held.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -40,6 +41,33 @@ static int stage(MPI_Comm c, int kind)
         int x = rank, sum = -1;
         MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, nc[i]);
         failures += sum != size * (size - 1) / 2;
+        MPI_Comm_free(&nc[i]);
+    }
+    return failures;
+}
+
+/* Five MPI_Comm_idup of an intercommunicator outstanding together (after an Ibarrier each
+ * when `barrier`): Open MPI 4.1 agrees on each new context id with steps on the local
+ * communicators (ours) that it takes in the order their broadcasts complete, so an
+ * MPI_Ibcast that started or completed out of call order hung (E-IDUP-2; MPICH's
+ * comm_idup_nb).  Every duplicate is checked with an Allreduce over the remote group. */
+static int inter_stage(MPI_Comm inter, int barrier, int remote_size)
+{
+    int failures = 0;
+    MPI_Comm nc[ROUNDS];
+    MPI_Request r[2 * ROUNDS];
+    for (int i = 0; i < ROUNDS; i++) {
+        r[i] = MPI_REQUEST_NULL;
+        if (barrier) {
+            MPI_Ibarrier(inter, &r[i]);
+        }
+        MPI_Comm_idup(inter, &nc[i], &r[ROUNDS + i]);
+    }
+    MPI_Waitall(2 * ROUNDS, r, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < ROUNDS; i++) {
+        int one = 1, sum = -1;
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, nc[i]);
+        failures += sum != remote_size;
         MPI_Comm_free(&nc[i]);
     }
     return failures;
@@ -79,6 +107,22 @@ int main(int argc, char **argv)
         if (MPI_COMM_WORLD != c) {
             MPI_Comm_free(&c);
         }
+    }
+    if (wsize >= 2) {
+        const int left = wrank < (wsize + 1) / 2;
+        MPI_Comm local, inter;
+        MPI_Comm_split(MPI_COMM_WORLD, left, wrank, &local);
+        MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, left ? (wsize + 1) / 2 : 0, 11, &inter);
+        int remote = 0;
+        MPI_Comm_remote_size(inter, &remote);
+        for (int it = 0; it < 3; it++) {
+            for (int barrier = 0; barrier < 2; barrier++) {
+                failures += inter_stage(inter, barrier, remote);
+                checks += ROUNDS;
+            }
+        }
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&local);
     }
     /* A communicator freed after its only call, an MPI_Ibcast, is released: the handle
      * of the next duplicate does not grow (a request of the first call's setup that

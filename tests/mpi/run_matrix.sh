@@ -217,7 +217,9 @@ for np in $SETUP_NPS; do
     done
 done
 # 1b'''. MPI_Ibcast beside MPI_Comm_idup of the same communicator (ibcast_idup.c; MPICH's
-#     comm_idup_nb hung before our tags left the communicator's nonblocking counter).
+#     comm_idup_nb hung before our tags left the communicator's nonblocking counter), and
+#     five idups of an intercommunicator at once (they hung before our Ibcasts on its
+#     local groups started and completed in call order: E-IDUP-2).
 IDUP=$BUILD_DIR/ibcast_idup
 for alg in kbinomial auto; do
     row "ibcast beside idup np=3 alg=$alg" "ibcast $(expect_of $alg)" 3 PML_OB1 \

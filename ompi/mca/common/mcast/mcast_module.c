@@ -43,6 +43,7 @@ static void mcast_module_construct(mcast_module_t *m)
     memset(&m->nb_plans, 0, sizeof(m->nb_plans));
     m->nb_chain = NULL;
     m->seq_next = m->seq_done = 0;
+    m->nb_next = m->nb_started = 0;
     m->seq_ahead = NULL;
     m->nseq_ahead = m->seq_ahead_cap = 0;
 }
@@ -932,7 +933,32 @@ typedef struct nb_call {
     int kind;                   /* of the verbose plan line: 1 ibcast, 2 bcast_init */
     mcast_module_t *mc_m;       /* the module in whose sequence `mc_slot` is (its own, for */
     int64_t mc_slot;            /* the multicast group's order), or NULL */
+    int64_t ticket;             /* m->nb_next at the call */
+    bool counted;               /* m->nb_started counts it (started, or ended without) */
 } nb_call_t;
+
+/* Whether every earlier nonblocking call of c's module started (or ended). */
+static bool nb_turn(nb_call_t *c)
+{
+    if (c->counted) {
+        return true;
+    }
+    OPAL_THREAD_LOCK(&c->m->lock);
+    const bool turn = c->m->nb_started == c->ticket;
+    OPAL_THREAD_UNLOCK(&c->m->lock);
+    return turn;
+}
+
+/* c started, or ends without an op: the next call's turn. */
+static void nb_count(nb_call_t *c)
+{
+    if (!c->counted) {
+        OPAL_THREAD_LOCK(&c->m->lock);
+        c->m->nb_started++;
+        OPAL_THREAD_UNLOCK(&c->m->lock);
+        c->counted = true;
+    }
+}
 
 static void resolve_one(mcast_module_t **sm, int64_t slot, mcast_module_t *held)
 {
@@ -1026,6 +1052,9 @@ static bool nb_test(void *state, int *status)
     }
     int rc = OMPI_SUCCESS;
     if (NULL == c->call && NULL == c->sub) {
+        if (!nb_turn(c)) {
+            return false; /* an earlier call has not started yet */
+        }
         mcast_cached_plan_t *e = NULL;
         mcast_module_t *owner = NULL;
         rc = nb_plan(c->m, c->comm, c->bytes, c->root, &e, &owner);
@@ -1039,6 +1068,7 @@ static bool nb_test(void *state, int *status)
                 return false;
             }
             nb_resolve(c, NULL); /* (a slot in a module whose lock was not held) */
+            nb_count(c);
             if (MCAST_NOTHING == rc) {
                 c->done = true;
                 *status = c->status = OMPI_SUCCESS;
@@ -1047,6 +1077,7 @@ static bool nb_test(void *state, int *status)
         }
         if (OMPI_SUCCESS != rc) {
             nb_resolve(c, NULL);
+            nb_count(c);
             c->done = true;
             *status = c->status = rc;
             return true;
@@ -1064,6 +1095,7 @@ static void nb_release(void *state)
 {
     nb_call_t *c = state;
     nb_resolve(c, NULL); /* (not started: it no longer holds the line) */
+    nb_count(c);
     if (NULL != c->sub) {
         c->sub->release(c->sub_state);
     }
@@ -1090,8 +1122,12 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, mca
         resolve_one(&mc_m, mc_slot, NULL);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    *c = (nb_call_t){m, seg_m, slot, comm, buf, count, dtype, bytes, root, tag, NULL, NULL, NULL,
-                     false, OMPI_SUCCESS, kind, mc_m, mc_slot};
+    OPAL_THREAD_LOCK(&m->lock);
+    const int64_t ticket = m->nb_next++;
+    OPAL_THREAD_UNLOCK(&m->lock);
+    *c = (nb_call_t){m,    seg_m, slot, comm,         buf,  count,   dtype, bytes,
+                     root, tag,   NULL, NULL,         NULL, false,   OMPI_SUCCESS,
+                     kind, mc_m,  mc_slot, ticket, false};
     int status;
     (void) nb_test(c, &status); /* the exchange may be in already: start now */
     mcast_ireq_runner_start(req, &nb_runner, c);

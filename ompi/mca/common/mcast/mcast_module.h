@@ -192,6 +192,10 @@ typedef struct mcast_module {
     bool calib_tried;
     bool calib_reused; /* the job's model, measured on an earlier communicator */
     mcast_machine_t calib;
+    /* The nonblocking calls made while the module is PENDING start in the order of the
+     * calls, also where the exchange ends between two of them: a ticket at the call, and
+     * a call starts (or ends without an op) only when every earlier one did (E-IDUP-2) */
+    int64_t nb_next, nb_started;
     int64_t seq_next;                 /* the next call's slot */
     int64_t seq_done;                 /* slots [0, seq_done) resolved */
     int64_t *seq_ahead;               /* resolved slots beyond seq_done */

@@ -867,7 +867,10 @@ static void ireq_construct(mcast_ireq_t *r)
 
 OBJ_CLASS_INSTANCE(mcast_ireq_t, ompi_request_t, ireq_construct, NULL);
 
-static mcast_ireq_t *active = NULL;
+/* in the order of the calls: a progress pass starts and completes them in that order, as
+ * Open MPI's libnbc does (Open MPI 4.1's MPI_Comm_idup on an intercommunicator takes its
+ * next steps in the order its broadcasts complete: E-IDUP-2) */
+static mcast_ireq_t *active = NULL, **active_tail = &active;
 static opal_mutex_t active_lock = OPAL_MUTEX_STATIC_INIT;
 static bool progress_registered = false;
 
@@ -945,6 +948,9 @@ static int ibcast_progress(void)
             continue;
         }
         *link = r->next;
+        if (NULL == r->next) {
+            active_tail = link;
+        }
         n++;
         r->super.req_status.MPI_ERROR = NULL != r->runner ? status : mcast_engine_status(r->call.engine);
         const bool freed = r->freed;
@@ -976,8 +982,9 @@ static void ireq_activate(mcast_ireq_t *r, ompi_request_t **request)
         opal_progress_register(ibcast_progress);
         progress_registered = true;
     }
-    r->next = active;
-    active = r;
+    r->next = NULL;
+    *active_tail = r;
+    active_tail = &r->next;
     *request = &r->super;
 }
 
