@@ -707,7 +707,7 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * times after one warm-up; the ssend takes o_send + L + W, so W = its least time - the
  * empty half round trip + o_recv, the median over the pairs, at least 0 (mcast-calibrate
  * measures it alike; a network that acknowledges a match pays about a half round trip
- * more, SMPI none: E-SYNC-1).
+ * more, SMPI none: E-SYNC-1, E-SYNC-4).
  * mcast_probe_fit sets those net keys of *m (the other keys stay) and m->source;
  * KB_ERR_ARG with *why when the measurements cannot be a network (no pair, a time that
  * does not grow with the bytes, ...). */

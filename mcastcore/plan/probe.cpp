@@ -167,7 +167,7 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
     m->net.shared_flows = mcast_probe_shared_flows(s[0].flow_first, MCAST_PROBE_FLOW_LARGE,
                                                    MCAST_PROBE_FLOW_SMALL, 1000.0 * slope, o);
     /* the synchronous wait: an empty synchronous send takes o_send + L + W, the empty half
-     * round trip o_send + L + o_recv; only where every pair measured it */
+     * round trip o_send + L + o_recv; only where every pair measured it (E-SYNC-4) */
     std::vector<double> waits;
     for (int p = 0; p < npairs; p++) {
         if (s[p].sync_us > 0.0 && std::isfinite(s[p].sync_us)) {
