@@ -90,6 +90,12 @@ static void place_of_modex(const opal_process_name_t *name, mcast_locality_recor
  * the component (mcast_locality_cache_fini at close). */
 static opal_hash_table_t *place_cache = NULL;
 static opal_mutex_t place_lock = OPAL_MUTEX_STATIC_INIT;
+/* This process's record never changes either, and its fabric coordinates take a PMIx
+ * session each: tens of microseconds at every communicator's first call, inside
+ * MPI_Ibcast (E-FIRST-1).  Made once, at the first call that needs it. */
+static mcast_locality_record_t self_record;
+static bool self_known = false;
+
 
 static uint64_t name_key(const opal_process_name_t *name)
 {
@@ -134,6 +140,7 @@ void mcast_locality_cache_fini(void)
 {
     mcast_topo_cache_fini();
     OPAL_THREAD_LOCK(&place_lock);
+    self_known = false;
     if (NULL != place_cache) {
         OBJ_RELEASE(place_cache);
         place_cache = NULL;
@@ -212,10 +219,23 @@ static pm_topology_t *fabric_topology(const mcast_locality_record_t *all, const 
 
 void mcast_locality_record_self(mcast_locality_record_t *rec)
 {
+    OPAL_THREAD_LOCK(&place_lock);
+    const bool known = self_known;
+    if (known) {
+        *rec = self_record;
+    }
+    OPAL_THREAD_UNLOCK(&place_lock);
+    if (known) {
+        return;
+    }
     memset(rec, 0, sizeof(*rec));
     gethostname(rec->host, sizeof(rec->host) - 1);
     place_of(&OPAL_PROC_MY_NAME, rec);
     rec->fab_ndims = mcast_fabric_own_coords(rec->fab_coord, rec->fab_shape, MCAST_FABRIC_MAX_DIMS);
+    OPAL_THREAD_LOCK(&place_lock);
+    self_record = *rec;
+    self_known = true;
+    OPAL_THREAD_UNLOCK(&place_lock);
 }
 
 int mcast_locality_set_records(mcast_locality_t *loc, const mcast_locality_record_t *all)
