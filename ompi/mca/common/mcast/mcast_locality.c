@@ -90,12 +90,10 @@ static void place_of_modex(const opal_process_name_t *name, mcast_locality_recor
  * the component (mcast_locality_cache_fini at close). */
 static opal_hash_table_t *place_cache = NULL;
 static opal_mutex_t place_lock = OPAL_MUTEX_STATIC_INIT;
-/* This process's record never changes either, and its fabric coordinates take a PMIx
- * session each: tens of microseconds at every communicator's first call, inside
- * MPI_Ibcast (E-FIRST-1).  Made once, at the first call that needs it. */
+/* This process's record never changes either, and its fabric coordinates open a PMIx
+ * session: made once per process (mcast_module_new, E-FIRST-1). */
 static mcast_locality_record_t self_record;
 static bool self_known = false;
-
 
 static uint64_t name_key(const opal_process_name_t *name)
 {

@@ -122,9 +122,9 @@ mcast_module_t *mcast_module_new(const mcast_component_ops_t *ops,
     if (NULL == m) {
         return NULL;
     }
-    /* This process's locality record, made once: here at MPI_COMM_WORLD's selection
-     * inside MPI_Init, not inside a communicator's first MPI_Ibcast, where its PMIx
-     * lookups took milliseconds with threads (E-FIRST-1); later modules find it made. */
+    /* This process's locality record, made once: at MPI_COMM_WORLD's selection inside
+     * MPI_Init rather than inside a communicator's first MPI_Ibcast (its PMIx lookups:
+     * E-FIRST-1); later modules find it made. */
     mcast_locality_record_t self;
     mcast_locality_record_self(&self);
     m->ops = ops;
