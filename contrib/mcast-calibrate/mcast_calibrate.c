@@ -51,8 +51,9 @@
  *                     flag would never end)
  *
  * --probe: only what the components' self-calibration measures (coll_kbinomial_self_calibrate,
- * docs/machine-model.md), with the same code: the core's mcast_probe_pairs,
- * mcast_probe_run and mcast_probe_fit_rows over MPI point-to-point (the components
+ * docs/machine-model.md), with the same code: the core's mcast_probe_pairs_routed (with
+ * --topology FILE, the components' topology file, the route latency's pairs too),
+ * mcast_probe_run and mcast_probe_fit_pairs over MPI point-to-point (the components
  * run them over the PML); the other keys keep their built-in values.
  *
  * The same source builds with smpicc (SimGrid SMPI), so perf/sim's platforms get their
@@ -98,6 +99,7 @@ typedef struct options {
     double delay_us;
     int quick;
     int probe;
+    const char *topology;
 } options_t;
 
 static void usage(FILE *f)
@@ -121,6 +123,9 @@ static void usage(FILE *f)
             "                    (coll_kbinomial_self_calibrate), the same way: pairs of hosts\n"
             "                    spread over the job, at once; writes those net keys and\n"
             "                    keeps the built-in values of the others\n"
+            "  --topology FILE   with --probe: the topology file naming every host (as\n"
+            "                    coll_kbinomial_topology_file); where its routes differ in\n"
+            "                    length the probe also fits net.hop_latency_us\n"
             "  --help            this text\n"
             "\n"
             "Across nodes (net) it needs ranks on at least two hosts, inside a node (shm)\n"
@@ -164,6 +169,7 @@ static int parse_args(int argc, char **argv, options_t *o)
     o->delay_us = 200;
     o->quick = 0;
     o->probe = 0;
+    o->topology = NULL;
     int reps_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -174,6 +180,9 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->quick = 1;
         } else if (0 == strcmp(a, "--probe")) {
             o->probe = 1;
+        } else if (0 == strcmp(a, "--topology") && v) {
+            o->topology = v;
+            i++;
         } else if (0 == strcmp(a, "--out") && v) {
             o->out = v;
             i++;
@@ -996,10 +1005,31 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
             }
         }
     }
-    mcast_probe_pair_t pairs[MCAST_PROBE_MAX_PAIRS];
-    const int np = mcast_probe_pairs(n, node_of, MCAST_PROBE_MAX_PAIRS, pairs);
+    /* the topology (every rank reads the same file): routes of different lengths add the
+     * pairs of the route latency's */
+    pm_topology_t *topo = NULL;
+    const char **names = malloc(sizeof(char *) * (size_t) n);
+    if (NULL == names) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int r = 0; r < n; r++) {
+        names[r] = hosts + (size_t) r * MPI_MAX_PROCESSOR_NAME;
+    }
+    if (NULL != o->topology) {
+        char err[256] = "";
+        if (PM_OK != pm_topology_load(o->topology, &topo, err, sizeof(err))) {
+            if (0 == me) {
+                fprintf(stderr, "mcast-calibrate --probe: %s: %s\n", o->topology, err);
+            }
+            free(node_of);
+            free(names);
+            return 1;
+        }
+    }
+    mcast_probe_pair_t pairs[MCAST_PROBE_MAX_ALL];
+    const int np = mcast_probe_pairs_routed(n, node_of, topo, names, MCAST_PROBE_MAX_PAIRS, pairs);
     free(node_of);
-    double rows[MCAST_PROBE_MAX_PAIRS * MCAST_PROBE_ROW];
+    double rows[MCAST_PROBE_MAX_ALL * MCAST_PROBE_ROW];
     memset(rows, 0, sizeof(rows));
     static char buf[MCAST_PROBE_STREAM_BYTES];
     probe_ctx_t ctx = {.nap = 0};
@@ -1032,7 +1062,7 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
         if (np <= 0) {
             fprintf(stderr, "mcast-calibrate --probe: every rank is on one host (no pair)\n");
             rc = 1;
-        } else if (KB_OK != mcast_probe_fit_rows(rows, np, &m, why, sizeof(why))) {
+        } else if (KB_OK != mcast_probe_fit_pairs(rows, pairs, np, &m, why, sizeof(why))) {
             fprintf(stderr, "mcast-calibrate --probe: %s\n", why);
             rc = 1;
         } else {
@@ -1054,6 +1084,8 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
         }
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    pm_topology_free(topo);
+    free(names);
     return rc;
 }
 

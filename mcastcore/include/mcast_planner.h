@@ -370,7 +370,7 @@ int mcast_registry_lookup(const char *name);
 typedef struct mcast_machine {
     mcast_loggp_t net;            /* between nodes */
     mcast_loggp_t shm;            /* inside one node */
-    char source[160];             /* "defaults" or the file and its provenance line */
+    char source[256];             /* "defaults" or the file and its provenance line */
     /* Route length (header, "Route latency"): net.latency_us is the latency of a route of
      * latency_links links; each link more or less adds or saves hop_latency_us.  Used only
      * where the input names the topology; 0 (the default) = every route alike. */
@@ -722,7 +722,9 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
 #define MCAST_PROBE_FLOW_SMALL 4096
 #define MCAST_PROBE_FLOW_REPS 8
 typedef struct mcast_probe_pair {
-    int a, b; /* ranks: a starts each ping-pong and stream and keeps the times */
+    int a, b;         /* ranks: a starts each ping-pong and stream and keeps the times */
+    int links;        /* the route's links a -> b where a topology names them (0: unknown) */
+    int latency_only; /* 1: a pair of the route latency's (empty ping-pongs only) */
 } mcast_probe_pair_t;
 typedef struct mcast_probe_sample {
     double post_us;                        /* least time to post a send */
@@ -733,6 +735,10 @@ typedef struct mcast_probe_sample {
                           * first (NaN: not measured; only pair 0 measures it) */
     double sync_us;      /* least time of an empty synchronous send to a posted receive
                           * (0: not measured: sync_wait_us is left as it was) */
+    double half_rtt_spread_us; /* the empty ping-pong's second least less its least */
+    int links;           /* the pair's route length (0: unknown; mcast_probe_pair_t) */
+    int latency_only;    /* 1: only half_rtt_us[0] was measured (a pair of the route
+                          * latency's: it enters the per-link latency's fit only) */
 } mcast_probe_sample_t;
 /* The measurement itself, over the caller's point-to-point calls (the component's PML,
  * mcast-calibrate's MPI): this rank's (me) part among pairs[0 .. npairs) as
@@ -743,12 +749,16 @@ typedef struct mcast_probe_sample {
  * block; each returns 0 on success.  buf holds MCAST_PROBE_STREAM_BYTES (its bytes are
  * never looked at).  A pair's a fills rows[k * MCAST_PROBE_ROW ..) for its pair k: 1
  * (done), the posting time, the ping-pongs' and the two streams' least times, then the two
- * streams' second least (0 when not streaming), then the synchronous send's least time (0
+ * streams' second least (0 when not streaming), the empty ping-pong's second least less its
+ * least (MCAST_PROBE_ROW_SPREAD), then the synchronous send's least time (0
  * without ops->ssend); pair 0's b fills the last entry (1 + the flow fraction); the others leave
  * rows alone.  ops->irecv posts a receive into slot 0 or 1 and ops->waitany completes one
- * of slots [0, n) and sets its index (b of pair 0 only).  Returns 0 or the first error (a peer may then
- * wait: the caller's transport failed). */
-#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 4 + 2)
+ * of slots [0, n) and sets its index (b of pair 0 only).  A pair of the route latency's
+ * (latency_only, after the others in pairs: mcast_probe_pairs_routed) runs first, its a
+ * filling 1, the posting time, the empty half round trip and its spread of its row.  Returns 0 or the
+ * first error (a peer may then wait: the caller's transport failed). */
+#define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 4 + 3)
+#define MCAST_PROBE_ROW_SPREAD (2 + MCAST_PROBE_SIZES + 4) /* the empty ping-pong's spread */
 typedef struct mcast_probe_ops {
     void *ctx;
     double (*now_us)(void *ctx);
@@ -774,13 +784,35 @@ int mcast_probe_shared_flows(double first, size_t large, size_t small, double wi
 /* 1 when pair k of npairs runs the streams: pair 0 and pair npairs / 2. */
 int mcast_probe_streaming(int npairs, int k);
 /* The fit from every pair's row (rows[npairs * MCAST_PROBE_ROW], the same on every rank:
- * the a's rows summed over the ranks); a pair whose row is not done fails the fit. */
+ * the a's rows summed over the ranks); a pair whose row is not done fails the fit.
+ * mcast_probe_fit_pairs: the same where pairs[0 .. npairs) are the pairs the rows were
+ * measured on (their links and latency_only enter: mcast_probe_pairs_routed); pairs NULL
+ * = mcast_probe_fit_rows. */
 int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t *m, char *why,
                          size_t len);
+int mcast_probe_fit_pairs(const double *rows, const mcast_probe_pair_t *pairs, int npairs,
+                          mcast_machine_t *m, char *why, size_t len);
 size_t mcast_probe_size(int i); /* 0 outside [0, MCAST_PROBE_SIZES) */
 /* The pairs of a communicator of n ranks whose node indices are node_of[0..n): returns
  * how many (0: fewer than two nodes). */
 int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair_t *pairs);
+/* Route latency (header, "Route latency"; E-HOP-1).  Where a topology of more than one
+ * switch names every rank's host (hosts[n] in its names; every rank read it alike), the
+ * pairs of mcast_probe_pairs (their links set) and after them at most as many pairs of
+ * the route latency's (latency_only 1): in turn, each far pair's a that is in no such pair
+ * yet with the nearest node in none (the fewest links; the lowest such).  These run only
+ * empty ping-pongs (a warm-up and MCAST_PROBE_REPS, before the other pairs' part); the
+ * fit then takes the per-link latency as the median of the slopes between every two pairs
+ * of different links (empty half round trip over links: Theil-Sen), kept only where it is
+ * above 0 and over the range of links adds more than 3 times the larger of the pairs'
+ * median distance from the line and their median spread between repetitions
+ * (hop_latency_us; none where the links are all alike), and latency_links as the far
+ * pairs' median links (latency_us is theirs).
+ * Without such a topology: mcast_probe_pairs.  pairs holds MCAST_PROBE_MAX_ALL; returns
+ * how many. */
+#define MCAST_PROBE_MAX_ALL (2 * MCAST_PROBE_MAX_PAIRS)
+int mcast_probe_pairs_routed(int n, const int *node_of, const pm_topology_t *topology,
+                             const char *const *hosts, int max_pairs, mcast_probe_pair_t *pairs);
 int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_machine_t *m, char *why,
                     size_t len);
 

@@ -6,6 +6,7 @@
  * every rank hold the same rows before the fit, so every rank fits the same model.
  */
 #include "mcast_planner.h"
+#include "plan/plan_routes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +39,94 @@ double min_of(const double *v, int n)
     return n > 0 ? *std::min_element(v, v + n) : NAN;
 }
 
+/* How far the second least of n repetitions is above the least (0 for one). */
+double spread_of(const double *v, int n)
+{
+    if (n < 2) {
+        return 0.0;
+    }
+    std::vector<double> w(v, v + n);
+    std::sort(w.begin(), w.end());
+    return w[1] - w[0];
+}
+
+/* One rank per node, the lowest, nodes in the order of their first rank. */
+std::vector<int> leaders(int n, const int *node_of)
+{
+    std::vector<int> leader, seen;
+    for (int r = 0; r < n; r++) {
+        if (std::find(seen.begin(), seen.end(), node_of[r]) == seen.end()) {
+            seen.push_back(node_of[r]);
+            leader.push_back(r);
+        }
+    }
+    return leader;
+}
+
+/* Route latency (mcast_probe_pairs_routed; E-HOP-1): the per-link latency as the median
+ * of the slopes between every two pairs of different route lengths (Theil-Sen: a pair
+ * slowed by other traffic moves it little), above 0 and standing out of the pairs'
+ * scatter; latency_links the far pairs' median links, whose median half round trip
+ * latency_us already is.  Nothing where a far pair's links are unknown or all alike. */
+bool fit_route_latency(const mcast_probe_sample_t *s, int npairs, mcast_machine_t *m)
+{
+    std::vector<double> slopes, far_links;
+    for (int i = 0; i < npairs; i++) {
+        const double yi = s[i].half_rtt_us[0];
+        if (s[i].links <= 0 || !(yi > 0.0) || !std::isfinite(yi)) {
+            continue;
+        }
+        if (!s[i].latency_only) {
+            far_links.push_back((double) s[i].links);
+        }
+        for (int j = i + 1; j < npairs; j++) {
+            const double yj = s[j].half_rtt_us[0];
+            if (s[j].links <= 0 || s[j].links == s[i].links || !(yj > 0.0) || !std::isfinite(yj)) {
+                continue;
+            }
+            slopes.push_back((yj - yi) / (double) (s[j].links - s[i].links));
+        }
+    }
+    int nfar = 0;
+    for (int i = 0; i < npairs; i++) {
+        nfar += !s[i].latency_only;
+    }
+    if (slopes.empty() || (int) far_links.size() != nfar) {
+        return false;
+    }
+    const double hop = median_of(slopes);
+    if (!(hop > 0.0) || !std::isfinite(hop)) {
+        return false;
+    }
+    /* only a slope that stands out of the pairs' scatter: over the range of links it must
+     * add more than 3 times their median distance from the line and their median spread
+     * between repetitions (noise alone, a host's jitter over TCP, fits some slope too) */
+    std::vector<double> off, res, spread;
+    int lo = 0, hi = 0;
+    for (int i = 0; i < npairs; i++) {
+        const double y = s[i].half_rtt_us[0];
+        if (s[i].links > 0 && y > 0.0 && std::isfinite(y)) {
+            off.push_back(y - hop * s[i].links);
+            spread.push_back(std::isfinite(s[i].half_rtt_spread_us) ? s[i].half_rtt_spread_us : 0.0);
+            lo = lo == 0 ? s[i].links : std::min(lo, s[i].links);
+            hi = std::max(hi, s[i].links);
+        }
+    }
+    const double b = median_of(off);
+    for (double v : off) {
+        res.push_back(std::fabs(v - b));
+    }
+    if (hop * (double) (hi - lo) <= 3.0 * std::max(median_of(res), median_of(spread))) {
+        return false;
+    }
+    m->hop_latency_us = hop;
+    m->latency_links = median_of(far_links);
+    const size_t at = std::strlen(m->source);
+    std::snprintf(m->source + at, sizeof(m->source) - at, ", %.3f us per link (at %.1f links)",
+                  hop, m->latency_links);
+    return true;
+}
+
 } // namespace
 
 MC_API size_t mcast_probe_size(int i)
@@ -50,15 +139,7 @@ MC_API int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_pro
     if (n <= 0 || node_of == nullptr || pairs == nullptr || max_pairs <= 0) {
         return 0;
     }
-    /* one rank per node, the lowest, nodes in the order of their first rank */
-    std::vector<int> leader;
-    std::vector<int> seen;
-    for (int r = 0; r < n; r++) {
-        if (std::find(seen.begin(), seen.end(), node_of[r]) == seen.end()) {
-            seen.push_back(node_of[r]);
-            leader.push_back(r);
-        }
-    }
+    const std::vector<int> leader = leaders(n, node_of);
     const int nodes = (int) leader.size();
     const int half = nodes / 2, far = (nodes + 1) / 2;
     const int np = std::min({max_pairs, half, MCAST_PROBE_MAX_PAIRS});
@@ -66,10 +147,55 @@ MC_API int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_pro
      * run at once share no host link), spread over the communicator's nodes */
     for (int k = 0; k < np; k++) {
         const int i = (int) ((long) k * half / np);
-        pairs[k].a = leader[i];
-        pairs[k].b = leader[i + far];
+        pairs[k] = mcast_probe_pair_t{leader[i], leader[i + far], 0, 0};
     }
     return np;
+}
+
+MC_API int mcast_probe_pairs_routed(int n, const int *node_of, const pm_topology_t *topology,
+                                    const char *const *hosts, int max_pairs,
+                                    mcast_probe_pair_t *pairs)
+{
+    const int np = mcast_probe_pairs(n, node_of, max_pairs, pairs);
+    if (np <= 0 || topology == nullptr || hosts == nullptr) {
+        return np;
+    }
+    mcast_plan_input_t in{};
+    in.n = n;
+    in.topology = topology;
+    in.hosts = hosts;
+    mcplan::Routes routes(in);
+    if (!routes.known() || routes.one_switch()) {
+        return np; /* every route alike */
+    }
+    for (int k = 0; k < np; k++) {
+        pairs[k].links = routes.links(pairs[k].a, pairs[k].b);
+    }
+    /* taken: in a latency pair already (any node may be a b: a far pair's a's neighbours
+     * are often a's too) */
+    const std::vector<int> leader = leaders(n, node_of);
+    std::vector<char> taken((size_t) n, 0);
+    int total = np;
+    for (int k = 0; k < np; k++) {
+        const int a = pairs[k].a;
+        if (taken[(size_t) a]) {
+            continue;
+        }
+        int best = -1, best_links = 0;
+        for (int b : leader) {
+            const int l = taken[(size_t) b] || b == a ? 0 : routes.links(a, b);
+            if (l > 0 && (best < 0 || l < best_links)) {
+                best = b;
+                best_links = l;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        taken[(size_t) a] = taken[(size_t) best] = 1;
+        pairs[total++] = mcast_probe_pair_t{a, best, best_links, 1};
+    }
+    return total;
 }
 
 MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_machine_t *m,
@@ -83,6 +209,23 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
     };
     if (s == nullptr || m == nullptr || npairs <= 0) {
         return fail("no pair of nodes measured");
+    }
+    /* the pairs of the route latency's enter only its fit, after the others' */
+    std::vector<mcast_probe_sample_t> others;
+    for (int p = 0; p < npairs; p++) {
+        if (!s[p].latency_only) {
+            others.push_back(s[p]);
+        }
+    }
+    if ((int) others.size() < npairs) {
+        const int rc = mcast_probe_fit(others.data(), (int) others.size(), m, why, len);
+        if (rc == KB_OK && !fit_route_latency(s, npairs, m)) {
+            const size_t at = std::strlen(m->source);
+            std::snprintf(m->source + at, sizeof(m->source) - at,
+                          ", no latency per link stood out (%d pair%s more)",
+                          npairs - (int) others.size(), npairs - (int) others.size() == 1 ? "" : "s");
+        }
+        return rc;
     }
     /* per size: the median over the pairs (a pair slowed by other traffic does not move it) */
     double pp[MCAST_PROBE_SIZES];
@@ -313,6 +456,9 @@ int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, boo
         }
         if (is_a) {
             row[2 + j] = min_of(half, MCAST_PROBE_REPS);
+            if (j == 0) {
+                row[MCAST_PROBE_ROW_SPREAD] = spread_of(half, MCAST_PROBE_REPS);
+            }
         }
     }
     /* the synchronous sends: a warm-up, then REPS (b's receive is posted: it answered the
@@ -397,34 +543,88 @@ MC_API int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_pro
                            int npairs, void *buf, double *rows)
 {
     if (ops == nullptr || pairs == nullptr || buf == nullptr || rows == nullptr || npairs < 0 ||
-        npairs > MCAST_PROBE_MAX_PAIRS) {
+        npairs > MCAST_PROBE_MAX_ALL) {
         return -1;
     }
-    /* the streaming pairs in turn: 0, then npairs / 2 */
-    const int second = npairs >= 2 ? npairs / 2 : -1;
-    for (int k = 0; k < npairs; k++) {
+    /* the pairs of the route latency's follow the others (mcast_probe_pairs_routed) */
+    int nfar = 0;
+    while (nfar < npairs && !pairs[nfar].latency_only) {
+        nfar++;
+    }
+    if (nfar > MCAST_PROBE_MAX_PAIRS) {
+        return -1;
+    }
+    /* first this rank's pair of the route latency's: empty ping-pongs, a warm-up and REPS */
+    int rc = 0;
+    for (int k = nfar; k < npairs && rc == 0; k++) {
+        if (me != pairs[k].a && me != pairs[k].b) {
+            continue;
+        }
+        const int is_a = me == pairs[k].a;
+        double half[MCAST_PROBE_REPS], post[MCAST_PROBE_REPS];
+        for (int r = -1; r < MCAST_PROBE_REPS && rc == 0; r++) {
+            double h = 0.0, p = 0.0;
+            rc = pingpong(ops, is_a, is_a ? pairs[k].b : pairs[k].a, buf, 0, &h, &p);
+            if (r >= 0) {
+                half[r] = h;
+                post[r] = p;
+            }
+        }
+        if (is_a && rc == 0) {
+            double *row = &rows[(size_t) k * MCAST_PROBE_ROW];
+            row[0] = 1.0;
+            row[1] = min_of(post, MCAST_PROBE_REPS);
+            row[2] = min_of(half, MCAST_PROBE_REPS);
+            row[MCAST_PROBE_ROW_SPREAD] = spread_of(half, MCAST_PROBE_REPS);
+        }
+        break; /* (disjoint: one such pair per rank) */
+    }
+    /* then its pair among the others; the streaming pairs in turn: 0, then nfar / 2 (after
+     * a failure above too: its partner there waits no more, this one's would) */
+    const int second = nfar >= 2 ? nfar / 2 : -1;
+    for (int k = 0; k < nfar; k++) {
         if (me != pairs[k].a && me != pairs[k].b) {
             continue;
         }
         const int is_a = me == pairs[k].a;
         const int from = k == second ? pairs[0].a : -1;
         const int to = k == 0 && second > 0 ? pairs[second].a : -1;
-        return run_pair(ops, is_a, is_a ? pairs[k].b : pairs[k].a,
-                        mcast_probe_streaming(npairs, k) != 0, k == 0, from, to, buf,
-                        &rows[(size_t) k * MCAST_PROBE_ROW]);
+        const int frc = run_pair(ops, is_a, is_a ? pairs[k].b : pairs[k].a,
+                                 mcast_probe_streaming(nfar, k) != 0, k == 0, from, to, buf,
+                                 &rows[(size_t) k * MCAST_PROBE_ROW]);
+        return rc != 0 ? rc : frc;
     }
-    return 0; /* in no pair */
+    return rc; /* in no pair but perhaps one of the route latency's */
 }
 
 MC_API int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t *m, char *why,
                                 size_t len)
 {
-    if (rows == nullptr || npairs <= 0 || npairs > MCAST_PROBE_MAX_PAIRS) {
+    return mcast_probe_fit_pairs(rows, nullptr, npairs, m, why, len);
+}
+
+MC_API int mcast_probe_fit_pairs(const double *rows, const mcast_probe_pair_t *pairs, int npairs,
+                                 mcast_machine_t *m, char *why, size_t len)
+{
+    if (rows == nullptr || npairs <= 0 ||
+        npairs > (pairs != nullptr ? MCAST_PROBE_MAX_ALL : MCAST_PROBE_MAX_PAIRS)) {
         return mcast_probe_fit(nullptr, 0, m, why, len);
     }
-    mcast_probe_sample_t s[MCAST_PROBE_MAX_PAIRS];
+    mcast_probe_sample_t s[MCAST_PROBE_MAX_ALL];
     for (int k = 0; k < npairs; k++) {
         const double *r = rows + (size_t) k * MCAST_PROBE_ROW;
+        s[k] = mcast_probe_sample_t{};
+        if (pairs != nullptr) {
+            s[k].links = pairs[k].links;
+            s[k].latency_only = pairs[k].latency_only;
+        }
+        if (s[k].latency_only) {
+            /* (a failed one only leaves the route latency out) */
+            s[k].post_us = r[1];
+            s[k].half_rtt_us[0] = r[0] == 1.0 ? r[2] : NAN;
+            s[k].half_rtt_spread_us = r[MCAST_PROBE_ROW_SPREAD];
+            continue;
+        }
         if (r[0] != 1.0) {
             if (why != nullptr && len > 0) {
                 std::snprintf(why, len, "the measurement of pair %d failed", k);
@@ -441,6 +641,7 @@ MC_API int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t 
         s[k].stream2_us[1] = r[5 + MCAST_PROBE_SIZES];
         s[k].flow_first = r[MCAST_PROBE_ROW - 1] >= 1.0 ? r[MCAST_PROBE_ROW - 1] - 1.0 : NAN;
         s[k].sync_us = r[MCAST_PROBE_ROW - 2];
+        s[k].half_rtt_spread_us = r[MCAST_PROBE_ROW_SPREAD];
     }
     return mcast_probe_fit(s, npairs, m, why, len);
 }

@@ -28,7 +28,8 @@
 #             nothing: the components' model without a coll_kbinomial_machine_file);
 #             probe: what the components' self-calibration measures on the whole platform
 #             (mcast-calibrate --probe inside SMPI, every rank: the same core code and pairs
-#             as coll_kbinomial_self_calibrate), the other keys built in
+#             as coll_kbinomial_self_calibrate, with the platform's topology file as the
+#             components take it), the other keys built in
 # Writes DIR/<platform>.csv: size_bytes,contender,time_us,model_us,predicted_us,check,
 # lower_bound_us,ratio_to_lower_bound (contender ours-auto, ours-<name>, smpi-<name>,
 # smpi-<name>@<ordering>); DIR/summary.md; DIR/provenance.txt.
@@ -182,7 +183,8 @@ probe() {  # platform
     [ "$PLAT/$p.probe.machine" -nt "$BUILD/mcast-calibrate" ] && return 0  # (this run's: the tool is relinked above)
     ( set -a; . "$PLAT/$p.env"; set +a
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
-          "$BUILD/mcast-calibrate" --probe --out "$PLAT/$p.probe.machine" 2>&1 | grep -v '^\[' |
+          "$BUILD/mcast-calibrate" --probe --topology "$PLAT/$TOPOLOGY" \
+          --out "$PLAT/$p.probe.machine" 2>&1 | grep -v '^\[' |
           grep -E '^net: ' | sed "s/^/   $p probe: /" >&2 )
 }
 

@@ -14,6 +14,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -92,6 +94,9 @@ static void sample(mcast_probe_sample_t *s, double o, double L, double g, double
     s->post_us = o * slow;
     s->flow_first = NAN; /* not measured: FIFO */
     s->sync_us = 0.0;    /* not measured */
+    s->half_rtt_spread_us = 0.0; /* repetitions alike */
+    s->links = 0;                /* unknown */
+    s->latency_only = 0;
     for (int j = 0; j < MCAST_PROBE_SIZES; j++) {
         s->half_rtt_us[j] = slow * (2 * o + L + 1e-3 * g * (double) mcast_probe_size(j));
     }
@@ -683,6 +688,284 @@ static void test_streams_take_turns(void **state)
     assert_true(frows[0] == 0.0);
 }
 
+/* Route latency: on a 4 x 4 torus (hosts h0 .. h15 row by row, one rank each) the far
+ * pairs (node i with i + 8: two rows apart) get their links, and pairs of the route
+ * latency's follow: in turn each far pair's a in none yet with its nearest node in none
+ * (one hop away here: fewer links than the far pairs'), here 0-1, 2-3, 4-5, 6-7.  Without
+ * a topology, or with one switch, only the far pairs. */
+static void test_pairs_routed(void **state)
+{
+    (void) state;
+    char names[16][8];
+    const char *hosts[16];
+    int coords[32], node_of[16];
+    for (int r = 0; r < 16; r++) {
+        snprintf(names[r], sizeof(names[r]), "h%d", r);
+        hosts[r] = names[r];
+        coords[2 * r] = r / 4;
+        coords[2 * r + 1] = r % 4;
+        node_of[r] = r;
+    }
+    const int shape[2] = {4, 4};
+    pm_topology_t *topo = NULL;
+    char err[128] = "";
+    assert_int_equal(pm_topology_from_coords(16, hosts, 2, coords, shape, &topo, err, sizeof(err)),
+                     PM_OK);
+    mcast_probe_pair_t p[MCAST_PROBE_MAX_ALL], plain[MCAST_PROBE_MAX_PAIRS];
+    const int nf = mcast_probe_pairs(16, node_of, 8, plain);
+    assert_int_equal(nf, 8);
+    const int np = mcast_probe_pairs_routed(16, node_of, topo, hosts, 8, p);
+    assert_int_equal(np, 12);
+    for (int k = 0; k < 8; k++) {
+        /* the far pairs first, as without a topology, with their links */
+        assert_int_equal(p[k].a, plain[k].a);
+        assert_int_equal(p[k].b, plain[k].b);
+        assert_int_equal(p[k].latency_only, 0);
+        assert_int_equal(plain[k].links, 0);
+        assert_int_equal(p[k].links, p[0].links);
+    }
+    int used[16] = {0};
+    for (int k = 8; k < np; k++) {
+        /* then the pairs of the route latency's: a far pair's a, a nearer node */
+        const mcast_probe_pair_t *q = &p[k];
+        assert_int_equal(q->latency_only, 1);
+        assert_int_equal(q->a, 2 * (k - 8));
+        assert_int_equal(q->b, 2 * (k - 8) + 1);
+        assert_true(q->links > 0 && q->links < p[0].links);
+        assert_int_equal(used[q->a]++, 0); /* disjoint */
+        assert_int_equal(used[q->b]++, 0);
+        /* one hop away on the torus */
+        const int dr = abs(q->a / 4 - q->b / 4), dc = abs(q->a % 4 - q->b % 4);
+        assert_int_equal((dr == 3 ? 1 : dr) + (dc == 3 ? 1 : dc), 1);
+    }
+    /* the far pairs two rows apart: one more hop than the near ones */
+    assert_int_equal(p[0].links, p[8].links + 1);
+    /* no topology: the far pairs alone, links unknown */
+    assert_int_equal(mcast_probe_pairs_routed(16, node_of, NULL, hosts, 8, p), 8);
+    assert_int_equal(p[0].links, 0);
+    assert_int_equal(mcast_probe_pairs_routed(16, node_of, topo, NULL, 8, p), 8);
+    pm_topology_free(topo);
+    /* one switch: every route alike, no pair added */
+    pm_topology_t *star = NULL;
+    assert_int_equal(pm_topology_parse_string("switch s\nhost h0\nhost h1\nhost h2\nhost h3\n"
+                                              "link h0 s\nlink h1 s\nlink h2 s\nlink h3 s\n",
+                                              PM_FMT_AUTO, "star", &star, err, sizeof(err)),
+                     PM_OK);
+    assert_int_equal(mcast_probe_pairs_routed(4, node_of, star, hosts, 8, p), 2);
+    pm_topology_free(star);
+}
+
+/* The fit of the route latency: far pairs at 10 links (0.8 us of wire), near ones at 3
+ * (0.1 us): 0.1 us per link at 10 links, latency_us the far pairs' as before; one near pair
+ * slowed by other traffic moves the slope little (median of the pairwise slopes); links
+ * all alike, unknown, or a slope below 0: no per-link latency. */
+static void test_fit_route_latency(void **state)
+{
+    (void) state;
+    const double o = 0.5;
+    mcast_probe_sample_t s[8];
+    for (int k = 0; k < 8; k++) {
+        const int near = k >= 4;
+        sample(&s[k], o, near ? 0.1 : 0.8, 0.08, 1.0);
+        s[k].links = near ? 3 : 10;
+        s[k].latency_only = near;
+    }
+    s[7].half_rtt_us[0] += 0.5; /* slowed */
+    mcast_machine_t m, plain;
+    mcast_machine_default(&m);
+    mcast_machine_default(&plain);
+    char why[160] = "";
+    assert_int_equal(mcast_probe_fit(s, 8, &m, why, sizeof(why)), KB_OK);
+    assert_int_equal(mcast_probe_fit(s, 4, &plain, why, sizeof(why)), KB_OK);
+    assert_true(fabs(m.hop_latency_us - 0.1) < 1e-9);
+    assert_true(fabs(m.latency_links - 10.0) < 1e-9);
+    assert_true(fabs(m.net.latency_us - 0.8) < 1e-9);
+    assert_true(fabs(plain.net.latency_us - 0.8) < 1e-9);
+    assert_true(plain.hop_latency_us == 0.0);
+    assert_non_null(strstr(m.source, "0.100 us per link (at 10.0 links)"));
+    /* the near pairs take no part in the other keys: a far fit alone gives the same */
+    assert_true(m.net.o_send_us == plain.net.o_send_us);
+    assert_true(m.net.wire_ns_per_byte == plain.net.wire_ns_per_byte);
+    /* links alike */
+    for (int k = 4; k < 8; k++) {
+        s[k].links = 10;
+    }
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 8, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.hop_latency_us == 0.0);
+    /* a far pair's links unknown */
+    for (int k = 4; k < 8; k++) {
+        s[k].links = 3;
+    }
+    s[0].links = 0;
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 8, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.hop_latency_us == 0.0);
+    s[0].links = 10;
+    /* jitter of 10 us (a host's, over TCP) that happens to leave the near pairs 10 us
+     * faster on the median: the slopes' median is 10 / 7 us per link, but every pair is
+     * 5 us off that line: no latency per link */
+    const double jitter[8] = {0, 10, 0, 10, 0, -10, 0, -10};
+    for (int k = 0; k < 8; k++) {
+        s[k].half_rtt_us[0] = 100.0 + jitter[k];
+    }
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 8, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.hop_latency_us == 0.0);
+    assert_non_null(strstr(m.source, ", no latency per link stood out (4 pairs more)"));
+    /* the same jitter on a real 3 us per link: it stands out */
+    for (int k = 0; k < 8; k++) {
+        s[k].half_rtt_us[0] = 100.0 + s[k].links * 3.0 + jitter[k];
+    }
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 8, &m, why, sizeof(why)), KB_OK);
+    assert_true(fabs(m.hop_latency_us - (3.0 + 10.0 / 7.0)) < 1e-9);
+    for (int k = 0; k < 8; k++) {
+        sample(&s[k], o, k >= 4 ? 0.1 : 0.8, 0.08, 1.0);
+        s[k].links = k >= 4 ? 3 : 10;
+        s[k].latency_only = k >= 4;
+    }
+    /* a clean 1 us per link between routes of 2 and 3 links, where each pair's repetitions
+     * spread by 5 us (a busy host over TCP): the line lies within the noise; with a spread
+     * of 0.1 us it stands out */
+    const double spreads[2] = {5.0, 0.1};
+    for (int i = 0; i < 2; i++) {
+        for (int k = 0; k < 8; k++) {
+            s[k].links = k >= 4 ? 2 : 3;
+            s[k].half_rtt_us[0] = 10.0 + s[k].links;
+            s[k].half_rtt_spread_us = spreads[i];
+        }
+        mcast_machine_default(&m);
+        assert_int_equal(mcast_probe_fit(s, 8, &m, why, sizeof(why)), KB_OK);
+        assert_true(i == 0 ? m.hop_latency_us == 0.0 : fabs(m.hop_latency_us - 1.0) < 1e-9);
+    }
+    for (int k = 0; k < 8; k++) {
+        sample(&s[k], o, k >= 4 ? 0.1 : 0.8, 0.08, 1.0);
+        s[k].links = k >= 4 ? 3 : 10;
+        s[k].latency_only = k >= 4;
+    }
+    /* the near pairs slower than the far ones: no negative latency per link */
+    for (int k = 4; k < 8; k++) {
+        s[k].half_rtt_us[0] = s[0].half_rtt_us[0] + 1.0;
+    }
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 8, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.hop_latency_us == 0.0);
+    /* from rows: a failed pair of the route latency's only leaves itself out; a failed far
+     * pair still fails the fit */
+    const mcast_probe_pair_t pairs[3] = {{0, 1, 10, 0}, {2, 3, 3, 1}, {4, 5, 3, 1}};
+    double rows[3 * MCAST_PROBE_ROW] = {0};
+    sample(&s[0], o, 0.8, 0.08, 1.0);
+    double *r = rows;
+    r[0] = 1.0;
+    r[1] = s[0].post_us;
+    for (int j = 0; j < MCAST_PROBE_SIZES; j++) {
+        r[2 + j] = s[0].half_rtt_us[j];
+    }
+    r[2 + MCAST_PROBE_SIZES] = r[4 + MCAST_PROBE_SIZES] = s[0].stream_us[0];
+    r[3 + MCAST_PROBE_SIZES] = r[5 + MCAST_PROBE_SIZES] = s[0].stream_us[1];
+    rows[MCAST_PROBE_ROW] = 1.0;
+    rows[MCAST_PROBE_ROW + 1] = o;
+    rows[MCAST_PROBE_ROW + 2] = 2 * o + 0.1;
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit_pairs(rows, pairs, 3, &m, why, sizeof(why)), KB_OK);
+    assert_true(fabs(m.hop_latency_us - 0.1) < 1e-9);
+    /* without the pairs the rows are all far pairs: the latency pairs' rows fail it */
+    assert_int_equal(mcast_probe_fit_rows(rows, 3, &m, why, sizeof(why)), KB_ERR_ARG);
+    rows[MCAST_PROBE_ROW] = 0.0; /* pair 1 failed; pair 2's row was never done either */
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit_pairs(rows, pairs, 3, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.hop_latency_us == 0.0);
+    rows[0] = 0.0;
+    assert_int_equal(mcast_probe_fit_pairs(rows, pairs, 3, &m, why, sizeof(why)), KB_ERR_ARG);
+    assert_string_equal(why, "the measurement of pair 0 failed");
+}
+
+/* The measurement with pairs of the route latency's: a rank in one runs its empty
+ * ping-pongs first (a warm-up and REPS), then its far pair's part as before; the two
+ * sides' calls pair up per peer; the latency pair's a fills 1, the posting time and the
+ * empty half round trip; the far pairs stream in turn as without them. */
+static void test_route_latency_run(void **state)
+{
+    (void) state;
+    const mcast_probe_pair_t pairs[4] = {{0, 2, 4, 0}, {1, 3, 4, 0}, {0, 3, 2, 1}, {1, 2, 2, 1}};
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    double rows[4 * MCAST_PROBE_ROW] = {0};
+    trace_t t[4];
+    for (int me = 0; me < 4; me++) {
+        t[me] = (trace_t){.n = 0, .fail_at = -1};
+        const mcast_probe_ops_t o = TR_OPS(t[me]);
+        assert_int_equal(mcast_probe_run(&o, me, pairs, 4, buf, rows), 0);
+    }
+    const int lat_calls = 2 * (MCAST_PROBE_REPS + 1);
+    /* rank 0: empty ping-pongs with 3 first, then everything else with 2 or 1 (the token) */
+    for (int i = 0; i < lat_calls; i++) {
+        assert_int_equal(t[0].peer[i], 3);
+        assert_true(t[0].bytes[i] == 0);
+        assert_int_equal(t[0].op[i], i % 2 ? 'R' : 'S');
+        assert_int_equal(t[3].peer[i], 0);
+        assert_int_equal(t[3].op[i], i % 2 ? 'S' : 'R');
+    }
+    for (int i = lat_calls; i < t[0].n; i++) {
+        assert_true(t[0].peer[i] == 2 || t[0].peer[i] == 1 || t[0].peer[i] == -1);
+    }
+    /* per pair of peers, what one sends the other receives, in order (peer -1: the flow
+     * messages pair 0's b receives from its a) */
+    const int far_of[4] = {2, 3, 0, 1};
+    for (int x = 0; x < 4; x++) {
+        for (int y = 0; y < 4; y++) {
+            char ox[512], oy[512];
+            size_t bx[512], by[512];
+            int nx = 0, ny = 0;
+            for (int i = 0; i < t[x].n; i++) {
+                if (t[x].peer[i] == y || (t[x].peer[i] == -1 && far_of[x] == y)) {
+                    ox[nx] = t[x].op[i];
+                    bx[nx++] = t[x].bytes[i];
+                }
+            }
+            for (int i = 0; i < t[y].n; i++) {
+                if (t[y].peer[i] == x || (t[y].peer[i] == -1 && far_of[y] == x)) {
+                    oy[ny] = t[y].op[i];
+                    by[ny++] = t[y].bytes[i];
+                }
+            }
+            if (x == y || (x < 2 && y < 2)) {
+                continue; /* (the token between the far pairs' a's is one message) */
+            }
+            assert_int_equal(nx, ny);
+            for (int i = 0; i < nx; i++) {
+                assert_int_not_equal(ox[i], oy[i]);
+                assert_true(bx[i] == by[i]);
+            }
+        }
+    }
+    /* the rows: both far pairs streamed (0, then 2 / 2 = 1), the latency pairs' as said */
+    assert_true(rows[2 + MCAST_PROBE_SIZES] > 0.0);
+    assert_true(rows[MCAST_PROBE_ROW + 2 + MCAST_PROBE_SIZES] > 0.0);
+    for (int k = 2; k < 4; k++) {
+        const double *r = rows + k * MCAST_PROBE_ROW;
+        assert_true(r[0] == 1.0 && r[1] > 0.0 && r[2] > 0.0);
+        for (int j = 3; j < MCAST_PROBE_ROW; j++) {
+            assert_true(r[j] == 0.0 || j == MCAST_PROBE_ROW_SPREAD);
+        }
+        /* (this clock: every call 1 us, so the repetitions are alike) */
+        assert_true(r[MCAST_PROBE_ROW_SPREAD] == 0.0);
+    }
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    char why[160] = "";
+    assert_int_equal(mcast_probe_fit_pairs(rows, pairs, 4, &m, why, sizeof(why)), KB_OK);
+    /* a failure in the latency ping-pongs: an error, but the far part still runs (its
+     * partner waits for it) */
+    trace_t f = {.n = 0, .fail_at = 2};
+    const mcast_probe_ops_t of = TR_OPS(f);
+    double frows[4 * MCAST_PROBE_ROW] = {0};
+    assert_int_not_equal(mcast_probe_run(&of, 0, pairs, 4, buf, frows), 0);
+    assert_true(frows[2 * MCAST_PROBE_ROW] == 0.0);
+    assert_true(frows[0] == 1.0);
+    assert_int_equal(f.peer[f.n - 1], 1); /* the token to pair 1's a */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -698,6 +981,9 @@ int main(void)
         cmocka_unit_test(test_fit_refuses_noise),
         cmocka_unit_test(test_sides_pair_up),
         cmocka_unit_test(test_streams_take_turns),
+        cmocka_unit_test(test_pairs_routed),
+        cmocka_unit_test(test_fit_route_latency),
+        cmocka_unit_test(test_route_latency_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

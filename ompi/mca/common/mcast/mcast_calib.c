@@ -139,19 +139,21 @@ uint64_t mcast_calib_known(mcast_machine_t *out)
     return d;
 }
 
-int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of, mcast_machine_t *model,
-                    double *cost_us, char *why, size_t len)
+int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of,
+                    const pm_topology_t *topology, const char *const *hosts,
+                    mcast_machine_t *model, double *cost_us, char *why, size_t len)
 {
     const double t0 = now_us(NULL);
     const int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
-    mcast_probe_pair_t pairs[MCAST_PROBE_MAX_PAIRS];
-    const int np = mcast_probe_pairs(n, node_of, MCAST_PROBE_MAX_PAIRS, pairs);
+    mcast_probe_pair_t pairs[MCAST_PROBE_MAX_ALL];
+    const int np = mcast_probe_pairs_routed(n, node_of, topology, hosts, MCAST_PROBE_MAX_PAIRS,
+                                            pairs);
     *cost_us = 0.0;
     if (np <= 0) {
         snprintf(why, len, "no two nodes to measure between");
         return OMPI_ERR_NOT_AVAILABLE;
     }
-    double rows[MCAST_PROBE_MAX_PAIRS * MCAST_PROBE_ROW];
+    double rows[MCAST_PROBE_MAX_ALL * MCAST_PROBE_ROW];
     memset(rows, 0, sizeof(rows));
     /* The payload is never looked at: one buffer per process, shared by communicators
      * probing at once on several threads (no allocation that could fail on one rank and
@@ -182,7 +184,7 @@ int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of, mcast_
     }
     mcast_machine_t m;
     mcast_machine_default(&m);
-    if (KB_OK != mcast_probe_fit_rows(rows, np, &m, why, len)) {
+    if (KB_OK != mcast_probe_fit_pairs(rows, pairs, np, &m, why, len)) {
         return OMPI_ERROR;
     }
     *model = m;

@@ -14,12 +14,15 @@
 #include "ompi/communicator/communicator.h"
 
 /* Blocking and collective: every rank of comm calls it at the same call (a blocking
- * broadcast), node_of[n] the node index of each rank (the same on every rank).  On
+ * broadcast), node_of[n] the node index of each rank (the same on every rank), topology
+ * and hosts[n] as the plans take them (NULL: none; where they name routes of different
+ * lengths the probe also fits the per-link latency: mcast_probe_pairs_routed).  On
  * OMPI_SUCCESS *model is the built-in model with the measured network keys; else *why
  * says what failed (the same on every rank) and *model is untouched.  *cost_us: this
  * rank's time in it. */
-int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of, mcast_machine_t *model,
-                    double *cost_us, char *why, size_t len);
+int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of,
+                    const pm_topology_t *topology, const char *const *hosts,
+                    mcast_machine_t *model, double *cost_us, char *why, size_t len);
 
 /* The job's measured model: the first one this process measured (kept for the rest of
  * the job; later measurements do not replace it).  mcast_calib_known returns its digest

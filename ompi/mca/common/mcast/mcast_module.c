@@ -1160,8 +1160,11 @@ static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
 {
     char why[160] = "";
     double cost_us = 0.0;
-    const int rc = mcast_calib_run(comm, m->ops->locality(m)->node_of, &m->calib, &cost_us, why,
-                                   sizeof(why));
+    /* (the topology as the plans take it: mcast_locality_input) */
+    const mcast_locality_t *loc = m->ops->locality(m);
+    const int rc = mcast_calib_run(comm, loc->node_of, loc->topo,
+                                   NULL != loc->topo ? (const char *const *) loc->hosts : NULL,
+                                   &m->calib, &cost_us, why, sizeof(why));
     m->calibrated = OMPI_SUCCESS == rc;
     if (m->calibrated) {
         mcast_calib_remember(&m->calib); /* (the job's, if it is the first) */
