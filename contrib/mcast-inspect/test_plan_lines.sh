@@ -32,7 +32,7 @@ cp "$CLUSTER_MACHINE" "$tmp/cluster-1gbit.machine" || exit 1
 
 # one case: NAME DIR TOPOLOGY HOSTS MACHINE BYTES ROOT -> "NAME BYTES ROOT plan: ... digest=..."
 # (run in DIR with the files' names alone: the report quotes the paths it was given, and
-# a machine file's source line is cut at 160 bytes, so a longer path would move the digest)
+# a machine file's source line is cut at 256 bytes, so a longer path would move the digest)
 case_line() {
     if (cd "$2" && "$INSPECT" --topology "$3" --hosts "$4" --machine "$5" --bytes "$6" --root "$7") \
         >"$tmp/out" 2>"$tmp/err"; then
