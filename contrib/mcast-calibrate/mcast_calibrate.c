@@ -1055,8 +1055,8 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
                        MPI_COMM_WORLD, &all);
         probe_wait(1, &all, NULL, 1000); /* (naps up to 1 ms: it times nothing) */
     } else {
-        /* (SMPI's nonblocking allreduce sends every rank's rows to every other rank: at 256
-         * ranks its flows took minutes of simulation) */
+        /* (SMPI's nonblocking allreduce sends every rank's rows to every other rank: slow
+         * to simulate at scale, and its flows disturbed the streams: E-HOP-1) */
         MPI_Allreduce(MPI_IN_PLACE, rows, np * MCAST_PROBE_ROW, MPI_DOUBLE, MPI_SUM,
                       MPI_COMM_WORLD);
     }
