@@ -384,7 +384,12 @@ void mcast_locality_input(const mcast_locality_t *loc, int component, int root, 
     in->nnodes = loc->nnodes;
     /* the topology (file or PMIx) names every rank's host: the model charges link sharing */
     in->topology = loc->topo;
-    in->hosts = NULL != loc->topo ? (const char *const *) loc->hosts : NULL;
+    in->hosts = mcast_locality_topo_hosts(loc);
+}
+
+const char *const *mcast_locality_topo_hosts(const mcast_locality_t *loc)
+{
+    return NULL != loc->topo ? (const char *const *) loc->hosts : NULL;
 }
 
 void mcast_print_chain(const char *component, struct ompi_communicator_t *comm,

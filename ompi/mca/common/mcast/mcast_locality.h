@@ -87,6 +87,10 @@ struct mcast_plan_input;
 void mcast_locality_input(const mcast_locality_t *loc, int component, int root, size_t bytes,
                           struct mcast_plan_input *in, int *chain);
 
+/* Every rank's host in the network topology's names where a topology names them (the
+ * plans' and the probe's routes), else NULL. */
+const char *const *mcast_locality_topo_hosts(const mcast_locality_t *loc);
+
 /* "coll:<comp>: comm=<cid> size=<n> nodes=<k> ordering=<name> chain=<r0>,... discovery_us=<t>" */
 void mcast_print_chain(const char *component, struct ompi_communicator_t *comm,
                        const mcast_locality_t *loc);

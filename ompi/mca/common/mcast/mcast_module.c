@@ -1162,8 +1162,7 @@ static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
     double cost_us = 0.0;
     /* (the topology as the plans take it: mcast_locality_input) */
     const mcast_locality_t *loc = m->ops->locality(m);
-    const int rc = mcast_calib_run(comm, loc->node_of, loc->topo,
-                                   NULL != loc->topo ? (const char *const *) loc->hosts : NULL,
+    const int rc = mcast_calib_run(comm, loc->node_of, loc->topo, mcast_locality_topo_hosts(loc),
                                    &m->calib, &cost_us, why, sizeof(why));
     m->calibrated = OMPI_SUCCESS == rc;
     if (m->calibrated) {
