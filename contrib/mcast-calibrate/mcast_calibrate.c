@@ -52,7 +52,8 @@
  *
  * --probe: only what the components' self-calibration measures (coll_kbinomial_self_calibrate,
  * docs/machine-model.md), with the same code: the core's mcast_probe_pairs_routed (with
- * --topology FILE, the components' topology file, the route latency's pairs too),
+ * --topology FILE, the components' topology file, the route latency's and the switch
+ * links' pairs too),
  * mcast_probe_run and mcast_probe_fit_pairs over MPI point-to-point (the components
  * run them over the PML); the other keys keep their built-in values.
  *
@@ -125,7 +126,8 @@ static void usage(FILE *f)
             "                    keeps the built-in values of the others\n"
             "  --topology FILE   with --probe: the topology file naming every host (as\n"
             "                    coll_kbinomial_topology_file); where its routes differ in\n"
-            "                    length the probe also fits net.hop_latency_us\n"
+            "                    length the probe also fits net.hop_latency_us; where it\n"
+            "                    has links between switches, net.switch_links\n"
             "  --help            this text\n"
             "\n"
             "Across nodes (net) it needs ranks on at least two hosts, inside a node (shm)\n"

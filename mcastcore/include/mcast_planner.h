@@ -249,10 +249,10 @@
  * model): a copy's bytes start to move after its route's latency, every link of its route
  * carries them, the copies on a link share it by weighted max-min fairness in proportion
  * to the inverse of their route's latency, and a host's own link carries net.host_links
- * links' worth (a torus node's interface; with
- * net.host_transit 1 one resource for what the node sends, receives and forwards in
- * transit, as SimGrid's torus limiter: the links' bound and these flows charge it on every
- * router a route passes, plan_routes.hpp Routes::charged).  As flows, trees sent whole are
+ * links' worth (a torus node's interface; with net.host_transit 1 one resource for what
+ * the node sends, receives and forwards in transit, as SimGrid's torus limiter: the links'
+ * bound and these flows charge it on every router a route passes, plan_routes.hpp
+ * Routes::charged) and a link between switches net.switch_links.  As flows, trees sent whole are
  * predicted far closer than with one link per copy's sender; planning a large torus takes
  * a few times longer, which only a flow-level network pays (evidence E-FLOW-1).
  * A connection of TCP or InfiniBand is FIFO (net.shared_flows 0, the default): no term.
@@ -402,6 +402,12 @@ typedef struct mcast_machine {
      * torus charges a node's limiter on every hop that leaves it and at the destination
      * (TorusZone::get_local_route); perf/sim's torus machine files set it. */
     int host_transit;
+    /* A link between two switches (or routers) carries switch_links times a link's bytes
+     * per us (net.switch_links in the file; 0, the default, = 1), where a topology names
+     * the routes: links' bound, timed link sharing, flows, two-tree placement.  Leaf
+     * uplinks faster than the hosts' links (perf/sim's mixed family): self-calibration
+     * measures it where the topology has switch links (header, "Self-calibration"). */
+    double switch_links;
 } mcast_machine_t;
 
 /* The built-in model: InfiniBand-class network, shared memory with single copy. */
@@ -725,6 +731,7 @@ typedef struct mcast_probe_pair {
     int a, b;         /* ranks: a starts each ping-pong and stream and keeps the times */
     int links;        /* the route's links a -> b where a topology names them (0: unknown) */
     int latency_only; /* 1: a pair of the route latency's (empty ping-pongs only) */
+    int trunk;        /* 1: a pair of the switch links' (streams at once, after the rest) */
 } mcast_probe_pair_t;
 typedef struct mcast_probe_sample {
     double post_us;                        /* least time to post a send */
@@ -739,6 +746,9 @@ typedef struct mcast_probe_sample {
     int links;           /* the pair's route length (0: unknown; mcast_probe_pair_t) */
     int latency_only;    /* 1: only half_rtt_us[0] was measured (a pair of the route
                           * latency's: it enters the per-link latency's fit only) */
+    int trunk;           /* 1: a pair of the switch links': only stream_us[r] was measured,
+                          * the time of its stream in the r-th run of all of them at once
+                          * (NaN: failed); it enters the switch links' fit only */
 } mcast_probe_sample_t;
 /* The measurement itself, over the caller's point-to-point calls (the component's PML,
  * mcast-calibrate's MPI): this rank's (me) part among pairs[0 .. npairs) as
@@ -755,7 +765,10 @@ typedef struct mcast_probe_sample {
  * rows alone.  ops->irecv posts a receive into slot 0 or 1 and ops->waitany completes one
  * of slots [0, n) and sets its index (b of pair 0 only).  A pair of the route latency's
  * (latency_only, after the others in pairs: mcast_probe_pairs_routed) runs first, its a
- * filling 1, the posting time, the empty half round trip and its spread of its row.  Returns 0 or the
+ * filling 1, the posting time, the empty half round trip and its spread of its row.  The
+ * pairs of the switch links' (trunk, last in pairs; at least two) run after everything
+ * else (mcast_probe_pairs_routed), their a filling 1 and the two runs' stream times into
+ * its row's first two stream entries.  Returns 0 or the
  * first error (a peer may then wait: the caller's transport failed). */
 #define MCAST_PROBE_ROW (2 + MCAST_PROBE_SIZES + 4 + 3)
 #define MCAST_PROBE_ROW_SPREAD (2 + MCAST_PROBE_SIZES + 4) /* the empty ping-pong's spread */
@@ -808,9 +821,25 @@ int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair
  * median distance from the line and their median spread between repetitions
  * (hop_latency_us; none where the links are all alike), and latency_links as the far
  * pairs' median links (latency_us is theirs).
+ * Switch links (E-SWL-1): on such a topology of switches (not a torus), after those at
+ * most MCAST_PROBE_TRUNK_PAIRS pairs of the switch links' (trunk 1): disjoint pairs of
+ * nodes (no node in two) whose routes all cross one link between two switches, the link
+ * that takes the most such pairs (every node's lowest rank; sources sampled evenly so that
+ * at most 16384 routes are looked at; the lowest link on a tie; none under two pairs).
+ * After every other pair's part (and an empty ping-pong of each trunk pair: its
+ * connection), every rank in a pair tells the first trunk pair's a, which then starts
+ * them all at once (an empty message to each other a), a warm-up and two timed runs: each
+ * a times one stream of MCAST_PROBE_STREAM_BLOCKS blocks of MCAST_PROBE_STREAM_SMALL as
+ * the streaming pairs do and tells the first a when done.  The K pairs' bytes all cross that
+ * link, so it carries K S bytes (S a stream's) in at least the slowest stream's time T of
+ * a run: the fit takes a switch link's per-byte time as T / (K S) (the least over the two
+ * runs of their slowest stream) and net.switch_links = net.wire_ns_per_byte over it: the
+ * link's capacity where the streams filled it, else a lower bound.  Refused when a trunk
+ * pair failed or the two runs differ by more than half the faster one.
  * Without such a topology: mcast_probe_pairs.  pairs holds MCAST_PROBE_MAX_ALL; returns
  * how many. */
-#define MCAST_PROBE_MAX_ALL (2 * MCAST_PROBE_MAX_PAIRS)
+#define MCAST_PROBE_TRUNK_PAIRS 8
+#define MCAST_PROBE_MAX_ALL (2 * MCAST_PROBE_MAX_PAIRS + MCAST_PROBE_TRUNK_PAIRS)
 int mcast_probe_pairs_routed(int n, const int *node_of, const pm_topology_t *topology,
                              const char *const *hosts, int max_pairs, mcast_probe_pair_t *pairs);
 int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_machine_t *m, char *why,

@@ -87,6 +87,9 @@ const MachineKey KEYS[] = {
     {"net.host_links", Kind::Real, 0.0, Write::IfNotOne, FIELD(host_links),
      "a host's own link to the network carries this many links' worth (0 = 1); used with a "
      "topology, for the links' bound and for whole messages on a flow-level network"},
+    {"net.switch_links", Kind::Real, 0.0, Write::IfNotOne, FIELD(switch_links),
+     "a link between two switches carries this many links' worth (0 = 1; leaf uplinks faster "
+     "than the hosts' links); used with a topology, as `net.host_links`"},
     {"net.sync_wait_us", Kind::Real, -1.0, Write::IfNonNegative, FIELD(sync_wait_us),
      "what a synchronous send waits for after its bytes arrived (the receiver's match and its "
      "acknowledgement; unset = `net.o_recv_us`)"},

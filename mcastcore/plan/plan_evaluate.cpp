@@ -10,7 +10,7 @@
 
 namespace mcplan {
 
-double Evaluator::time(const kb_tree_t *t, size_t S, const std::vector<int> *share) const
+double Evaluator::time(const kb_tree_t *t, size_t S, const std::vector<double> *share) const
 {
     /* every tree keeps PLAN_WINDOW receives ahead under auto */
     return tree_time(t, M, S, in.forced->max_sends, window_of(*in.forced, MCAST_ALG_KBINOMIAL), loc,
@@ -20,7 +20,7 @@ double Evaluator::time(const kb_tree_t *t, size_t S, const std::vector<int> *sha
 
 void Evaluator::best_segment(const kb_tree_t *t, Candidate &c, const std::vector<size_t> &grid) const
 {
-    const std::vector<int> share = links.tree_edge_share(t);
+    const std::vector<double> share = links.tree_edge_share(t);
     for (size_t S : grid) {
         const double x = time(t, S, &share);
         if (better(x, c.t)) {

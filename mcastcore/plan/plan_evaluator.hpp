@@ -34,7 +34,7 @@ public:
         loc.node = i.node_of_rank;
         loc.all_local = i.all_local != 0;
     }
-    double time(const kb_tree_t *t, size_t S, const std::vector<int> *share = nullptr) const;
+    double time(const kb_tree_t *t, size_t S, const std::vector<double> *share = nullptr) const;
     /* Best S (from the grid) for a fixed tree; the candidate gets S and t. */
     void best_segment(const kb_tree_t *t, Candidate &c, const std::vector<size_t> &grid) const;
     /* A schedule family: every variant the forced parameters allow, sends in flight 1 or

@@ -195,7 +195,7 @@ class LinkLoad;
 /* plan_tree_model.cpp */
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
                  const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl = nullptr,
-                 const std::vector<int> *share = nullptr, Routes *routes = nullptr);
+                 const std::vector<double> *share = nullptr, Routes *routes = nullptr);
 
 /* ---- candidates ------------------------------------------------------------ */
 struct Candidate {

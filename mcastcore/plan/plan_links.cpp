@@ -155,8 +155,8 @@ double family_link_bound_us(LinkLoad &ll, const mcast_level_t &l, const mcast_pl
  * to chance.  The root keeps position 0; the other positions are permuted by simulated
  * annealing (400 n swaps of two positions, at most 25600, the temperature falling from 20
  * to 0 over the first 80 %; a fixed xorshift seed: every rank finds the same chain) on a
- * sum over directed links of the edges crossing them (a host's own link counts
- * 1 / host_links, as the links' bound counts it): 100 per edge beyond two, which drives
+ * sum over directed links of the edges crossing them (a link counts 1 / its
+ * Routes::capacity, as the links' bound counts it): 100 per edge beyond two, which drives
  * the busiest link down first, plus 0.05 x edges^2.  (The cube of the edges instead kept
  * a link with three edges on irregular-64 for most seeds.)  The result is kept when its
  * busiest link carries less than the input chain's, or as much on fewer links, or as much
@@ -200,7 +200,6 @@ std::vector<int> twotree_placement(const mcast_level_t &l, const mcast_plan_inpu
         at[size_t(edges[e].first)].push_back(int(e));
         at[size_t(edges[e].second)].push_back(int(e));
     }
-    const double host = in.machine->host_links > 0.0 ? in.machine->host_links : 1.0;
     std::vector<double> load(size_t(nl), 0.0);
     std::vector<int> cur = chain;
     /* the routes the search visits, by rank pair (routes.route's, whose map keeps them) */
@@ -227,7 +226,7 @@ std::vector<int> twotree_placement(const mcast_level_t &l, const mcast_plan_inpu
             }
             double &x = load[size_t(li)];
             d -= cost(x);
-            x += sign * (j == 0 || j + 1 == len ? 1.0 / host : 1.0);
+            x += sign / routes.capacity(li);
             d += cost(x);
         }
         return d;

@@ -18,7 +18,8 @@ namespace mcplan {
  * alike): the directed links of PM_ROUTE_DEFAULT, cached.  Same host, no topology, or a
  * host it does not name: no links.
  * What a route's bytes take (charged()): its links, where a host's own link (injection
- * or ejection, host_link()) carries host_links links' worth; with net.host_transit 1
+ * or ejection, host_link()) carries host_links links' worth and a link between two
+ * switches switch_links links' worth (capacity()); with net.host_transit 1
  * (mcast_machine_t.host_transit) a node's interface is one resource for what its host
  * sends, receives and what leaves its router in transit (SimGrid's torus limiter), so a
  * route a -> b over routers n0 .. nk charges n0 .. nk's interfaces once each (the
@@ -27,7 +28,9 @@ class Routes {
 public:
     explicit Routes(const mcast_plan_input_t &in)
         : in_(in), known_(in.topology != nullptr && in.hosts != nullptr && in.n > 1 && !in.all_local),
-          one_switch_(known_ && pm_topology_nswitches(in.topology) <= 1)
+          one_switch_(known_ && pm_topology_nswitches(in.topology) <= 1),
+          host_cap_(in.machine != nullptr && in.machine->host_links > 0.0 ? in.machine->host_links : 1.0),
+          switch_cap_(in.machine != nullptr && in.machine->switch_links > 0.0 ? in.machine->switch_links : 1.0)
     {
         if (!known_) {
             return;
@@ -63,6 +66,10 @@ public:
     {
         return l >= 0 && size_t(l) < host_link_.size() && host_link_[size_t(l)] != 0;
     }
+    /* What link l carries, in links' worth (a link's bytes per us are 1 /
+     * net.wire_ns_per_byte): host_links for a host's own link, switch_links for the others
+     * (between two switches or routers; mcast_machine_t). */
+    double capacity(int l) const { return host_link(l) ? host_cap_ : switch_cap_; }
     /* The resources the bytes a -> b take (header above): the route without
      * net.host_transit. */
     const std::vector<int> &charged(int a, int b)
@@ -132,6 +139,7 @@ private:
     const mcast_plan_input_t &in_;
     bool known_;
     bool one_switch_;
+    double host_cap_, switch_cap_;
     bool transit_ = false;
     std::vector<char> host_link_;
     std::vector<int> node_of_; /* directed link -> the interface of the router it leaves */
@@ -151,7 +159,8 @@ public:
         }
     }
     bool on() const { return !busy_.empty(); }
-    /* The message a -> b whose bytes enter the network at t0 and take d on each link:
+    /* The message a -> b whose bytes enter the network at t0 and take d on each link (a
+     * link between switches d / its capacity()):
      * how much later than t0 its last link starts carrying them. */
     double delay(int a, int b, double t0, double d)
     {
@@ -163,15 +172,17 @@ public:
             if (l < 0 || size_t(l) >= busy_.size()) {
                 continue;
             }
+            /* (a link between switches at its net.switch_links) */
+            const double dl = routes_.host_link(l) ? d : d / routes_.capacity(l);
             std::vector<std::pair<double, double>> &iv = busy_[size_t(l)]; /* sorted, disjoint */
             auto it = std::lower_bound(iv.begin(), iv.end(), std::make_pair(t, -1.0),
                                        [](const std::pair<double, double> &x,
                                           const std::pair<double, double> &y) { return x.second <= y.first; });
             /* it: the first interval ending after t */
-            for (; it != iv.end() && it->first < t + d; ++it) {
+            for (; it != iv.end() && it->first < t + dl; ++it) {
                 t = std::max(t, it->second);
             }
-            iv.insert(it, {t, t + d});
+            iv.insert(it, {t, t + dl});
         }
         return t - t0;
     }
@@ -235,12 +246,11 @@ public:
         if (!usable_ || a == b) {
             return;
         }
-        /* a host's own link carries host_links links' worth (mcast_machine_t); with
-         * net.host_transit its node's interface (Routes) */
-        const double host = in_.machine->host_links > 0.0 ? in_.machine->host_links : 1.0;
+        /* a link carries Routes::capacity links' worth (mcast_machine_t.host_links,
+         * switch_links); with net.host_transit its node's interface (Routes) */
         for (int l : routes_.charged(a, b)) {
             if (l >= 0 && size_t(l) < load_.size()) {
-                load_[size_t(l)] += routes_.host_link(l) ? bytes / host : bytes;
+                load_[size_t(l)] += bytes / routes_.capacity(l);
             }
         }
     }
@@ -267,10 +277,11 @@ public:
     /* The bound for what was added since the last reset, then reset. */
     double take_bound_us() { return bound_us(take_max_bytes()); }
     /* For every rank v with a parent, the number of tree edges that use the busiest link
-     * of the route parent(v) -> v (0 for the root, and without a usable topology). */
-    std::vector<int> tree_edge_share(const kb_tree_t *t)
+     * of the route parent(v) -> v, over the link's Routes::capacity where it joins two
+     * switches (0 for the root, and without a usable topology). */
+    std::vector<double> tree_edge_share(const kb_tree_t *t)
     {
-        std::vector<int> share;
+        std::vector<double> share;
         if (!usable_ || t == nullptr) {
             return share;
         }
@@ -284,12 +295,14 @@ public:
                 }
             }
         }
-        share.assign(size_t(t->n), 0);
+        share.assign(size_t(t->n), 0.0);
         for (int v = 0; v < t->n; ++v) {
             if (t->parent[v] >= 0 && t->parent[v] != v) {
                 for (int l : routes_.route(t->parent[v], v)) {
                     if (l >= 0 && size_t(l) < count.size()) {
-                        share[size_t(v)] = std::max(share[size_t(v)], count[size_t(l)]);
+                        /* (a host's own link counted whole, as before net.switch_links) */
+                        const double c = routes_.host_link(l) ? 1.0 : routes_.capacity(l);
+                        share[size_t(v)] = std::max(share[size_t(v)], double(count[size_t(l)]) / c);
                     }
                 }
             }

@@ -56,16 +56,16 @@ struct Flow {
 
 /* Weighted max-min fairness over the flows that share a link (the others run at their
  * route's narrowest link): the link with the least capacity per unit of weight fixes its
- * flows' rates, which leave the other links they use (progressive filling).  A host's
- * own link has host_cap links' capacity. */
+ * flows' rates, which leave the other links they use (progressive filling).  A link has
+ * Routes::capacity links' capacity. */
 class MaxMin {
 public:
-    MaxMin(Routes &routes, double host_cap)
-        : routes_(routes), host_cap_(host_cap), count(size_t(std::max(1, routes.nlinks())), 0),
+    explicit MaxMin(Routes &routes)
+        : routes_(routes), count(size_t(std::max(1, routes.nlinks())), 0),
           cap_(count.size(), 0.0), wsum_(count.size(), 0.0), on_(count.size())
     {
     }
-    double link_cap(int l) const { return routes_.host_link(l) ? host_cap_ : 1.0; }
+    double link_cap(int l) const { return routes_.capacity(l); }
     void share(std::vector<Flow> &flows, const std::vector<int> &active)
     {
         for (int l : used_) {
@@ -145,7 +145,6 @@ private:
     }
 
     Routes &routes_;
-    double host_cap_;
 
 public:
     std::vector<int> count; /* active flows per link */
@@ -166,9 +165,9 @@ private:
  * the other, o_send each (sigma to a child on its own node: no flow); a copy's bytes start
  * to move after its route's latency, then every link of the route carries them, and the
  * flows on a link share it by weighted max-min fairness, each weighted by the inverse of
- * its route's latency (a short route gets more); a host's own link carries host_links
- * links' worth.  The child has the message when its last byte is in, plus o_recv, and
- * forwards it then.  Returns when the last rank has it and every rank has handed its last
+ * its route's latency (a short route gets more); a link carries Routes::capacity links'
+ * worth (host_links, switch_links).  The child has the message when its last byte is in,
+ * plus o_recv, and forwards it then.  Returns when the last rank has it and every rank has handed its last
  * copy over.  Event driven; the shares are recomputed (progressive filling, a heap of
  * the links' levels) only when a flow starts or ends on a link another flow uses. */
 double flow_tree_time(const kb_tree_t *t, size_t S, const Locality &loc, const mcast_machine_t &mach,
@@ -176,7 +175,6 @@ double flow_tree_time(const kb_tree_t *t, size_t S, const Locality &loc, const m
 {
     const int n = t->n;
     const double work = double(S) * mach.net.wire_ns_per_byte * 1e-3; /* us on a free link */
-    const double host_cap = mach.host_links > 0.0 ? mach.host_links : 1.0;
     const EdgeCost shm = edge_cost(mach.shm, S);
     const double rho = edge_cost(mach.net, S).rho;
     const double inf = std::numeric_limits<double>::infinity();
@@ -187,7 +185,7 @@ double flow_tree_time(const kb_tree_t *t, size_t S, const Locality &loc, const m
     std::vector<double> a(size_t(n), 0.0);
     double finish = 0.0;
     std::vector<int> ready; /* ranks that have the message and send it */
-    const auto link_cap = [host_cap, &routes](int l) { return routes.host_link(l) ? host_cap : 1.0; };
+    const auto link_cap = [&routes](int l) { return routes.capacity(l); };
     const auto send_all = [&](int u0) {
         ready.push_back(u0);
         while (!ready.empty()) {
@@ -222,7 +220,7 @@ double flow_tree_time(const kb_tree_t *t, size_t S, const Locality &loc, const m
         }
     };
     send_all(t->root);
-    MaxMin mm(routes, host_cap);
+    MaxMin mm(routes);
     std::vector<int> &count = mm.count;
     std::vector<int> active;
     double now = 0.0;
@@ -328,7 +326,7 @@ void shared_copies(const kb_tree_t *t, int u, size_t S, double start, const Loca
 /* The recurrence of mcast_planner.h.  max_sends_forced as in mcast_forced_t. */
 double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, int window,
                  const Locality &loc, const mcast_machine_t &mach, RouteLatency *rl,
-                 const std::vector<int> *share, Routes *routes)
+                 const std::vector<double> *share, Routes *routes)
 {
     if (S == 0 || S > M) {
         S = std::max<size_t>(M, 1);
@@ -444,10 +442,10 @@ double tree_time(const kb_tree_t *t, size_t M, size_t S, int max_sends_forced, i
                                              double(S) * mach.net.wire_ns_per_byte * 1e-3);
             }
             pin[size_t(c)] = pout;
-            if (share != nullptr && (*share)[size_t(c)] > 1 && !loc.local(u, c)) {
+            if (share != nullptr && (*share)[size_t(c)] > 1.0 && !loc.local(u, c)) {
                 /* the edge's busiest link carries `share` tree edges (header, "Link
                  * sharing"): a block passes it every share * S * wire at best */
-                pin[size_t(c)] = std::max(pout, double((*share)[size_t(c)]) * double(S) *
+                pin[size_t(c)] = std::max(pout, (*share)[size_t(c)] * double(S) *
                                                     mach.net.wire_ns_per_byte * 1e-3);
             }
             rho[size_t(c)] = ec[size_t(i)].rho;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <vector>
 
 #define MC_API extern "C" __attribute__((visibility("default")))
@@ -127,6 +128,85 @@ bool fit_route_latency(const mcast_probe_sample_t *s, int npairs, mcast_machine_
     return true;
 }
 
+/* Switch links (mcast_probe_pairs_routed; E-SWL-1): the fit of net.switch_links from the
+ * trunk pairs' two runs at once; nothing where a pair failed or the runs disagree. */
+bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t, mcast_machine_t *m)
+{
+    const int k = (int) t.size();
+    double run[2] = {0.0, 0.0};
+    for (const mcast_probe_sample_t &x : t) {
+        for (int r = 0; r < 2; r++) {
+            if (!(x.stream_us[r] > 0.0) || !std::isfinite(x.stream_us[r])) {
+                return false;
+            }
+            run[r] = std::max(run[r], x.stream_us[r]);
+        }
+    }
+    const double lo = std::min(run[0], run[1]), hi = std::max(run[0], run[1]);
+    const double wire = m->net.wire_ns_per_byte;
+    if (k < 2 || hi - lo > 0.5 * lo || !(wire > 0.0)) {
+        return false;
+    }
+    const double ns = 1000.0 * lo /
+                      ((double) k * (double) MCAST_PROBE_STREAM_BLOCKS * (double) MCAST_PROBE_STREAM_SMALL);
+    m->switch_links = wire / ns;
+    const size_t at = std::strlen(m->source);
+    std::snprintf(m->source + at, sizeof(m->source) - at,
+                  ", switch links %.2fx (%d streams at once)", m->switch_links, k);
+    return true;
+}
+
+/* Routes looked at to choose the trunk pairs (mcast_planner.h, "Switch links"). */
+constexpr long kTrunkRoutes = 16384;
+
+/* The trunk pairs (mcast_planner.h, "Switch links") into out; returns how many. */
+int trunk_pairs(mcplan::Routes &routes, const std::vector<int> &leader, mcast_probe_pair_t *out)
+{
+    const int nodes = (int) leader.size();
+    if (nodes < 4) {
+        return 0;
+    }
+    const int nsrc = (int) std::min<long>(nodes, std::max<long>(1, kTrunkRoutes / nodes));
+    std::map<int, std::vector<std::pair<int, int>>> across; /* switch link -> node pairs */
+    for (int s = 0; s < nsrc; s++) {
+        const int i = (int) ((long) s * nodes / nsrc);
+        for (int j = 0; j < nodes; j++) {
+            if (j == i) {
+                continue;
+            }
+            for (int l : routes.route(leader[(size_t) i], leader[(size_t) j])) {
+                if (l >= 0 && !routes.host_link(l)) {
+                    across[l].emplace_back(i, j);
+                }
+            }
+        }
+    }
+    std::vector<std::pair<int, int>> best;
+    for (const auto &c : across) {
+        std::vector<char> used((size_t) nodes, 0);
+        std::vector<std::pair<int, int>> got;
+        for (const auto &ij : c.second) {
+            if (!used[(size_t) ij.first] && !used[(size_t) ij.second]) {
+                used[(size_t) ij.first] = used[(size_t) ij.second] = 1;
+                got.push_back(ij);
+                if ((int) got.size() == MCAST_PROBE_TRUNK_PAIRS) {
+                    break;
+                }
+            }
+        }
+        if (got.size() > best.size()) {
+            best = got;
+        }
+    }
+    if (best.size() < 2) {
+        return 0;
+    }
+    for (size_t k = 0; k < best.size(); k++) {
+        out[k] = mcast_probe_pair_t{leader[(size_t) best[k].first], leader[(size_t) best[k].second], 0, 0, 1};
+    }
+    return (int) best.size();
+}
+
 } // namespace
 
 MC_API size_t mcast_probe_size(int i)
@@ -147,7 +227,7 @@ MC_API int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_pro
      * run at once share no host link), spread over the communicator's nodes */
     for (int k = 0; k < np; k++) {
         const int i = (int) ((long) k * half / np);
-        pairs[k] = mcast_probe_pair_t{leader[i], leader[i + far], 0, 0};
+        pairs[k] = mcast_probe_pair_t{leader[i], leader[i + far], 0, 0, 0};
     }
     return np;
 }
@@ -193,7 +273,12 @@ MC_API int mcast_probe_pairs_routed(int n, const int *node_of, const pm_topology
             break;
         }
         taken[(size_t) a] = taken[(size_t) best] = 1;
-        pairs[total++] = mcast_probe_pair_t{a, best, best_links, 1};
+        pairs[total++] = mcast_probe_pair_t{a, best, best_links, 1, 0};
+    }
+    /* the switch links' (a torus's links join routers, whose hosts' interfaces
+     * net.host_links and net.host_transit describe) */
+    if (pm_topology_kind(topology) != PM_TOPO_TORUS) {
+        total += trunk_pairs(routes, leader, pairs + total);
     }
     return total;
 }
@@ -209,6 +294,21 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
     };
     if (s == nullptr || m == nullptr || npairs <= 0) {
         return fail("no pair of nodes measured");
+    }
+    /* the pairs of the switch links' enter only theirs, after the rest's fit */
+    std::vector<mcast_probe_sample_t> rest, trunk;
+    for (int p = 0; p < npairs; p++) {
+        (s[p].trunk ? trunk : rest).push_back(s[p]);
+    }
+    if (!trunk.empty()) {
+        const int rc = mcast_probe_fit(rest.data(), (int) rest.size(), m, why, len);
+        if (rc == KB_OK && !fit_switch_links(trunk, m)) {
+            const size_t at = std::strlen(m->source);
+            std::snprintf(m->source + at, sizeof(m->source) - at,
+                          ", no switch links (%d streams at once failed or varied)",
+                          (int) trunk.size());
+        }
+        return rc;
     }
     /* the pairs of the route latency's enter only its fit, after the others' */
     std::vector<mcast_probe_sample_t> others;
@@ -523,6 +623,77 @@ int run_pair(const mcast_probe_ops_t *ops, int is_a, int peer, bool streams, boo
     return rc;
 }
 
+/* The trunk pairs pairs[ft .. npairs) (mcast_planner.h, "Switch links"): every rank in a
+ * pair tells c, the first trunk pair's a, that its other parts are done (a trunk pair
+ * first opens its connection with an empty ping-pong); then c starts the trunk pairs'
+ * streams at once, a warm-up and two timed runs, each a telling c when its stream is done.
+ * Each a keeps its two times in its row's stream entries. */
+int run_trunks(const mcast_probe_ops_t *ops, int me, const mcast_probe_pair_t *pairs, int npairs,
+               int ft, void *buf, double *rows)
+{
+    const int c = pairs[ft].a;
+    std::vector<int> who; /* every rank in a pair but c, once */
+    for (int k = 0; k < npairs; k++) {
+        for (int x : {pairs[k].a, pairs[k].b}) {
+            if (x != c && std::find(who.begin(), who.end(), x) == who.end()) {
+                who.push_back(x);
+            }
+        }
+    }
+    int mine = -1;
+    for (int k = ft; k < npairs && mine < 0; k++) {
+        mine = me == pairs[k].a || me == pairs[k].b ? k : -1;
+    }
+    if (me != c && std::find(who.begin(), who.end(), me) == who.end()) {
+        return 0;
+    }
+    const bool is_a = mine >= 0 && me == pairs[mine].a;
+    const int peer = mine < 0 ? -1 : is_a ? pairs[mine].b : pairs[mine].a;
+    int rc = 0;
+    const auto keep = [&rc](int x) { rc = rc != 0 ? rc : x; };
+    if (mine >= 0) {
+        double h = 0.0, p = 0.0;
+        keep(pingpong(ops, is_a, peer, buf, 0, &h, &p));
+    }
+    if (me != c) {
+        keep(ops->send(ops->ctx, c, buf, 0));
+    } else {
+        for (int x : who) {
+            keep(ops->recv(ops->ctx, x, buf, 0));
+        }
+    }
+    if (mine < 0) {
+        return rc;
+    }
+    double t[2] = {0.0, 0.0};
+    for (int r = -1; r < 2; r++) {
+        double us = 0.0;
+        if (!is_a) {
+            keep(stream(ops, 0, peer, buf, MCAST_PROBE_STREAM_SMALL, &us));
+            continue;
+        }
+        for (int k = ft + 1; k < npairs; k++) {
+            keep(me == c ? ops->send(ops->ctx, pairs[k].a, buf, 0) : 0);
+        }
+        keep(me != c ? ops->recv(ops->ctx, c, buf, 0) : 0);
+        keep(stream(ops, 1, peer, buf, MCAST_PROBE_STREAM_SMALL, &us));
+        for (int k = ft + 1; k < npairs; k++) {
+            keep(me == c ? ops->recv(ops->ctx, pairs[k].a, buf, 0) : 0);
+        }
+        keep(me != c ? ops->send(ops->ctx, c, buf, 0) : 0);
+        if (r >= 0) {
+            t[r] = us;
+        }
+    }
+    if (is_a && rc == 0) {
+        double *row = &rows[(size_t) mine * MCAST_PROBE_ROW];
+        row[0] = 1.0;
+        row[2 + MCAST_PROBE_SIZES] = t[0];
+        row[3 + MCAST_PROBE_SIZES] = t[1];
+    }
+    return rc;
+}
+
 } // namespace
 
 MC_API int mcast_probe_shared_flows(double first, size_t large, size_t small,
@@ -546,17 +717,23 @@ MC_API int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_pro
         npairs > MCAST_PROBE_MAX_ALL) {
         return -1;
     }
-    /* the pairs of the route latency's follow the others (mcast_probe_pairs_routed) */
+    /* the pairs of the route latency's follow the others, the switch links' come last
+     * (mcast_probe_pairs_routed) */
     int nfar = 0;
-    while (nfar < npairs && !pairs[nfar].latency_only) {
+    while (nfar < npairs && !pairs[nfar].latency_only && !pairs[nfar].trunk) {
         nfar++;
     }
-    if (nfar > MCAST_PROBE_MAX_PAIRS) {
+    int ntr = 0;
+    while (ntr < npairs && pairs[npairs - 1 - ntr].trunk) {
+        ntr++;
+    }
+    const int ft = npairs - ntr; /* the first trunk pair */
+    if (nfar > MCAST_PROBE_MAX_PAIRS || ntr > MCAST_PROBE_TRUNK_PAIRS || ntr == 1) {
         return -1;
     }
     /* first this rank's pair of the route latency's: empty ping-pongs, a warm-up and REPS */
     int rc = 0;
-    for (int k = nfar; k < npairs && rc == 0; k++) {
+    for (int k = nfar; k < ft && rc == 0; k++) {
         if (me != pairs[k].a && me != pairs[k].b) {
             continue;
         }
@@ -592,9 +769,16 @@ MC_API int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_pro
         const int frc = run_pair(ops, is_a, is_a ? pairs[k].b : pairs[k].a,
                                  mcast_probe_streaming(nfar, k) != 0, k == 0, from, to, buf,
                                  &rows[(size_t) k * MCAST_PROBE_ROW]);
-        return rc != 0 ? rc : frc;
+        rc = rc != 0 ? rc : frc;
+        break;
     }
-    return rc; /* in no pair but perhaps one of the route latency's */
+    /* last the switch links' (after a failure above too: the first trunk pair's a waits
+     * for every rank in a pair) */
+    if (ntr > 0) {
+        const int trc = run_trunks(ops, me, pairs, npairs, ft, buf, rows);
+        rc = rc != 0 ? rc : trc;
+    }
+    return rc;
 }
 
 MC_API int mcast_probe_fit_rows(const double *rows, int npairs, mcast_machine_t *m, char *why,
@@ -617,6 +801,14 @@ MC_API int mcast_probe_fit_pairs(const double *rows, const mcast_probe_pair_t *p
         if (pairs != nullptr) {
             s[k].links = pairs[k].links;
             s[k].latency_only = pairs[k].latency_only;
+            s[k].trunk = pairs[k].trunk;
+        }
+        if (s[k].trunk) {
+            /* (a failed one only leaves the switch links out) */
+            for (int c = 0; c < 2; c++) {
+                s[k].stream_us[c] = r[0] == 1.0 ? r[2 + MCAST_PROBE_SIZES + c] : NAN;
+            }
+            continue;
         }
         if (s[k].latency_only) {
             /* (a failed one only leaves the route latency out) */

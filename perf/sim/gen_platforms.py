@@ -44,7 +44,8 @@ latency_links = the mean number of links of those routes (host links included, a
 counts them; torus: hops + 2, as make_platforms.torus); hop_latency_us = the torus's hop
 latency, elsewhere latency_us / latency_links (flat: no route keys, every route alike, as
 flat-1024); gap and wire per byte from the host links' bandwidth (mixed: the slowest host
-link's).  The lower bound's facts follow make_platforms.py's header: FAR = the shortest
+link's); net.switch_links = the slowest link between switches over that, where it differs
+(the mixed family's uplinks; not on a torus).  The lower bound's facts follow make_platforms.py's header: FAR = the shortest
 path latency (Dijkstra over the links) from rank 0's host to the farthest host, NEAR = the
 smallest route latency from rank 0, B_root = rank 0's host link (torus: its limiter),
 B_agg = the slowest host link (every host receives M through it; torus: the limiters'
@@ -349,15 +350,17 @@ def generate(out, family, seed):
     if t:
         route_keys = (t["hop_us"], total_links / pairs + 2)  # pm_route counts 2 host links
         b_node, root, agg = t["lim_gbps"], t["lim_gbps"], t["lim_gbps"] * n / (2.0 * (n - 1))
-        link_gbps, extra = mp.BW_GBPS, {"TORUS": t["dims"]}
+        link_gbps, extra, switch_gbps = mp.BW_GBPS, {"TORUS": t["dims"]}, None
     else:
         mean_links = total_links / pairs
         route_keys = None if g.get("no_route_keys") else (mean_lat / mean_links, mean_links)
         link_gbps = min(host_bw)
         b_node, root, agg, extra = link_gbps, host_bw[0], min(host_bw), None
+        switch_gbps = min((bw for a, b, bw, _, _ in net.links if a not in hostset and b not in hostset),
+                          default=None)
     extra = dict(extra or {}, GENERATED=f"family={family} seed={seed}")
     env = mp.platform_env(out, name, n, mean_lat, b_node, what, extra=extra, route=route_keys,
-                          bound=(far, near, root, agg), link_gbps=link_gbps)
+                          bound=(far, near, root, agg), link_gbps=link_gbps, switch_gbps=switch_gbps)
     mp.write(os.path.join(out, name + ".env"), mp.env_text(env))
     return name
 

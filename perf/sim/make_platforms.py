@@ -70,10 +70,12 @@ def env_text(d):
     return "".join(f'{k}="{v}"\n' for k, v in d.items())
 
 
-def machine_text(name, lat_us, what, route=None, b_node_gbps=None, link_gbps=BW_GBPS):
+def machine_text(name, lat_us, what, route=None, b_node_gbps=None, link_gbps=BW_GBPS,
+                 switch_gbps=None):
     """route = (hop_latency_us, latency_links): lat_us is the latency of a route of
     latency_links links (the mean over host pairs), each link hop_latency_us.
-    link_gbps: the host links' bandwidth (GB/s), gap and wire per byte."""
+    link_gbps: the host links' bandwidth (GB/s), gap and wire per byte.
+    switch_gbps: the links between switches' (the slowest; None: as link_gbps)."""
     ns = 1.0 / link_gbps
     text = (f"version 1\n"
             f"provenance perf/sim/make_platforms.py {name}: {what}\n"
@@ -93,6 +95,10 @@ def machine_text(name, lat_us, what, route=None, b_node_gbps=None, link_gbps=BW_
             f"net.segment_min_bytes 4096\n")
     if route:
         text += f"net.hop_latency_us {route[0]:.4f}\nnet.latency_links {route[1]:.4f}\n"
+    if switch_gbps and float(switch_gbps) != float(link_gbps):
+        # a link between switches carries this many host links' worth (leaf uplinks
+        # faster than the hosts': the mixed family; self-calibration measures it, E-SWL-1)
+        text += f"net.switch_links {float(switch_gbps) / float(link_gbps):.4g}\n"
     if b_node_gbps and float(b_node_gbps) != float(link_gbps):
         # the host's limiter link carries this many links' worth (a torus node's NIC)
         text += f"net.host_links {float(b_node_gbps) / float(link_gbps):.4g}\n"
@@ -113,10 +119,10 @@ def cluster_platform(out, name, what, cluster_attrs, hosts, topo, env):
 
 
 def platform_env(out, name, np_, lat_us, b_node_gbps, description, topology=None, extra=None,
-                 route=None, bound=None, link_gbps=BW_GBPS):
+                 route=None, bound=None, link_gbps=BW_GBPS, switch_gbps=None):
     """bound = (far_us, near_us, root_gbps, agg_gbps): the lower bound's facts (header)."""
     write(os.path.join(out, name + ".machine"),
-          machine_text(name, lat_us, description, route, b_node_gbps, link_gbps))
+          machine_text(name, lat_us, description, route, b_node_gbps, link_gbps, switch_gbps))
     env = {
         "NP": np_,
         "TOPOLOGY": topology or name + ".topo",

@@ -21,7 +21,8 @@
 #   5. self-calibration (coll_kbinomial_self_calibrate 1): what it measured within the
 #      link's bounds, the data right, measured once at a blocking first call and taken
 #      by later communicators from the exchange, none at a nonblocking first call; with
-#      a topology file of two switches it reports what its route latency pairs gave;
+#      a topology file of two switches it reports what its route latency pairs and its
+#      switch links' streams at once gave;
 #      mcast-calibrate --probe keeps the same measurement as a machine file.
 #
 # Environment:
@@ -495,17 +496,22 @@ if [ -n "$COMP" ]; then
     fi
     # with a topology file of two switches (the topology file row's): the probe adds its
     # route latency's pairs (mcast_probe_pairs_routed) and says what they gave: a latency
-    # per link, or none (here every pair's route has the same links, so none), and the
-    # data is right
+    # per link, or none (here every pair's route has the same links, so none); then its
+    # switch links' pairs, streaming at once across the link between the switches (one
+    # host of each switch's per pair: N / 2 of them, at most 8; none under 4 hosts), and
+    # what they gave; the data is right
     if [ -f "$WORK/net.topo" ]; then
         if selfcal_try "$WORK/selftopo.err" "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
             --mca coll_kbinomial_self_calibrate 1 --mca coll_kbinomial_verbose 1 \
             --mca coll_kbinomial_topology_file "$WORK/net.topo" "$OSU" -c -m 65536:65536 -i 3 -x 1; then
             line=$(grep -m1 "^coll:kbinomial: comm=0 size=$N: self-calibrated" "$WORK/selftopo.err")
-            if echo "$line" | grep -qE " us per link \(at [0-9.]+ links\)|no latency per link stood out \([1-9][0-9]* pairs? more\)"; then
-                ok "self-calibration with a topology file on $N hosts: data validated; ${line#coll:kbinomial: comm=0 } (run $TRIES)"
-            else
+            trunks=$(( N / 2 > 8 ? 8 : N / 2 ))
+            if ! echo "$line" | grep -qE " us per link \(at [0-9.]+ links\)|no latency per link stood out \([1-9][0-9]* pairs? more\)"; then
                 bad "self-calibration with a topology file on $N hosts: no route latency pairs in '${line:-no verbose line}'"
+            elif [ "$N" -ge 4 ] && ! echo "$line" | grep -qE "(switch links [0-9.]+x|no switch links) \($trunks streams at once"; then
+                bad "self-calibration with a topology file on $N hosts: no $trunks switch links' streams in '$line'"
+            else
+                ok "self-calibration with a topology file on $N hosts: data validated; ${line#coll:kbinomial: comm=0 } (run $TRIES)"
             fi
         else
             bad "self-calibration with a topology file on $N hosts: osu_style_bcast failed"; tail -5 "$WORK/selftopo.err"

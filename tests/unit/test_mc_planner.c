@@ -1086,6 +1086,19 @@ static void test_link_sharing(void **state)
         assert_true(shared > fmax(sigma, rho)); /* the link, not a rank, sets the period */
         assert_true(fabs(twice - fmax(bound, piped)) < 1e-6 * bound);
         assert_true(twice > bound); /* the pipeline's fill comes on top of the link's time */
+        /* net.switch_links: the link between the switches at half the hosts' rate carries
+         * the chain's bytes in twice the time (bound and period); at twice their rate it
+         * no longer binds: the chain as without a topology */
+        mach.switch_links = 0.5;
+        const double slow_bound = 4.0 * (double) M * g.wire_ns_per_byte * 1e-3 + g.o_send_us +
+                                  g.latency_us + g.o_recv_us;
+        const double slow_piped = 3.0 * delta + (m - 1.0) * fmax(fmax(sigma, rho), 2.0 * shared);
+        const double slow = predict_chain(crossing_twice, M, topo, hosts, &mach);
+        assert_true(fabs(slow - fmax(slow_bound, slow_piped)) < 1e-6 * slow_bound);
+        mach.switch_links = 2.0;
+        const double fast = predict_chain(crossing_twice, M, topo, hosts, &mach);
+        assert_true(fabs(fast - free_twice) < 1e-9 * free_twice);
+        mach.switch_links = 0.0;
         const double free_once = predict_chain(crossing_once, M, NULL, NULL, &mach);
         const double once = predict_chain(crossing_once, M, topo, hosts, &mach);
         assert_true(fabs(once - free_once) < 1e-9 * free_once);
@@ -2713,6 +2726,18 @@ static void test_machine_file(void **state)
     assert_int_equal(d.net_segment_min_bytes, 2048);
     assert_int_equal(mcast_machine_parse("version 1\nshm.segment_min_bytes 2048\n", "s", &d, err, sizeof(err)),
                      KB_ERR_ARG);
+    /* net.switch_links: a link between switches in links (0, the default, = 1), kept by
+     * the round trip, part of the digest, net only, not negative */
+    mcast_machine_default(&d);
+    assert_true(d.switch_links == 0.0);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.switch_links 3.85\n", "s", &m, err, sizeof(err)), KB_OK);
+    assert_true(m.switch_links == 3.85);
+    assert_int_not_equal(mcast_forced_digest(NULL, &m), mcast_forced_digest(NULL, &d));
+    assert_int_equal(mcast_machine_write(path, &m, "unit test"), KB_OK);
+    assert_int_equal(mcast_machine_load(path, &d, err, sizeof(err)), KB_OK);
+    assert_true(fabs(d.switch_links - 3.85) < 1e-12);
+    assert_int_equal(mcast_machine_parse("version 1\nshm.switch_links 2\n", "s", &d, err, sizeof(err)), KB_ERR_ARG);
+    assert_int_equal(mcast_machine_parse("version 1\nnet.switch_links -1\n", "s", &d, err, sizeof(err)), KB_ERR_ARG);
     /* net.host_links: a host's own link in links (0, the default, = 1), kept by the round
      * trip, part of the digest, net only */
     mcast_machine_default(&d);

@@ -97,6 +97,7 @@ static void sample(mcast_probe_sample_t *s, double o, double L, double g, double
     s->half_rtt_spread_us = 0.0; /* repetitions alike */
     s->links = 0;                /* unknown */
     s->latency_only = 0;
+    s->trunk = 0;
     for (int j = 0; j < MCAST_PROBE_SIZES; j++) {
         s->half_rtt_us[j] = slow * (2 * o + L + 1e-3 * g * (double) mcast_probe_size(j));
     }
@@ -881,6 +882,40 @@ static void test_fit_route_latency(void **state)
     assert_string_equal(why, "the measurement of pair 0 failed");
 }
 
+/* Per pair of ranks x, y of t[0 .. n): what one sends the other receives, in order (peer
+ * -1: the flow messages pair 0's b receives from its a, far_of[x] its a).  Ranks 0 and 1
+ * (the far pairs' a's) exchange the token only one way. */
+static void assert_peers_pair_up(const trace_t *t, int n, const int *far_of)
+{
+    for (int x = 0; x < n; x++) {
+        for (int y = 0; y < n; y++) {
+            char ox[512], oy[512];
+            size_t bx[512], by[512];
+            int nx = 0, ny = 0;
+            for (int i = 0; i < t[x].n; i++) {
+                if (t[x].peer[i] == y || (t[x].peer[i] == -1 && far_of[x] == y)) {
+                    ox[nx] = t[x].op[i];
+                    bx[nx++] = t[x].bytes[i];
+                }
+            }
+            for (int i = 0; i < t[y].n; i++) {
+                if (t[y].peer[i] == x || (t[y].peer[i] == -1 && far_of[y] == x)) {
+                    oy[ny] = t[y].op[i];
+                    by[ny++] = t[y].bytes[i];
+                }
+            }
+            if (x == y || (x < 2 && y < 2)) {
+                continue; /* (the token between the far pairs' a's is one message) */
+            }
+            assert_int_equal(nx, ny);
+            for (int i = 0; i < nx; i++) {
+                assert_int_not_equal(ox[i], oy[i]);
+                assert_true(bx[i] == by[i]);
+            }
+        }
+    }
+}
+
 /* The measurement with pairs of the route latency's: a rank in one runs its empty
  * ping-pongs first (a warm-up and REPS), then its far pair's part as before; the two
  * sides' calls pair up per peer; the latency pair's a fills 1, the posting time and the
@@ -909,36 +944,8 @@ static void test_route_latency_run(void **state)
     for (int i = lat_calls; i < t[0].n; i++) {
         assert_true(t[0].peer[i] == 2 || t[0].peer[i] == 1 || t[0].peer[i] == -1);
     }
-    /* per pair of peers, what one sends the other receives, in order (peer -1: the flow
-     * messages pair 0's b receives from its a) */
     const int far_of[4] = {2, 3, 0, 1};
-    for (int x = 0; x < 4; x++) {
-        for (int y = 0; y < 4; y++) {
-            char ox[512], oy[512];
-            size_t bx[512], by[512];
-            int nx = 0, ny = 0;
-            for (int i = 0; i < t[x].n; i++) {
-                if (t[x].peer[i] == y || (t[x].peer[i] == -1 && far_of[x] == y)) {
-                    ox[nx] = t[x].op[i];
-                    bx[nx++] = t[x].bytes[i];
-                }
-            }
-            for (int i = 0; i < t[y].n; i++) {
-                if (t[y].peer[i] == x || (t[y].peer[i] == -1 && far_of[y] == x)) {
-                    oy[ny] = t[y].op[i];
-                    by[ny++] = t[y].bytes[i];
-                }
-            }
-            if (x == y || (x < 2 && y < 2)) {
-                continue; /* (the token between the far pairs' a's is one message) */
-            }
-            assert_int_equal(nx, ny);
-            for (int i = 0; i < nx; i++) {
-                assert_int_not_equal(ox[i], oy[i]);
-                assert_true(bx[i] == by[i]);
-            }
-        }
-    }
+    assert_peers_pair_up(t, 4, far_of);
     /* the rows: both far pairs streamed (0, then 2 / 2 = 1), the latency pairs' as said */
     assert_true(rows[2 + MCAST_PROBE_SIZES] > 0.0);
     assert_true(rows[MCAST_PROBE_ROW + 2 + MCAST_PROBE_SIZES] > 0.0);
@@ -966,6 +973,159 @@ static void test_route_latency_run(void **state)
     assert_int_equal(f.peer[f.n - 1], 1); /* the token to pair 1's a */
 }
 
+/* Switch links: two switches of four hosts each, joined by one link (h0 .. h3 on s0, h4 ..
+ * h7 on s1, one rank each): after the far pairs (i with i + 4) and the latency pairs come
+ * four trunk pairs, disjoint, each from one switch's hosts to the other's, all in one
+ * direction across the link between them.  A 4 x 4 torus gets none (test_pairs_routed). */
+static void test_pairs_trunk(void **state)
+{
+    (void) state;
+    const char *hosts[8] = {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"};
+    const int node_of[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    pm_topology_t *two = NULL;
+    char err[128] = "";
+    assert_int_equal(pm_topology_parse_string("switch s0\nswitch s1\n"
+                                              "host h0\nhost h1\nhost h2\nhost h3\n"
+                                              "host h4\nhost h5\nhost h6\nhost h7\n"
+                                              "link h0 s0\nlink h1 s0\nlink h2 s0\nlink h3 s0\n"
+                                              "link h4 s1\nlink h5 s1\nlink h6 s1\nlink h7 s1\n"
+                                              "link s0 s1\n",
+                                              PM_FMT_AUTO, "two", &two, err, sizeof(err)),
+                     PM_OK);
+    mcast_probe_pair_t p[MCAST_PROBE_MAX_ALL];
+    const int np = mcast_probe_pairs_routed(8, node_of, two, hosts, 8, p);
+    int nfar = 0, nlat = 0, ntr = 0, used[8] = {0};
+    for (int k = 0; k < np; k++) {
+        nfar += !p[k].latency_only && !p[k].trunk;
+        nlat += p[k].latency_only;
+        ntr += p[k].trunk;
+        assert_false(p[k].latency_only && p[k].trunk);
+    }
+    assert_int_equal(nfar, 4);
+    assert_true(nlat >= 1);
+    assert_int_equal(ntr, 4);
+    for (int k = np - ntr; k < np; k++) {
+        assert_int_equal(p[k].trunk, 1); /* last */
+        assert_int_equal(used[p[k].a]++, 0);
+        assert_int_equal(used[p[k].b]++, 0);
+        assert_int_equal(p[k].a / 4, p[np - ntr].a / 4); /* one direction */
+        assert_int_not_equal(p[k].a / 4, p[k].b / 4);    /* across the link */
+    }
+    /* three hosts: too few for two streams across one link */
+    assert_int_equal(mcast_probe_pairs_routed(3, node_of, two, hosts, 8, p), 1 + 1);
+    pm_topology_free(two);
+}
+
+/* The fit of the switch links: 4 streams at once of 8 x 16 KiB each took 41.94 us at the
+ * slowest, a link between switches carrying 4 x 131072 B in it: 0.08 ns/B, 4 x the hosts'
+ * 0.32 ns/B.  The other keys are those of the rest's fit; a failed trunk pair or runs that
+ * differ by more than half leave switch_links alone. */
+static void test_fit_switch_links(void **state)
+{
+    (void) state;
+    mcast_probe_sample_t s[6];
+    for (int k = 0; k < 6; k++) {
+        sample(&s[k], 0.5, 1.0, 0.32, 1.0);
+    }
+    const double S = (double) MCAST_PROBE_STREAM_BLOCKS * MCAST_PROBE_STREAM_SMALL;
+    const double T = 4.0 * S * 0.08e-3;
+    for (int k = 2; k < 6; k++) {
+        s[k].trunk = 1;
+        s[k].stream_us[0] = T * (k == 3 ? 1.0 : 0.9); /* the slowest counts */
+        s[k].stream_us[1] = T * (k == 4 ? 1.2 : 1.0); /* the faster run counts */
+    }
+    mcast_machine_t m, plain;
+    mcast_machine_default(&m);
+    mcast_machine_default(&plain);
+    char why[160] = "";
+    assert_int_equal(mcast_probe_fit(s, 6, &m, why, sizeof(why)), KB_OK);
+    assert_int_equal(mcast_probe_fit(s, 2, &plain, why, sizeof(why)), KB_OK);
+    assert_true(fabs(m.net.wire_ns_per_byte - 0.32) < 1e-9);
+    assert_true(fabs(m.switch_links - 4.0) < 1e-9);
+    assert_true(plain.switch_links == 0.0);
+    assert_non_null(strstr(m.source, "switch links 4.00x (4 streams at once)"));
+    assert_true(m.net.latency_us == plain.net.latency_us);
+    assert_true(m.net.o_send_us == plain.net.o_send_us);
+    /* the runs differ by more than half the faster one: noise, not a link */
+    s[4].stream_us[1] = 1.6 * T;
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 6, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.switch_links == 0.0);
+    assert_non_null(strstr(m.source, "no switch links (4 streams at once failed or varied)"));
+    /* a failed trunk pair */
+    s[4].stream_us[1] = T;
+    s[5].stream_us[0] = NAN;
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 6, &m, why, sizeof(why)), KB_OK);
+    assert_true(m.switch_links == 0.0);
+    /* a trunk slower than the hosts' links: below 1 */
+    s[5].stream_us[0] = T;
+    for (int k = 2; k < 6; k++) {
+        s[k].stream_us[0] = s[k].stream_us[1] = 4.0 * S * 0.64e-3;
+    }
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 6, &m, why, sizeof(why)), KB_OK);
+    assert_true(fabs(m.switch_links - 0.5) < 1e-9);
+}
+
+/* The measurement with trunk pairs (ranks 4-6, 5-7 after the far pairs 0-2, 1-3): every
+ * rank in a pair tells rank 4 (the first trunk pair's a) it is done; rank 4 then starts
+ * rank 5 and both stream at once, a warm-up and two runs, rank 5 telling rank 4 when done;
+ * the two sides' calls pair up per peer; the trunk a's rows hold two stream times. */
+static void test_trunk_run(void **state)
+{
+    (void) state;
+    const mcast_probe_pair_t pairs[4] = {{0, 2, 4, 0, 0}, {1, 3, 4, 0, 0}, {4, 6, 3, 0, 1}, {5, 7, 3, 0, 1}};
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    double rows[4 * MCAST_PROBE_ROW] = {0};
+    trace_t t[8];
+    for (int me = 0; me < 8; me++) {
+        t[me] = (trace_t){.n = 0, .fail_at = -1};
+        const mcast_probe_ops_t o = TR_OPS(t[me]);
+        assert_int_equal(mcast_probe_run(&o, me, pairs, 4, buf, rows), 0);
+    }
+    /* ranks 0 .. 3: their far part, then one empty message to rank 4 */
+    for (int r = 0; r < 4; r++) {
+        assert_int_equal(t[r].op[t[r].n - 1], 'S');
+        assert_int_equal(t[r].peer[t[r].n - 1], 4);
+        assert_true(t[r].bytes[t[r].n - 1] == 0);
+    }
+    /* rank 4: an empty ping-pong with 6, every other rank's word (1 .. 7 but 4), then per
+     * run: go to 5, its stream to 6 (blocks, then 6's answer), 5's done */
+    const int blocks = MCAST_PROBE_STREAM_BLOCKS;
+    assert_int_equal(t[4].n, 2 + 7 + 3 * (1 + blocks + 1 + 1));
+    assert_int_equal(t[4].peer[0], 6);
+    for (int i = 2; i < 9; i++) {
+        assert_int_equal(t[4].op[i], 'R');
+    }
+    for (int run = 0; run < 3; run++) {
+        const int at = 9 + run * (blocks + 3);
+        assert_int_equal(t[4].peer[at], 5);
+        assert_int_equal(t[4].op[at], 'S');
+        for (int i = 1; i <= blocks; i++) {
+            assert_int_equal(t[4].peer[at + i], 6);
+            assert_true(t[4].bytes[at + i] == MCAST_PROBE_STREAM_SMALL);
+        }
+        assert_int_equal(t[4].peer[at + blocks + 2], 5);
+        assert_int_equal(t[4].op[at + blocks + 2], 'R');
+    }
+    const int far_of[8] = {2, 3, 0, 1, -2, -2, -2, -2};
+    assert_peers_pair_up(t, 8, far_of);
+    for (int k = 2; k < 4; k++) {
+        const double *r = rows + k * MCAST_PROBE_ROW;
+        assert_true(r[0] == 1.0);
+        assert_true(r[2 + MCAST_PROBE_SIZES] > 0.0 && r[3 + MCAST_PROBE_SIZES] > 0.0);
+    }
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    char why[160] = "";
+    assert_int_equal(mcast_probe_fit_pairs(rows, pairs, 4, &m, why, sizeof(why)), KB_OK);
+    assert_non_null(strstr(m.source, "(2 streams at once)"));
+    assert_true(m.switch_links > 0.0);
+    /* one trunk pair alone is no measurement */
+    assert_int_not_equal(mcast_probe_run(&(mcast_probe_ops_t) TR_OPS(t[0]), 0, pairs, 3, buf, rows), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -984,6 +1144,9 @@ int main(void)
         cmocka_unit_test(test_pairs_routed),
         cmocka_unit_test(test_fit_route_latency),
         cmocka_unit_test(test_route_latency_run),
+        cmocka_unit_test(test_pairs_trunk),
+        cmocka_unit_test(test_fit_switch_links),
+        cmocka_unit_test(test_trunk_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,8 @@
 /* Blocking and collective: every rank of comm calls it at the same call (a blocking
  * broadcast), node_of[n] the node index of each rank (the same on every rank), topology
  * and hosts[n] as the plans take them (NULL: none; where they name routes of different
- * lengths the probe also fits the per-link latency: mcast_probe_pairs_routed).  On
+ * lengths the probe also fits the per-link latency, where they have links between
+ * switches their capacity: mcast_probe_pairs_routed).  On
  * OMPI_SUCCESS *model is the built-in model with the measured network keys; else *why
  * says what failed (the same on every rank) and *model is untouched.  *cost_us: this
  * rank's time in it. */
