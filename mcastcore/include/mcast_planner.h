@@ -831,11 +831,13 @@ int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair
  * them all at once (an empty message to each other a), a warm-up and two timed runs: each
  * a times one stream of MCAST_PROBE_STREAM_BLOCKS blocks of MCAST_PROBE_STREAM_SMALL as
  * the streaming pairs do and tells the first a when done.  The K pairs' bytes all cross that
- * link, so it carries K S bytes (S a stream's) in at least the slowest stream's time T of
- * a run: the fit takes a switch link's per-byte time as T / (K S) (the least over the two
- * runs of their slowest stream) and net.switch_links = net.wire_ns_per_byte over it: the
- * link's capacity where the streams filled it, else a lower bound.  Refused when a trunk
- * pair failed or the two runs differ by more than half the faster one.
+ * link, so it carries K S bytes (S a stream's) in about the slowest stream's time T of a
+ * run: the fit takes a switch link's per-byte time as T / (K S) (T the least over the two
+ * runs of their slowest stream) and net.switch_links = net.wire_ns_per_byte over it, 1
+ * where that is within 15 % of 1 (a stream's fixed part counts in T, its staggered start
+ * does not: equal links measured 0.93 - 0.99, E-SWL-1): the link's capacity where the
+ * streams filled it, else a lower bound.  Refused when a trunk pair failed or the two runs
+ * differ by more than half the faster one.
  * Without such a topology: mcast_probe_pairs.  pairs holds MCAST_PROBE_MAX_ALL; returns
  * how many. */
 #define MCAST_PROBE_TRUNK_PAIRS 8

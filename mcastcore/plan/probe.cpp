@@ -129,7 +129,9 @@ bool fit_route_latency(const mcast_probe_sample_t *s, int npairs, mcast_machine_
 }
 
 /* Switch links (mcast_probe_pairs_routed; E-SWL-1): the fit of net.switch_links from the
- * trunk pairs' two runs at once; nothing where a pair failed or the runs disagree. */
+ * trunk pairs' two runs at once; a ratio within 15 % of 1 is 1 (equal links measured
+ * 0.93 - 0.99 under SimGrid: a stream's fixed part, flows of unequal shares that end
+ * apart).  Nothing where a pair failed or the runs disagree. */
 bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t, mcast_machine_t *m)
 {
     const int k = (int) t.size();
@@ -147,12 +149,15 @@ bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t, mcast_machine_
     if (k < 2 || hi - lo > 0.5 * lo || !(wire > 0.0)) {
         return false;
     }
-    const double ns = 1000.0 * lo /
-                      ((double) k * (double) MCAST_PROBE_STREAM_BLOCKS * (double) MCAST_PROBE_STREAM_SMALL);
-    m->switch_links = wire / ns;
+    const double bytes = (double) MCAST_PROBE_STREAM_BLOCKS * (double) MCAST_PROBE_STREAM_SMALL;
+    double ratio = wire / (1000.0 * lo / ((double) k * bytes));
+    if (std::fabs(std::log(ratio)) < std::log(1.15)) {
+        ratio = 1.0;
+    }
+    m->switch_links = ratio;
     const size_t at = std::strlen(m->source);
-    std::snprintf(m->source + at, sizeof(m->source) - at,
-                  ", switch links %.2fx (%d streams at once)", m->switch_links, k);
+    std::snprintf(m->source + at, sizeof(m->source) - at, ", switch links %.2fx (%d streams at once)",
+                  m->switch_links, k);
     return true;
 }
 

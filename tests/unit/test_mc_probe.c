@@ -1019,7 +1019,8 @@ static void test_pairs_trunk(void **state)
 /* The fit of the switch links: 4 streams at once of 8 x 16 KiB each took 41.94 us at the
  * slowest, a link between switches carrying 4 x 131072 B in it: 0.08 ns/B, 4 x the hosts'
  * 0.32 ns/B.  The other keys are those of the rest's fit; a failed trunk pair or runs that
- * differ by more than half leave switch_links alone. */
+ * differ by more than half leave switch_links alone; within 15 % of the hosts' rate it is
+ * theirs. */
 static void test_fit_switch_links(void **state)
 {
     (void) state;
@@ -1031,8 +1032,8 @@ static void test_fit_switch_links(void **state)
     const double T = 4.0 * S * 0.08e-3;
     for (int k = 2; k < 6; k++) {
         s[k].trunk = 1;
-        s[k].stream_us[0] = T * (k == 3 ? 1.0 : 0.9); /* the slowest counts */
-        s[k].stream_us[1] = T * (k == 4 ? 1.2 : 1.0); /* the faster run counts */
+        s[k].stream_us[0] = k == 3 ? T : 0.9 * T;     /* the slowest counts */
+        s[k].stream_us[1] = k == 4 ? 1.2 * T : T;     /* the faster run counts */
     }
     mcast_machine_t m, plain;
     mcast_machine_default(&m);
@@ -1066,6 +1067,23 @@ static void test_fit_switch_links(void **state)
     mcast_machine_default(&m);
     assert_int_equal(mcast_probe_fit(s, 6, &m, why, sizeof(why)), KB_OK);
     assert_true(fabs(m.switch_links - 0.5) < 1e-9);
+    /* 7 % slower than the hosts' rate, or 12 % faster: equal links */
+    for (double x = 1.07; x > 0.0; x = x > 1.0 ? 1.0 / 1.12 : 0.0) {
+        for (int k = 2; k < 6; k++) {
+            s[k].stream_us[0] = s[k].stream_us[1] = 4.0 * S * 0.32e-3 * x;
+        }
+        mcast_machine_default(&m);
+        assert_int_equal(mcast_probe_fit(s, 6, &m, why, sizeof(why)), KB_OK);
+        assert_true(m.switch_links == 1.0);
+        assert_non_null(strstr(m.source, "switch links 1.00x (4 streams at once)"));
+    }
+    /* 20 % slower: measured */
+    for (int k = 2; k < 6; k++) {
+        s[k].stream_us[0] = s[k].stream_us[1] = 4.0 * S * 0.32e-3 * 1.25;
+    }
+    mcast_machine_default(&m);
+    assert_int_equal(mcast_probe_fit(s, 6, &m, why, sizeof(why)), KB_OK);
+    assert_true(fabs(m.switch_links - 0.8) < 1e-9);
 }
 
 /* The measurement with trunk pairs (ranks 4-6, 5-7 after the far pairs 0-2, 1-3): every
