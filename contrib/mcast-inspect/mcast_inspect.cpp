@@ -110,7 +110,8 @@ const Named kOrderings[] = {{"auto", PM_ORDER_AUTO},   {"dor", PM_ORDER_DOR},
 const Named kRoutings[] = {{"default", PM_ROUTE_DEFAULT},
                            {"dor", PM_ROUTE_DOR},
                            {"updown", PM_ROUTE_UPDOWN},
-                           {"fattree", PM_ROUTE_FATTREE}};
+                           {"fattree", PM_ROUTE_FATTREE},
+                           {"minhop", PM_ROUTE_MINHOP}};
 
 template <size_t N>
 int lookup_named(const Named (&table)[N], const std::string &name, const char *what)
@@ -199,7 +200,7 @@ void usage(FILE *out)
             "                      TCP BTL (the circulant then sends standard, not synchronous)\n"
             "  --ordering NAME     auto|dor|snake|poc|fattree|identity (default auto: dor on\n"
             "                      tori, fattree on fat-trees, poc otherwise)\n"
-            "  --routing NAME      default|dor|updown|fattree for the conflict check\n"
+            "  --routing NAME      default|dor|updown|fattree|minhop for the conflict check\n"
             "  --picture OUT       draw fabric and tree: OUT.dot, or OUT.svg / OUT.png\n"
             "                      through Graphviz `dot`\n"
             "  --generate-irregular S,K,P,PCT,SEED\n"

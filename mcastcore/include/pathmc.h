@@ -18,13 +18,16 @@
  * a comment; tokens are separated by blanks; names are [A-Za-z0-9_.:/-]+.
  *
  *   file      := { line }
- *   line      := torus | host | switch | link | fattree | <empty>
+ *   line      := torus | host | switch | link | fattree | routing | <empty>
  *   torus     := "torus" DIMS [ "mesh" | "torus" ] [ "unidirectional" | "bidirectional" ]
  *   DIMS      := INT { "x" INT }            e.g. 4x4, 8x8x2   (each 2..4096, at most 8 dims)
  *   host      := "host" NAME [ INT { INT } ] coordinates (torus files only, one per dim)
  *   switch    := "switch" NAME [ PORTS ]     graph files only
- *   link      := "link" NAME NAME [ CLASS ]  graph files only; CLASS is an INT >= 0
+ *   link      := "link" NAME NAME [ CLASS ]  graph files only; CLASS is an INT >= 0 (default
+ *                0 to a host, 1 between switches; PM_ROUTE_MINHOP's weight)
  *   fattree   := "fattree" M N               m-port n-tree IBFT(m,n), seed 004 sec 2.2
+ *   routing   := "routing" ( "updown" | "minhop" )   graph files only, at most once:
+ *                the fabric's routes, what PM_ROUTE_DEFAULT takes (default updown)
  *
  * A file is a torus file (one "torus" line first, then "host" lines with
  * coordinates; with no host line every router gets one host named
@@ -96,14 +99,23 @@ typedef enum {
 } pm_topo_kind_t;
 
 typedef enum {
-    PM_ROUTE_DEFAULT = 0, /* DOR on tori, fat-tree up/down on fat-trees, up*-down* otherwise */
+    PM_ROUTE_DEFAULT = 0, /* DOR on tori, fat-tree up/down on fat-trees, otherwise the
+                           * graph file's "routing" (up*-down* by default) */
     PM_ROUTE_DOR = 1,     /* dimension-ordered, dimension 0 first (tori/meshes only) */
     PM_ROUTE_UPDOWN = 2,  /* up*-down* (levels from a BFS of the switches, any topology):
                            * a shortest legal path; where several exist, the one picked
                            * backwards from the destination by its host id, hop by hop
                            * (destinations spread over parallel paths, as OpenSM's
                            * balancing does) */
-    PM_ROUTE_FATTREE = 3  /* ascend to the nearest common ancestor, descend (fat-trees only) */
+    PM_ROUTE_FATTREE = 3, /* ascend to the nearest common ancestor, descend (fat-trees only) */
+    PM_ROUTE_MINHOP = 4   /* a shortest path over the switches, each link weighing its class
+                           * (1 between switches by default: the fewest hops, OpenSM's
+                           * default engine minhop), no turn forbidden; of those the fewest
+                           * hops; where several remain, picked backwards from the
+                           * destination by its host id as PM_ROUTE_UPDOWN does.  A graph
+                           * file's "routing minhop" makes it PM_ROUTE_DEFAULT there; its
+                           * "link A B CLASS" weighs a link (a dragonfly's global links at 3
+                           * against its local links' 1 give its minimal routes). */
 } pm_routing_t;
 
 /* Link classes (pm_link_info). */

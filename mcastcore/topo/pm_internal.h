@@ -62,12 +62,15 @@ struct Topology {
     std::vector<int> torus_dlink;      /* [router*ndims*2 + d*2 + (dir>0)] -> directed link */
     /* fat-tree */
     int ft_m = 0, ft_n = 0;
+    /* a graph's routes (its file's "routing"): PM_ROUTE_UPDOWN or PM_ROUTE_MINHOP */
+    pm_routing_t graph_routing = PM_ROUTE_UPDOWN;
 
     /* up*-down* state, computed lazily */
     int ud_root = -1;                  /* node id, -1 = lowest switch id */
     mutable bool ud_valid = false;
     mutable std::vector<int> ud_level; /* per node, BFS level (switches) */
     mutable std::map<int, std::vector<int>> ud_cache; /* src switch -> pred dlink per (state) */
+    mutable std::map<int, std::vector<long>> mh_cache; /* src switch -> hops, class sums */
 
     /* Both check the limits of pm_limits.h (ArgError PM_ERR_ARG, "... (limit N)"). */
     int add_node(const std::string &name, bool is_host, int nports);

@@ -113,7 +113,7 @@ std::unique_ptr<Topology> parse_native(Lines &L, const std::string &f)
     auto t = std::make_unique<Topology>();
     enum { NONE, TORUS, GRAPH, FAT } mode = NONE;
     std::map<int, int> host_line;
-    int last = 0;
+    int last = 0, routing_line = 0;
     for (std::string text; L.next(text);) {
         const int ln = L.ln;
         auto tk = tokens(strip_comment(text));
@@ -187,6 +187,14 @@ std::unique_ptr<Topology> parse_native(Lines &L, const std::string &f)
                     fail(f, ln, "usage: switch NAME [PORTS]");
                 if (t->find(tk[1]) >= 0) fail(f, ln, "duplicate name '" + tk[1] + "'");
                 t->add_node(tk[1], false, (int)ports);
+                mode = GRAPH;
+            } else if (kw == "routing") {
+                if (mode == TORUS || mode == FAT) fail(f, ln, "'routing' is only allowed in graph files");
+                if (tk.size() != 2 || (tk[1] != "updown" && tk[1] != "minhop"))
+                    fail(f, ln, "usage: routing updown|minhop");
+                if (routing_line) fail(f, ln, "second 'routing' statement");
+                routing_line = ln;
+                t->graph_routing = tk[1] == "minhop" ? PM_ROUTE_MINHOP : PM_ROUTE_UPDOWN;
                 mode = GRAPH;
             } else if (kw == "link") {
                 if (mode != NONE && mode != GRAPH) fail(f, ln, "'link' is only allowed in graph files");

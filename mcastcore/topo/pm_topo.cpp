@@ -25,6 +25,8 @@
  */
 #include <algorithm>
 #include <deque>
+#include <queue>
+#include <tuple>
 #include <mutex>
 #include <sstream>
 
@@ -394,6 +396,72 @@ static void route_updown(const Topology &t, int s, int d, std::vector<int> &out,
     out.insert(out.end(), rev.rbegin(), rev.rend());
 }
 
+/* From switch s over the switches (hosts are not passed through): to every node the least
+ * sum of link classes (each link weighs its class, a switch link 1 by default: the hops)
+ * and, among the paths of that sum, the fewest hops ([0, N) sum, [N, 2N) hops; -1:
+ * unreachable); Dijkstra, cached per source under ud_cache_lock (as updown_bfs). */
+static const std::vector<long> &minhop_bfs(const Topology &t, int s)
+{
+    std::lock_guard<std::mutex> guard(ud_cache_lock);
+    auto it = t.mh_cache.find(s);
+    if (it != t.mh_cache.end()) return it->second;
+    const size_t N = t.nodes.size();
+    std::vector<long> r(2 * N, -1);
+    using Item = std::tuple<long, long, int>; /* (sum, hops, node) */
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q;
+    r[s] = 0;
+    r[N + s] = 0;
+    q.emplace(0, 0, s);
+    while (!q.empty()) {
+        const auto [c, h, u] = q.top();
+        q.pop();
+        if (c != r[u] || h != r[N + u]) continue; /* stale */
+        for (int l : t.nodes[u].ports) {
+            if (l < 0) continue;
+            int v = t.links[l].a == u ? t.links[l].b : t.links[l].a;
+            if (t.nodes[v].is_host) continue;
+            const long cv = c + std::max(0, t.links[l].cls), hv = h + 1;
+            if (r[v] < 0 || cv < r[v] || (cv == r[v] && hv < r[N + v])) {
+                r[v] = cv;
+                r[N + v] = hv;
+                q.emplace(cv, hv, v);
+            }
+        }
+    }
+    return t.mh_cache.emplace(s, std::move(r)).first->second;
+}
+
+/* Min-hop route from switch s to switch d (PM_ROUTE_MINHOP): backwards from d, at each
+ * hop among the predecessors on a path of the least class sum and, of those, the fewest
+ * hops (minhop_bfs; a file's "link A B CLASS": a dragonfly's global links weigh more than
+ * its local ones), the (key + hop) mod (their number)-th in port order, as route_updown
+ * spreads destinations. */
+static void route_minhop(const Topology &t, int s, int d, std::vector<int> &out, long key)
+{
+    const std::vector<long> &r = minhop_bfs(t, s);
+    const size_t N = t.nodes.size();
+    if (r[d] < 0)
+        throw ArgError(PM_ERR_UNSUPPORTED, "no route from '" + t.nodes[s].name + "' to '" + t.nodes[d].name + "'");
+    std::vector<int> rev;
+    long hop = 0;
+    for (int v = d; v != s; ++hop) {
+        std::vector<int> cand; /* links into v on such a path */
+        for (int l : t.nodes[v].ports) {
+            if (l < 0) continue;
+            int dl = (t.links[l].a == v ? 2 * l : 2 * l + 1) ^ 1;
+            int u = t.from_end(dl);
+            if (!t.nodes[u].is_host && r[u] >= 0 && r[u] + std::max(0, t.links[l].cls) == r[v] &&
+                r[N + u] + 1 == r[N + v])
+                cand.push_back(dl);
+        }
+        if (cand.empty()) throw ArgError(PM_ERR_INTERNAL, "min-hop predecessor missing");
+        const int dl = cand[(size_t)((key + hop) % (long)cand.size())];
+        rev.push_back(dl);
+        v = t.from_end(dl);
+    }
+    out.insert(out.end(), rev.rbegin(), rev.rend());
+}
+
 void route_updown_switches(const Topology &t, int s, int d, std::vector<int> &out)
 {
     out.clear();
@@ -446,7 +514,7 @@ void route(const Topology &t, pm_routing_t r, int src, int dst, std::vector<int>
     out.clear();
     if (src == dst) return;
     if (r == PM_ROUTE_DEFAULT)
-        r = t.kind == PM_TOPO_TORUS ? PM_ROUTE_DOR : t.kind == PM_TOPO_FATTREE ? PM_ROUTE_FATTREE : PM_ROUTE_UPDOWN;
+        r = t.kind == PM_TOPO_TORUS ? PM_ROUTE_DOR : t.kind == PM_TOPO_FATTREE ? PM_ROUTE_FATTREE : t.graph_routing;
     int inj = host_dlink_out(t, src);
     int ej = host_dlink_out(t, dst) ^ 1;
     int s = t.other_end(inj), d = t.from_end(ej);
@@ -456,6 +524,7 @@ void route(const Topology &t, pm_routing_t r, int src, int dst, std::vector<int>
         case PM_ROUTE_DOR: route_dor(t, s, d, out); break;
         case PM_ROUTE_UPDOWN: route_updown(t, s, d, out, dst); break;
         case PM_ROUTE_FATTREE: route_fattree(t, src, dst, out); break;
+        case PM_ROUTE_MINHOP: route_minhop(t, s, d, out, dst); break;
         default: throw ArgError(PM_ERR_ARG, "unknown routing");
         }
     }

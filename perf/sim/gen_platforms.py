@@ -35,8 +35,9 @@ counts are products or partly filled leaves and mostly are not.
 The .topo is what the components parse: the 3-D torus a native torus file ("torus XxYxZ",
 host coordinates), flat a Slurm topology.conf (one switch), the others a native switch
 graph (switch/host/link; no format the components read carries link speeds or latencies,
-so the mixed family's speeds are not in its .topo; the dragonfly is a plain switch graph
-on which the planner routes by its own rules, which need not be the minimal routes above).
+so the mixed family's speeds are not in its .topo; the dragonfly's says "routing minhop"
+and gives its global links class 3, which makes the planner's routes its minimal ones:
+pm_route's PM_ROUTE_MINHOP, the least sum of classes, each local link 1).
 
 The .machine is make_platforms.machine_text of the generated network: latency_us = the mean
 over ALL ordered pairs of distinct hosts of the route latency written in the XML;
@@ -146,7 +147,13 @@ def dragonfly(rng):
     what = (f"dragonfly {g} groups x {a} routers x {h} hosts, local all-to-all, one global link per "
             f"group pair, minimal routes, 100 Gb/s, host {lat_host} us, local {lat_local} us, "
             f"global {lat_global} us per link")
-    return dict(net=net, route=route, what=what, topo=graph_topo(net, "dragonfly routers"))
+    # its minimal routes: one global link, the fewest local ones (a global link weighs 3,
+    # more than two local ones at their default 1): the file says so, and the planner
+    # routes as the platform does (up*/down*, the default, crossed other links)
+    def link_class(a, b):
+        return 3 if a[0] == "g" and b[0] == "g" and a.split("r")[0] != b.split("r")[0] else None
+    return dict(net=net, route=route, what=what,
+                topo=graph_topo(net, "dragonfly routers", "minhop", link_class))
 
 
 def torus3d(rng):
@@ -270,8 +277,10 @@ GENERATORS = {"dragonfly": dragonfly, "torus3d": torus3d, "fattree": fattree, "f
               "mixed": mixed}
 
 
-def graph_topo(net, what):
-    """Native switch graph: every non-host end of a link is a switch (limiters excluded)."""
+def graph_topo(net, what, routing=None, link_class=None):
+    """Native switch graph: every non-host end of a link is a switch (limiters excluded);
+    routing: the file's "routing" statement (None: none, the planner's up*/down*);
+    link_class(a, b): a link's CLASS (None: the default)."""
     hosts = set(net.hosts)
     deg = {}
     for a, b, _, _, _ in net.links:
@@ -281,7 +290,10 @@ def graph_topo(net, what):
     lines = [f"# {what}: native switch graph (link speeds and latencies are not in this format)"]
     lines += [f"switch {s} {deg[s]}" for s in deg]
     lines += [f"host {h}" for h in net.hosts]
-    lines += [f"link {a} {b}" for a, b, _, _, _ in net.links]
+    cls = (lambda a, b: None) if link_class is None else link_class
+    lines += [f"link {a} {b}" + ("" if cls(a, b) is None else f" {cls(a, b)}") for a, b, _, _, _ in net.links]
+    if routing:
+        lines.append(f"routing {routing}")
     return "\n".join(lines) + "\n"
 
 

@@ -232,6 +232,86 @@ static void check_dor(const char *spec, int wrap, int bidir)
     pm_topology_free(t);
 }
 
+/* The route from a (on s2) to b (on s4) on a ring of five switches whose link s2 - s3
+ * has the class suffix cls ("" or " N"), the file ending with stmt: its links, and the
+ * switch its second link enters into via (when not NULL). */
+static int ring_route(const char *cls, const char *stmt, pm_routing_t r, char *via)
+{
+    char text[512], err[256];
+    snprintf(text, sizeof text,
+             "switch s0\nswitch s1\nswitch s2\nswitch s3\nswitch s4\n"
+             "link s0 s1\nlink s1 s2\nlink s2 s3%s\nlink s3 s4\nlink s4 s0\n"
+             "host a\nhost b\nlink a s2\nlink b s4\n%s",
+             cls, stmt);
+    pm_topology_t *t;
+    assert_int_equal(pm_topology_parse_string(text, PM_FMT_NATIVE, "ring", &t, err, sizeof err), PM_OK);
+    int links[16], nl;
+    assert_int_equal(pm_route(t, r, "a", "b", links, 16, &nl), PM_OK);
+    if (via != NULL) {
+        const char *f, *to;
+        int c;
+        pm_link_info(t, links[1], &f, &to, &c);
+        snprintf(via, 16, "%s", to);
+    }
+    pm_topology_free(t);
+    return nl;
+}
+
+/* Min-hop routes (PM_ROUTE_MINHOP; a graph file's "routing minhop" makes them the
+ * default): on a ring of five switches, host a on s2 and b on s4, up*-down* (root s0)
+ * forbids s2 -> s3 -> s4 (down, then up) and goes round by s1 and s0 (5 links with the
+ * host links), min-hop takes s3 (4).  A link's CLASS is its weight: s2 - s3 at 5 sends
+ * the min-hop route round too.  Between two leaves on two spines the routes to a leaf's
+ * hosts use both spines.  The statement's errors. */
+static void test_minhop(void **state)
+{
+    (void)state;
+    assert_int_equal(ring_route("", "", PM_ROUTE_DEFAULT, NULL), 5);
+    char via_s[16] = "";
+    assert_int_equal(ring_route("", "", PM_ROUTE_MINHOP, via_s), 4);
+    assert_string_equal(via_s, "s3");
+    assert_int_equal(ring_route("", "routing minhop\n", PM_ROUTE_DEFAULT, NULL), 4);
+    assert_int_equal(ring_route("", "routing minhop\n", PM_ROUTE_UPDOWN, NULL), 5);
+    assert_int_equal(ring_route(" 5", "routing minhop\n", PM_ROUTE_DEFAULT, NULL), 5); /* 3 x 1 < 1 + 5 */
+    char err[256];
+    int links[16], nl;
+    pm_topology_t *t;
+    const char *f, *to;
+    int cls;
+    /* two leaves, two spines: a's routes to c0 .. c3 cross both spines */
+    const char *ls = "routing minhop\nswitch L0\nswitch L1\nswitch S0\nswitch S1\n"
+                     "link L0 S0\nlink L0 S1\nlink L1 S0\nlink L1 S1\n"
+                     "host a\nhost c0\nhost c1\nhost c2\nhost c3\nlink a L0\n"
+                     "link c0 L1\nlink c1 L1\nlink c2 L1\nlink c3 L1\n";
+    assert_int_equal(pm_topology_parse_string(ls, PM_FMT_NATIVE, "ls", &t, err, sizeof err), PM_OK);
+    int via[2] = {0, 0};
+    for (int i = 0; i < 4; i++) {
+        char c[4];
+        snprintf(c, sizeof c, "c%d", i);
+        assert_int_equal(pm_route(t, PM_ROUTE_DEFAULT, "a", c, links, 16, &nl), PM_OK);
+        assert_int_equal(nl, 4);
+        pm_link_info(t, links[1], &f, &to, &cls);
+        via[strcmp(to, "S0") == 0 ? 0 : 1]++;
+    }
+    assert_int_equal(via[0], 2);
+    assert_int_equal(via[1], 2);
+    pm_topology_free(t);
+    /* the statement: graph files only, once, updown or minhop */
+    const char *bad[] = {"routing fastest\nswitch s\nhost h\nlink h s\n",
+                         "routing minhop\nrouting updown\nswitch s\nhost h\nlink h s\n",
+                         "torus 4x4\nrouting minhop\n", "routing minhop\ntorus 4x4\n",
+                         "fattree 4 2\nrouting minhop\n", "routing\nswitch s\nhost h\nlink h s\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        t = NULL;
+        assert_int_not_equal(pm_topology_parse_string(bad[i], PM_FMT_NATIVE, "bad", &t, err, sizeof err), PM_OK);
+        assert_null(t);
+    }
+    assert_int_equal(pm_topology_parse_string("routing updown\nswitch s\nhost h\nlink h s\n", PM_FMT_NATIVE,
+                                              "ok", &t, err, sizeof err),
+                     PM_OK);
+    pm_topology_free(t);
+}
+
 static void test_dor(void **state)
 {
     (void)state;
@@ -278,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_updown_up_ends),
         cmocka_unit_test(test_updown_random),
         cmocka_unit_test(test_updown_spreads_over_spines),
+        cmocka_unit_test(test_minhop),
         cmocka_unit_test(test_dor),
         cmocka_unit_test(test_fattree),
     };
