@@ -115,7 +115,7 @@ typedef enum {
                            * destination by its host id as PM_ROUTE_UPDOWN does.  A graph
                            * file's "routing minhop" makes it PM_ROUTE_DEFAULT there; its
                            * "link A B CLASS" weighs a link (a dragonfly's global links at 3
-                           * against its local links' 1 give its minimal routes). */
+                           * against its local links' 1 give its minimal routes: E-SWL-1). */
 } pm_routing_t;
 
 /* Link classes (pm_link_info). */

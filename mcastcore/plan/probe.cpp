@@ -129,9 +129,9 @@ bool fit_route_latency(const mcast_probe_sample_t *s, int npairs, mcast_machine_
 }
 
 /* Switch links (mcast_probe_pairs_routed; E-SWL-1): the fit of net.switch_links from the
- * trunk pairs' two runs at once; a ratio within 15 % of 1 is 1 (equal links measured
- * 0.93 - 0.99 under SimGrid: a stream's fixed part, flows of unequal shares that end
- * apart).  Nothing where a pair failed or the runs disagree. */
+ * trunk pairs' two runs at once; a ratio within 15 % of 1 is 1 (equal links measure a
+ * little under 1: a stream's fixed part, flows of unequal shares that end apart; and a
+ * few percent moved plans, E-SWL-1).  Nothing where a pair failed or the runs disagree. */
 bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t, mcast_machine_t *m)
 {
     const int k = (int) t.size();

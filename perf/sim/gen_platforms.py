@@ -149,7 +149,7 @@ def dragonfly(rng):
             f"global {lat_global} us per link")
     # its minimal routes: one global link, the fewest local ones (a global link weighs 3,
     # more than two local ones at their default 1): the file says so, and the planner
-    # routes as the platform does (up*/down*, the default, crossed other links)
+    # routes as the platform does (up*/down*, the default, crossed other links: E-SWL-1)
     def link_class(a, b):
         return 3 if a[0] == "g" and b[0] == "g" and a.split("r")[0] != b.split("r")[0] else None
     return dict(net=net, route=route, what=what,
