@@ -990,8 +990,10 @@ static int probe_waitany(void *ctx, int n, int *index)
     return probe_wait(n, c->reqs, index, c->nap);
 }
 
-/* Every rank: node_of[n] from the host names; rank 0 writes the file.  Returns the exit code. */
-static int probe_main(const options_t *o, int me, int n, const char *hosts, int argc, char **argv)
+/* Every rank: node_of[n] from the host names (hosts[r * stride ..]); rank 0 writes the
+ * file.  Returns the exit code. */
+static int probe_main(const options_t *o, int me, int n, const char *hosts, int stride, int argc,
+                      char **argv)
 {
     int *node_of = malloc(sizeof(int) * (size_t) n);
     if (NULL == node_of) {
@@ -1000,8 +1002,8 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
     for (int r = 0; r < n; r++) {
         node_of[r] = r;
         for (int q = 0; q < r; q++) {
-            if (0 == strcmp(hosts + (size_t) q * MPI_MAX_PROCESSOR_NAME,
-                            hosts + (size_t) r * MPI_MAX_PROCESSOR_NAME)) {
+            if (0 == strcmp(hosts + (size_t) q * (size_t) stride,
+                            hosts + (size_t) r * (size_t) stride)) {
                 node_of[r] = node_of[q];
                 break;
             }
@@ -1015,7 +1017,7 @@ static int probe_main(const options_t *o, int me, int n, const char *hosts, int 
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (int r = 0; r < n; r++) {
-        names[r] = hosts + (size_t) r * MPI_MAX_PROCESSOR_NAME;
+        names[r] = hosts + (size_t) r * (size_t) stride;
     }
     if (NULL != o->topology) {
         char err[256] = "";
@@ -1117,19 +1119,25 @@ int main(int argc, char **argv)
     char host[MPI_MAX_PROCESSOR_NAME] = "";
     int hl = 0;
     MPI_Get_processor_name(host, &hl);
-    char *hosts = malloc((size_t) n * MPI_MAX_PROCESSOR_NAME);
+    /* every host name, at the longest one's stride; gathered and broadcast, not
+     * MPI_Allgather: SMPI's default allgather posts n - 1 requests on every rank and its
+     * kernel removes each finished one from a list of them, O(n^3) in all (sim_bcast.cpp
+     * gathers alike; mcast-calibrate --probe at 1024 ranks never got past it) */
+    int name_stride = (int) strlen(host) + 1;
+    MPI_Allreduce(MPI_IN_PLACE, &name_stride, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    char *hosts = calloc((size_t) n, (size_t) name_stride);
     if (NULL == hosts) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-                  MPI_COMM_WORLD);
+    MPI_Gather(host, name_stride, MPI_CHAR, hosts, name_stride, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(hosts, n * name_stride, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (o.probe) {
-        const int prc = probe_main(&o, me, n, hosts, argc, argv);
+        const int prc = probe_main(&o, me, n, hosts, name_stride, argc, argv);
         free(hosts);
         MPI_Finalize();
         return prc;
     }
-#define HOST(r) (hosts + (size_t) (r) * MPI_MAX_PROCESSOR_NAME)
+#define HOST(r) (hosts + (size_t) (r) * (size_t) name_stride)
     /* net peers: the first rank of each other host; a sample of those hosts that does
      * not follow rank order (on a torus numbered row by row, evenly spaced ranks would
      * all sit in one column): stride ~0.618 of the hosts, coprime with their count */
