@@ -1122,7 +1122,7 @@ int main(int argc, char **argv)
     /* every host name, at the longest one's stride; gathered and broadcast, not
      * MPI_Allgather: SMPI's default allgather posts n - 1 requests on every rank and its
      * kernel removes each finished one from a list of them, O(n^3) in all (sim_bcast.cpp
-     * gathers alike; mcast-calibrate --probe at 1024 ranks never got past it) */
+     * gathers alike; E-SIM-3) */
     int name_stride = (int) strlen(host) + 1;
     MPI_Allreduce(MPI_IN_PLACE, &name_stride, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     char *hosts = calloc((size_t) n, (size_t) name_stride);
