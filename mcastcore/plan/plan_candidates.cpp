@@ -276,11 +276,16 @@ std::vector<bool> edst_sync_options(const mcast_plan_input_t &in)
 }
 
 /* edst's edge model with synchronous sends: every send holds its slot until delivery (no
- * eager limit) and waits for the receiver's match (sync_wait_of) after its bytes. */
+ * eager limit) and waits for the receiver's match (sync_wait_of) after its bytes; a hop
+ * is o_send + L + B w + W (mcast_planner.h, "Synchronous sends"), the receiver's
+ * overhead being what the sender waits for, folded into o_send as for the circulant
+ * (family_net_ours).  With o_recv charged as well the fill of a few blocks was
+ * predicted one receive overhead per link too slow (evidence E-EDST-4). */
 mcast_loggp_t edst_sync_net(mcast_loggp_t g, const mcast_machine_t &m)
 {
     g.eager_bytes = 0;
     g.o_send_us += sync_wait_of(m);
+    g.o_recv_us = 0.0;
     return g;
 }
 

@@ -1548,11 +1548,13 @@ static void test_edst_plans(void **state)
         assert_int_equal(mcast_plan_engine_params(q, 1, in.bytes, &ep), KB_OK);
         /* standard sends: the machine's edge model (eager_bytes 12000); synchronous ones,
          * taken where their model is faster: no eager limit, and a send waits for the
-         * receiver's match (sync_wait_us < 0: o_recv) */
+         * receiver's match (sync_wait_us < 0: o_recv), which is the receiver's overhead
+         * (plan_candidates.cpp edst_sync_net) */
         mcast_loggp_t gm = mach.net;
         if (ep.sync_sends) {
             gm.eager_bytes = 0;
             gm.o_send_us += mach.net.o_recv_us;
+            gm.o_recv_us = 0.0;
         }
         const double model = mcast_multitree_predict_us(info.trees, 4, in.bytes, m, &gm,
                                                         info.window, info.max_sends);
@@ -1573,12 +1575,36 @@ static void test_edst_plans(void **state)
             mcast_loggp_t gs = mach.net;
             gs.eager_bytes = 0;
             gs.o_send_us += mach.net.o_recv_us;
+            gs.o_recv_us = 0.0;
             const double ms = mcast_multitree_predict_us(info.trees, 4, in.bytes, m, &gs,
                                                          info.window, info.max_sends);
             assert_true(ms > 0.0 && info.predicted_us >= ms * (1 - 1e-9));
         }
         check_and_run(q, 20, 0, in.bytes, &mach);
         mcast_plan_free(q);
+        /* one synchronous block: its hops cost o_send + L + B w + W and no receive
+         * overhead (mcast_planner.h, "Synchronous sends"; edst_sync_net, E-EDST-4): the
+         * plan's model is the folded one, not the one that also charges o_recv a link */
+        in.bytes = 1024;
+        q = select_ok(&in);
+        assert_int_equal(mcast_plan_blocks(q, in.bytes, &B, &m), KB_OK);
+        assert_int_equal(m, 1);
+        assert_int_equal(mcast_plan_get_info(q, &info), KB_OK);
+        {
+            mcast_loggp_t gs = mach.net, gr = mach.net;
+            gs.eager_bytes = gr.eager_bytes = 0;
+            gs.o_send_us += mach.net.o_recv_us;
+            gr.o_send_us += mach.net.o_recv_us;
+            gs.o_recv_us = 0.0;
+            const double folded = mcast_multitree_predict_us(info.trees, 4, in.bytes, 1, &gs,
+                                                             info.window, info.max_sends);
+            const double charged = mcast_multitree_predict_us(info.trees, 4, in.bytes, 1, &gr,
+                                                              info.window, info.max_sends);
+            assert_true(fabs(info.predicted_us - folded) <= 1e-9 * folded);
+            assert_true(charged >= folded + mach.net.o_recv_us);
+        }
+        mcast_plan_free(q);
+        in.bytes = 4 << 20;
         f.sync_sends = -1;
         f.segment_bytes = 65536; /* forced: taken as it is */
         q = select_ok(&in);
