@@ -19,6 +19,9 @@ dragonfly  G groups of A routers, H hosts per router; routers of a      G 4-8, A
 torus3d    a X x Y x Z torus, a host per node, dimension-order routes   X, Y, Z 3-6 (27-128 hosts),
            (shortest way round each ring, + on a tie); every node's     0.05-0.3 us per hop, 100
            in and out share a limiter of 2 links (as torus-8x8)         Gb/s
+torus2d    an X x Y torus (X != Y), as torus3d: where edst (pathmc's    X, Y 4-12 (20-144 hosts),
+           four trees of a 2-D torus) runs, beside perf/sim's two       0.05-0.3 us per hop, 100
+           square tori                                                  Gb/s
 fattree    two levels, oversubscribed: leaves of D hosts with D/R       R 2-4 (R:1), D 4-16 (a
            uplinks, one to each spine; the last leaf partly filled;    multiple of R, >= 2 spines),
            routes host-leaf-spine(D-mod-k: destination mod spines)-     48-144 hosts, 10/25/40/100
@@ -32,8 +35,8 @@ mixed      leaves of different generations: each leaf's hosts on        3-8 leav
 Non-power-of-two host counts: the flat family never draws one; the other families'
 counts are products or partly filled leaves and mostly are not.
 
-The .topo is what the components parse: the 3-D torus a native torus file ("torus XxYxZ",
-host coordinates), flat a Slurm topology.conf (one switch), the others a native switch
+The .topo is what the components parse: the tori a native torus file ("torus XxYxZ",
+"torus XxY", host coordinates), flat a Slurm topology.conf (one switch), the others a native switch
 graph (switch/host/link; no format the components read carries link speeds or latencies,
 so the mixed family's speeds are not in its .topo; the dragonfly's says "routing minhop"
 and gives its global links class 3, which makes the planner's routes its minimal ones:
@@ -58,7 +61,7 @@ import random
 
 import make_platforms as mp
 
-FAMILIES = ["dragonfly", "torus3d", "fattree", "flat", "mixed"]
+FAMILIES = ["dragonfly", "torus3d", "fattree", "flat", "mixed", "torus2d"]
 
 
 class Net:
@@ -161,9 +164,22 @@ def torus3d(rng):
         dims = [rng.randint(3, 6) for _ in range(3)]
         if dims[0] * dims[1] * dims[2] <= 128:
             break
-    lat = draw_lat(rng, 0.05, 0.3)
+    return torus_of(dims, draw_lat(rng, 0.05, 0.3))
+
+
+def torus2d(rng):
+    while True:
+        dims = [rng.randint(4, 12) for _ in range(2)]
+        if dims[0] != dims[1] and dims[0] * dims[1] <= 144:
+            break
+    return torus_of(dims, draw_lat(rng, 0.05, 0.3))
+
+
+def torus_of(dims, lat):
     bw = mp.BW_GBPS
-    n = dims[0] * dims[1] * dims[2]
+    n = 1
+    for k in dims:
+        n *= k
     net = Net()
     coords = []
     for i in range(n):  # dimension 0 fastest, as make_platforms.torus
@@ -173,11 +189,16 @@ def torus3d(rng):
             x //= k
         coords.append(c)
         net.hosts.append(f"t{i}")
-    lin = lambda c: c[0] + dims[0] * (c[1] + dims[1] * c[2])
+
+    def lin(c):
+        i = 0
+        for k in reversed(range(len(dims))):
+            i = i * dims[k] + c[k]
+        return i
     for i in range(n):  # the node's limiter: in and out share 2 links' worth
         net.link(f"t{i}", f"lim{i}", 2 * bw, 0.0, "SHARED")
     for i, c in enumerate(coords):
-        for d in range(3):
+        for d in range(len(dims)):
             nb = list(c)
             nb[d] = (c[d] + 1) % dims[d]
             net.link(f"t{i}", f"t{lin(nb)}", bw, lat)
@@ -186,7 +207,7 @@ def torus3d(rng):
         cur, dst = list(coords[s]), coords[d]
         lim = lambda i: net.hop(f"t{i}", f"lim{i}")
         out = [lim(s)]
-        for k in range(3):
+        for k in range(len(dims)):
             fwd = (dst[k] - cur[k]) % dims[k]
             step = 1 if fwd <= dims[k] - fwd else -1
             while cur[k] != dst[k]:
@@ -200,7 +221,7 @@ def torus3d(rng):
     topo = [f"# torus {name}: host coordinates, dimension 0 fastest",
             f"torus {name} torus bidirectional"]
     topo += [f"host t{i} " + " ".join(map(str, c)) for i, c in enumerate(coords)]
-    what = (f"3-D torus {name}, dimension-order routes, {lat} us per hop, 100 Gb/s links, "
+    what = (f"{len(dims)}-D torus {name}, dimension-order routes, {lat} us per hop, 100 Gb/s links, "
             f"node limiter 25 GB/s")
     return dict(net=net, route=route, what=what, topo="\n".join(topo) + "\n",
                 torus=dict(hop_us=lat, lim_gbps=2 * bw, dims=name))
@@ -274,7 +295,7 @@ def mixed(rng):
 
 
 GENERATORS = {"dragonfly": dragonfly, "torus3d": torus3d, "fattree": fattree, "flat": flat,
-              "mixed": mixed}
+              "mixed": mixed, "torus2d": torus2d}
 
 
 def graph_topo(net, what, routing=None, link_class=None):

@@ -12,7 +12,7 @@
 #   --only    platforms (torus-8x8 fattree-128 flat-1024 irregular-64 torus-16x16, or a
 #             generated gen-FAMILY-SEED: written for that seed without --generate)
 #   --generate SEED[,SEED...]: platforms nobody tuned on (gen_platforms.py): every family
-#             (dragonfly torus3d fattree flat mixed) per seed, written into DIR/platforms
+#             (dragonfly torus3d fattree flat mixed torus2d) per seed, written into DIR/platforms
 #             as gen-FAMILY-SEED; without --only only these run
 #   --sizes   sizes for every chosen platform (bytes; K/M suffixes), one job per platform
 #   --ours    our contenders (auto, registry names, NAME:k=K:seg=BYTES:sync=-1|0|1:lambda=L:window=W:ms=N;

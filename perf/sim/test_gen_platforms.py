@@ -24,9 +24,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAMILIES = ["dragonfly", "torus3d", "fattree", "flat", "mixed"]
+FAMILIES = ["dragonfly", "torus3d", "fattree", "flat", "mixed", "torus2d"]
 RANGES = {"dragonfly": (48, 144), "torus3d": (27, 128), "fattree": (48, 144), "flat": (40, 130),
-          "mixed": (15, 160)}
+          "mixed": (15, 160), "torus2d": (20, 144)}
 SUFFIXES = [".xml", ".hosts", ".topo", ".machine", ".env"]
 failures = []
 
@@ -82,6 +82,10 @@ def check_platform(d, name, family):
         check(sorted(topo_hosts) == sorted(hosts), f"{name}: .topo hosts differ from the hostfile")
     if family == "torus3d":
         check(re.search(r"^torus \d+x\d+x\d+ torus bidirectional$", topo, re.M), f"{name}: no 3-D torus line")
+    if family == "torus2d":
+        m = re.search(r"^torus (\d+)x(\d+) torus bidirectional$", topo, re.M)
+        check(m and m.group(1) != m.group(2) and int(m.group(1)) * int(m.group(2)) == n,
+              f"{name}: no 2-D torus line of X != Y and X Y = {n} hosts")
 
     links = {}
     for lid, lat, pol, a, b in LINK.findall(xml):
