@@ -162,7 +162,10 @@
  * recurrence uses its own L(u, c); a family's model uses the mean over its rounds of the
  * mean of L over the round's sends (its transfers follow the same skips every round), the
  * circulant with synchronous sends the mean over its rounds of the round's longest L (a
- * round of synchronous sends waits for its slowest transfer: evidence E-ROUTE-1).
+ * round of synchronous sends waits for its slowest transfer: evidence E-ROUTE-1), the
+ * two-tree the mean L along the path to its deepest ranks, the slowest such path of its
+ * blocks (a block's fill runs down the tree; most edges are short ones near the leaves,
+ * every path crosses the long ones near the root: evidence E-ROUTE-2).
  * Orderings that keep neighbours close (POC, DOR) thus make short hops count as short;
  * without a topology every route costs latency_us.
  *

@@ -33,6 +33,58 @@ bool for_each_send(const mcast_level_t &l, const mcast_plan_input_t &in,
     return true;
 }
 
+/* The two-tree's latency per hop (header, "Route latency"): a block's fill runs down its
+ * tree, one route after another, to its deepest ranks (the most hops); per block, the
+ * route latency summed along the path to each such rank over its hops, the largest over
+ * the blocks and those ranks.  The rounds' mean counts every edge alike, and most edges
+ * are the short ones near the leaves while every path also crosses the long ones near
+ * the root (evidence E-ROUTE-2).  latency_us where a block does not reach every rank. */
+double tree_path_latency_us(RouteLatency &rl, const mcast_level_t &l, const mcast_plan_input_t &in,
+                            const std::vector<int> &chain, uint32_t nb, double flat)
+{
+    std::vector<std::vector<int>> parent(size_t(nb), std::vector<int>(size_t(in.n), -1));
+    const bool ok = for_each_send(l, in, chain, nb, [&](int r, const mcast_op_t &op) {
+        for (uint32_t b = op.block; b < op.block + op.nblocks && b < nb; ++b) {
+            parent[b][size_t(op.peer)] = r;
+        }
+    });
+    if (!ok) {
+        return flat;
+    }
+    double worst = -1.0;
+    for (uint32_t b = 0; b < nb; ++b) {
+        std::vector<int> hops(size_t(in.n), -1);
+        std::vector<double> lat(size_t(in.n), 0.0);
+        hops[size_t(in.root)] = 0;
+        int deepest = 0;
+        double best = 0.0;
+        for (int v = 0; v < in.n; ++v) {
+            /* walk up to a rank already known, then down again */
+            std::vector<int> up;
+            int u = v;
+            while (u >= 0 && hops[size_t(u)] < 0 && up.size() <= size_t(in.n)) {
+                up.push_back(u);
+                u = parent[b][size_t(u)];
+            }
+            if (u < 0 || up.size() > size_t(in.n)) {
+                return flat; /* a rank without this block */
+            }
+            for (auto it = up.rbegin(); it != up.rend(); ++it) {
+                const int p = parent[b][size_t(*it)];
+                hops[size_t(*it)] = hops[size_t(p)] + 1;
+                lat[size_t(*it)] = lat[size_t(p)] + rl.net_us(p, *it);
+            }
+            const int h = hops[size_t(v)];
+            if (h > deepest || (h == deepest && h > 0 && lat[size_t(v)] / h > best)) {
+                best = h > deepest ? lat[size_t(v)] / std::max(1, h) : lat[size_t(v)] / h;
+                deepest = h;
+            }
+        }
+        worst = std::max(worst, best);
+    }
+    return worst >= 0.0 ? worst : flat;
+}
+
 } // namespace
 
 /* The network latency of the family level at nb blocks (header, "Route latency"): the
@@ -46,6 +98,9 @@ double family_mean_latency_us(RouteLatency &rl, const mcast_level_t &l,
     const double flat = in.machine->net.latency_us;
     if (!rl.on()) {
         return flat;
+    }
+    if (l.family == MCAST_FAM_TWOTREE) {
+        return tree_path_latency_us(rl, l, in, chain, nb, flat);
     }
     /* round -> (sum of L, sends, largest L) */
     std::map<uint32_t, std::tuple<double, long, double>> step;

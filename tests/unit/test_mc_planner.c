@@ -1186,6 +1186,16 @@ static mcast_loggp_t family_edge_sync(const mcast_loggp_t *net)
 }
 
 /* An nx x ny torus of hosts t0 .. t(nx ny - 1), x fastest; names holds the host names. */
+/* Forced parameters for alg as the model plans it (no comparison with the module below). */
+static mcast_forced_t forced_model(int alg)
+{
+    mcast_forced_t f;
+    mcast_forced_default(&f);
+    f.compare_previous = 0;
+    f.algorithm = alg;
+    return f;
+}
+
 static pm_topology_t *grid_torus(int nx, int ny, char (*names)[8], const char **hosts)
 {
     const int n = nx * ny;
@@ -1205,6 +1215,105 @@ static pm_topology_t *grid_torus(int nx, int ny, char (*names)[8], const char **
     return torus;
 }
 
+/* The two-tree's route latency (mcast_planner.h, "Route latency"; evidence E-ROUTE-2): a
+ * block's fill runs down its tree, so a small message's prediction covers, on the slowest
+ * path to a deepest rank, its routes' latencies and a send and a receive overhead a hop.
+ * The rounds' mean latency counts every edge alike and most are the short ones near the
+ * leaves: on this torus it is under the slowest deepest path's per hop.  The prediction
+ * is the one without the topology at that path's latency per hop everywhere. */
+static void test_twotree_path_latency(void **state)
+{
+    (void) state;
+    const char *hosts[64];
+    char names[64][8];
+    pm_topology_t *torus = grid_torus(8, 8, names, hosts);
+    mcast_forced_t f = forced_model(MCAST_ALG_TWOTREE);
+    f.sync_sends = 0;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    mach.net.latency_us = 1.0;
+    mach.hop_latency_us = 0.5;
+    mach.latency_links = 4;
+    const size_t M = 8;
+    mcast_plan_input_t in = input(64, 0, M, &mach, &f);
+    in.exact_bytes = 1;
+    in.hosts = hosts;
+    in.topology = torus;
+    mcast_plan_t *p = select_ok(&in);
+    mcast_plan_info_t info;
+    assert_int_equal(mcast_plan_get_info(p, &info), KB_OK);
+    size_t B;
+    uint32_t m;
+    assert_int_equal(mcast_plan_blocks(p, M, &B, &m), KB_OK);
+    assert_true(m >= 1 && m <= 2);
+    int parent[2][64];
+    for (uint32_t b = 0; b < m; ++b) {
+        for (int r = 0; r < 64; ++r) {
+            parent[b][r] = -1;
+        }
+    }
+    double sum = 0.0;
+    long edges = 0;
+    for (int r = 0; r < 64; ++r) {
+        mcast_sched_t *s = NULL;
+        assert_int_equal(mcast_plan_schedule(p, r, M, &s), KB_OK);
+        for (size_t i = 0; i < mcast_sched_count(s, MCAST_OP_SEND); ++i) {
+            mcast_op_t op;
+            assert_int_equal(mcast_sched_op(s, MCAST_OP_SEND, i, &op), KB_OK);
+            for (uint32_t b = op.block; b < op.block + op.nblocks; ++b) {
+                parent[b][op.peer] = r;
+            }
+        }
+        mcast_sched_free(s);
+    }
+    /* L(u, c) = max(0, latency_us + (links - latency_links) * hop_latency_us) */
+    double worst = 0.0; /* the slowest deepest path: its latency and hops */
+    int worst_hops = 0;
+    for (uint32_t b = 0; b < m; ++b) {
+        int deepest = 0;
+        double slowest = 0.0;
+        for (int v = 0; v < 64; ++v) {
+            double lat = 0.0;
+            int hops = 0;
+            for (int c = v; c != 0; c = parent[b][c]) {
+                const int u = parent[b][c];
+                assert_true(u >= 0 && hops < 64);
+                int route[64], len = 0;
+                assert_int_equal(pm_route(torus, PM_ROUTE_DEFAULT, hosts[u], hosts[c], route, 64, &len), PM_OK);
+                const double l = fmax(0.0, mach.net.latency_us + (len - mach.latency_links) * mach.hop_latency_us);
+                lat += l;
+                ++hops;
+                if (b == 0 && c == v) {
+                    sum += l;
+                    ++edges;
+                }
+            }
+            if (hops > deepest || (hops == deepest && lat > slowest)) {
+                deepest = hops;
+                slowest = lat;
+            }
+        }
+        if (slowest / deepest > worst / (worst_hops > 0 ? worst_hops : 1)) {
+            worst = slowest;
+            worst_hops = deepest;
+        }
+    }
+    assert_true(edges == 63 && worst_hops >= 3);
+    /* the test tells the two apart: the edges' mean is under the path's per hop */
+    assert_true(sum / (double) edges < 0.9 * worst / worst_hops);
+    const double floor = worst + worst_hops * (mach.net.o_send_us + mach.net.o_recv_us);
+    assert_true(info.predicted_us >= floor * (1 - 1e-9));
+    mcast_plan_free(p);
+    /* the same as without the topology at that per-hop latency everywhere */
+    in.hosts = NULL;
+    in.topology = NULL;
+    mach.hop_latency_us = 0.0;
+    mach.net.latency_us = worst / worst_hops;
+    const double flat = predicted_of(&in);
+    assert_true(fabs(info.predicted_us - flat) <= 1e-9 * flat);
+    pm_topology_free(torus);
+}
+
 /* The two-tree where the links bind (mcast_planner.h, "Blocks under the links' bound"): on
  * an 8x8 torus its prediction is the links' bound, the same for every block size the
  * family model puts under it; the planner then takes the finest of them, here the floor
@@ -1218,10 +1327,7 @@ static void test_twotree_blocks_under_bound(void **state)
     mcast_machine_t mach;
     mcast_machine_default(&mach);
     const size_t M = 1u << 20;
-    mcast_forced_t f;
-    mcast_forced_default(&f);
-    f.compare_previous = 0;
-    f.algorithm = MCAST_ALG_TWOTREE;
+    mcast_forced_t f = forced_model(MCAST_ALG_TWOTREE);
     mcast_plan_input_t in = input(64, 0, M, &mach, &f);
     in.exact_bytes = 1;
     const mcast_plan_info_t free_info = info_of(&in); /* no topology: no links' bound */
@@ -3118,6 +3224,7 @@ int main(void)
         cmocka_unit_test(test_postal_lambda_search),
         cmocka_unit_test(test_timed_link_sharing),
         cmocka_unit_test(test_window_auto),
+        cmocka_unit_test(test_twotree_path_latency),
         cmocka_unit_test(test_twotree_blocks_under_bound),
         cmocka_unit_test(test_twotree_placement),
         cmocka_unit_test(test_host_transit),
