@@ -58,9 +58,10 @@ double tree_path_latency_us(RouteLatency &rl, const mcast_level_t &l, const mcas
         hops[size_t(in.root)] = 0;
         int deepest = 0;
         double best = 0.0;
+        std::vector<int> up;
         for (int v = 0; v < in.n; ++v) {
             /* walk up to a rank already known, then down again */
-            std::vector<int> up;
+            up.clear();
             int u = v;
             while (u >= 0 && hops[size_t(u)] < 0 && up.size() <= size_t(in.n)) {
                 up.push_back(u);
@@ -76,7 +77,7 @@ double tree_path_latency_us(RouteLatency &rl, const mcast_level_t &l, const mcas
             }
             const int h = hops[size_t(v)];
             if (h > deepest || (h == deepest && h > 0 && lat[size_t(v)] / h > best)) {
-                best = h > deepest ? lat[size_t(v)] / std::max(1, h) : lat[size_t(v)] / h;
+                best = lat[size_t(v)] / h; /* h >= 1 here */
                 deepest = h;
             }
         }
