@@ -71,6 +71,14 @@ size_t mcast_shm_slot_bytes(const mcast_shm_t *s);
  * [that, slot_bytes].  Only the root's choice matters (the slots carry their lengths). */
 size_t mcast_shm_chunk_bytes(size_t bytes, size_t chunk_min, size_t slot_bytes, int slots,
                              int fit_ring);
+/* Whether a call's chunks fill the ring: the node's cores (0 = one per rank) fewer than
+ * the ranks sharing its region. */
+int mcast_shm_fit_ring(int node_cores, int node_ranks);
+/* The slot a region needs for chunks of at least chunk_min and at most max_slot bytes:
+ * max_slot where the chunks fill the ring, else the smallest chunk (no call's chunk is
+ * larger there, and every slot byte is reserved when the region is made).  0 on bad
+ * input. */
+size_t mcast_shm_slot_bytes_for(size_t chunk_min, size_t max_slot, int node_cores, int node_ranks);
 
 typedef struct mcast_shm_io {
     void *ctx;

@@ -80,7 +80,7 @@ std::vector<double> postal_lambdas(const mcast_plan_input_t &in, const mcast_for
 /* shm's chunks fill the ring where the node's ranks outnumber its cores (mcast_shm.h) */
 int shm_fit_ring(const mcast_plan_input_t &in)
 {
-    return in.node_cores > 0 && in.node_cores < in.n ? 1 : 0;
+    return mcast_shm_fit_ring(in.node_cores, in.n);
 }
 
 int ranks_per_node(const mcast_plan_input_t &in);
@@ -95,7 +95,7 @@ bool node_segments(const mcast_plan_input_t &in)
 /* the node segment's chunk policy: as shm's, over the ranks of the fullest node */
 int node_fit_ring(const mcast_plan_input_t &in)
 {
-    return in.node_cores > 0 && in.node_cores < ranks_per_node(in) ? 1 : 0;
+    return mcast_shm_fit_ring(in.node_cores, ranks_per_node(in));
 }
 
 

@@ -243,6 +243,25 @@ __attribute__((visibility("default"))) size_t mcast_shm_chunk_bytes(size_t bytes
     return std::min(slot_bytes, std::max(lo, share));
 }
 
+__attribute__((visibility("default"))) int mcast_shm_fit_ring(int node_cores, int node_ranks)
+{
+    return node_cores > 0 && node_cores < node_ranks ? 1 : 0;
+}
+
+__attribute__((visibility("default"))) size_t mcast_shm_slot_bytes_for(size_t chunk_min,
+                                                                     size_t max_slot,
+                                                                     int node_cores,
+                                                                     int node_ranks)
+{
+    if (max_slot == 0) {
+        return 0;
+    }
+    if (mcast_shm_fit_ring(node_cores, node_ranks) != 0 || chunk_min == 0) {
+        return max_slot;
+    }
+    return std::min(chunk_min, max_slot);
+}
+
 namespace {
 
 /* Moves op as far as it goes without waiting; true once it is complete. */

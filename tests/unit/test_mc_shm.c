@@ -227,6 +227,38 @@ static void test_layout(void **state)
     free(region);
 }
 
+/* A region's slot: the smallest chunk where every rank has a core (no call's chunk is
+ * larger: the region then reserves no byte a chunk cannot use), the largest where the
+ * chunks fill the ring; every call's chunk of every size fits the slot chosen. */
+static void test_slot_for_chunks(void **state)
+{
+    (void) state;
+    assert_int_equal(mcast_shm_fit_ring(0, 64), 0);   /* a core per rank */
+    assert_int_equal(mcast_shm_fit_ring(2, 2), 0);
+    assert_int_equal(mcast_shm_fit_ring(2, 3), 1);
+    assert_int_equal(mcast_shm_slot_bytes_for(32768, 262144, 0, 8), 32768);
+    assert_int_equal(mcast_shm_slot_bytes_for(32768, 262144, 2, 2), 32768);
+    assert_int_equal(mcast_shm_slot_bytes_for(32768, 262144, 2, 4), 262144);
+    assert_int_equal(mcast_shm_slot_bytes_for(0, 262144, 0, 8), 262144);       /* chunk = a slot */
+    assert_int_equal(mcast_shm_slot_bytes_for(1 << 20, 262144, 0, 8), 262144); /* clamped */
+    assert_int_equal(mcast_shm_slot_bytes_for(32768, 0, 0, 8), 0);
+    const size_t mins[] = {0, 512, 32768, 1 << 20};
+    const int cores[] = {0, 1, 2, 8}, ranks[] = {2, 3, 8, 64};
+    for (size_t i = 0; i < sizeof(mins) / sizeof(mins[0]); ++i) {
+        for (int c = 0; c < 4; ++c) {
+            for (int r = 0; r < 4; ++r) {
+                const size_t slot = mcast_shm_slot_bytes_for(mins[i], 262144, cores[c], ranks[r]);
+                const int fit = mcast_shm_fit_ring(cores[c], ranks[r]);
+                for (size_t m = 1; m <= (size_t) 64 << 20; m *= 4) {
+                    const size_t want = mcast_shm_chunk_bytes(m, mins[i], 262144, 8, fit);
+                    assert_int_equal(mcast_shm_chunk_bytes(m, mins[i], slot, 8, fit), want);
+                    assert_true(want <= slot);
+                }
+            }
+        }
+    }
+}
+
 static void test_every_root_and_size(void **state)
 {
     (void) state;
@@ -492,6 +524,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_slot_for_chunks),
         cmocka_unit_test(test_every_root_and_size),
         cmocka_unit_test(test_mismatch_keeps_step),
         cmocka_unit_test(test_zero_bytes),

@@ -14,6 +14,7 @@
 #include "kbinomial.h"
 #include "ompi/mca/common/mcast/mcast_topo_cache.h"
 #include "ompi/mca/common/mcast/mcast_shmseg.h"
+#include "mcast_shm.h"
 #include "ompi/communicator/communicator.h"
 #include "opal/runtime/opal_progress.h"
 
@@ -31,6 +32,18 @@ static int node_cores(void)
         n = sysconf(_SC_NPROCESSORS_ONLN);
     }
     return n > 0 && n < 1 << 20 ? (int) n : 1;
+}
+
+/* The shared segment's slot (mcast_shm_slot_bytes_for): shm_chunk_bytes where every rank
+ * of the fullest node has a core, shm_max_chunk_bytes where a call's chunks fill the ring.
+ * The segment's pages are reserved when it is made, inside the communicator's first call:
+ * a region no larger than its chunks need makes that call cheaper (E-FIRST-2).  Every rank reaches the same value (the node's cores are in the parameter digest, the
+ * ranks per node from the exchange), and the planner plans with the slot the region has. */
+static size_t slot_bytes_of(const mcast_locality_t *loc)
+{
+    const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
+    return mcast_shm_slot_bytes_for(c->shm_chunk_bytes, c->shm_max_chunk_bytes, node_cores(),
+                                    loc->fullest_node_ranks);
 }
 
 static mcast_forced_t forced_params(void)
@@ -114,7 +127,7 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
      * with memcpy: an Open MPI built with CUDA support may hand us device buffers on some
      * ranks only (a local property no rank can agree on), so it never plans either. */
     if (!OPAL_CUDA_SUPPORT && 0 != c->shm_chunk_bytes && !mcast_shm_failed(m->shm)) {
-        in->shm_slot_bytes = c->shm_max_chunk_bytes;
+        in->shm_slot_bytes = slot_bytes_of(loc);
         in->shm_chunk_bytes = c->shm_chunk_bytes;
         in->shm_slots = c->shm_slots;
         in->node_cores = node_cores();
@@ -128,12 +141,11 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
 static bool kbinomial_segment(mcast_module_t *m, int *slots, size_t *slot_bytes)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
-    (void) m;
     if (OPAL_CUDA_SUPPORT || 0 == c->shm_chunk_bytes) {
         return false;
     }
     *slots = c->shm_slots;
-    *slot_bytes = c->shm_max_chunk_bytes;
+    *slot_bytes = slot_bytes_of(m->comm_state);
     return true;
 }
 

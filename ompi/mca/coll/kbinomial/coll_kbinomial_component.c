@@ -174,10 +174,11 @@ static int kbinomial_register(void)
          "shm_max_chunk_bytes]), 512 .. 16 MiB; 0 = no shared segment (neither is then "
          "chosen) (default 32768)",
          MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_chunk_bytes, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"shm_max_chunk_bytes", "The shared segment's slot, the largest chunk, "
-         ">= shm_chunk_bytes, up to 16 MiB. The segment (shm_slots slots, 2 MiB by default) is "
-         "created per node at the communicator's first plan using it and lives as long as it "
-         "(default 262144)",
+        {"shm_max_chunk_bytes", "The shared segment's slot where a node's ranks outnumber "
+         "its cores, the largest chunk, >= shm_chunk_bytes, up to 16 MiB (where every rank has "
+         "a core the slot is shm_chunk_bytes). The segment (shm_slots slots: 2 MiB by default "
+         "with more ranks than cores, else 256 KiB) is created per node at the communicator's "
+         "first plan using it and lives as long as it (default 262144)",
          MCA_BASE_VAR_TYPE_SIZE_T, &c->shm_max_chunk_bytes, OPAL_INFO_LVL_6,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"shm_slots", "One node: slots in the shared segment's ring, 2..64 (default 8)",

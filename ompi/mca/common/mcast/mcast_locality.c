@@ -38,6 +38,7 @@ mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
         loc->ordering[r] = r;
     }
     loc->nnodes = loc->all_local ? 1 : -1;
+    loc->fullest_node_ranks = loc->all_local ? n : 1;
     loc->ordering_name = "identity";
     return loc;
 }
@@ -304,6 +305,21 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
         }
         places[r] = (pm_locality_t){node_of[r], all[r].package_id, all[r].numa_id, all[r].core_id};
         placed = placed && all[r].package_id >= 0 && all[r].core_id >= 0;
+    }
+    /* the fullest node's ranks (node ids are dense: 0 .. nnodes - 1) */
+    {
+        int *count = calloc((size_t) loc->nnodes, sizeof(int));
+        if (NULL == count) {
+            rc = OMPI_ERR_OUT_OF_RESOURCE;
+            goto out;
+        }
+        loc->fullest_node_ranks = 1;
+        for (int r = 0; r < n; r++) {
+            if (++count[node_of[r]] > loc->fullest_node_ranks) {
+                loc->fullest_node_ranks = count[node_of[r]];
+            }
+        }
+        free(count);
     }
 
     char err[256] = "";

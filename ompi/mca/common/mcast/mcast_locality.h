@@ -40,6 +40,7 @@ typedef struct mcast_locality {
     bool all_local;      /* every rank on this node (shared memory only) */
     bool discovered;     /* the allgather below has run */
     int nnodes;          /* distinct hosts (after discovery) */
+    int fullest_node_ranks; /* ranks on the node that holds the most (after discovery) */
     int *ordering;       /* [n] absolute chain (identity before discovery) */
     int *node_of;        /* [n] node index of each rank (after discovery) */
     const char *ordering_name; /* "dor", "tour", "fattree", "hierarchy", "node-major", "identity" */

@@ -65,7 +65,7 @@ typedef struct shm_offer {
 } shm_offer_t;
 
 /* Segments this process maps, and how many it may (coll_kbinomial_shm_max_segments): a
- * program with many communicators would otherwise hold 2 MiB of memory per communicator
+ * program with many communicators would otherwise hold a segment per communicator
  * (a rank over the limit maps none; the agreement then sends the communicator to PML plans). */
 static volatile int32_t live_segments = 0;
 static int max_segments = 64;
