@@ -666,6 +666,50 @@ else
     fi
     rm -f "$out"
 fi
+# 9c. Verification by default (coll_kbinomial_verify_trials -1, E-VERIFY-3): 2 ranks, each
+#     bound to a core of one node, verify the classes the model decided, with the data
+#     checked after every call (osu_style_bcast -c) and in the datatype matrix (every root,
+#     type, communicator); where Open MPI yields when idle (what it does with more ranks than
+#     cores, set here by hand) no class is verified.
+if [ -n "${MATRIX_DRY:-}" ]; then
+    echo "PASS verify by default on one node"; echo "PASS verify by default datatype matrix"
+    echo "PASS verify by default off when yielding"
+elif [ "$(nproc)" -ge 2 ]; then
+    VERIFY_BASE=(--bind-to core --mca mca_base_component_path "$COMPONENT_DIR:$OMPI_PKGLIBDIR"
+                 --mca coll_kbinomial_verbose 1)
+    out=$(mktemp)
+    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
+        "$OSU" -c -M osu -m 1:262144 -i 12 -I 12 -x 2 -X 2 >"$out" 2>&1
+    rc=$?
+    nv=$(grep -c '^coll:kbinomial: comm=0 size=2 class_bytes=[0-9]*: verified (round 1, 4 calls' "$out")
+    if [ $rc -eq 0 ] && [ "$nv" -ge 10 ] && ! grep -qi 'wrong\|error' "$out"; then
+        pass=$((pass + 1)); echo "PASS verify by default on one node: $nv classes verified, data right"
+    else
+        fail=$((fail + 1)); echo "FAIL verify by default on one node (exit $rc, $nv verdicts)"
+        grep -E 'verified|rror|rong' "$out" | tail -n 6 | sed 's/^/    /'
+    fi
+    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
+        "$CHECK" -l 100000 >"$out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && grep -q 'verified (round 1, 4 calls' "$out"; then
+        pass=$((pass + 1)); echo "PASS verify by default datatype matrix: $(grep -c 'verified (round' "$out") verdicts, data right"
+    else
+        fail=$((fail + 1)); echo "FAIL verify by default datatype matrix (exit $rc)"; tail -n 5 "$out" | sed 's/^/    /'
+    fi
+    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 1 \
+        "$OSU" -c -M osu -m 1:262144 -i 12 -I 12 -x 2 -X 2 >"$out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q '^coll:kbinomial: comm=0 size=2 .*selected_by=' "$out" &&
+        ! grep -q 'verified (round' "$out"; then
+        pass=$((pass + 1)); echo "PASS verify by default off when yielding: no class verified"
+    else
+        fail=$((fail + 1)); echo "FAIL verify by default off when yielding (exit $rc)"
+        grep -E 'verified|rror' "$out" | tail -n 6 | sed 's/^/    /'
+    fi
+    rm -f "$out"
+else
+    echo "SKIP verify by default: one core"
+fi
 # 10a. pathlg (worms rendered in software) on an irregular switch network: a native graph
 #      file naming this host (the ranks share it, so the tree is the host's fan-out; the
 #      cluster test runs it across hosts); without the file it fails loudly.

@@ -61,7 +61,8 @@ static int kbinomial_register(void)
     c->shm_max_segments = 64;
     c->idle_spin_us = MCAST_IDLE_SPIN_US_DEFAULT;
     c->idle_sleep_us = MCAST_IDLE_SLEEP_US_DEFAULT;
-    c->common.verify_trials = 0; /* off: its trials misjudge on one node (E-VERIFY-1) */
+    /* on one node with a core per rank only: elsewhere its trials misjudge (E-VERIFY-3) */
+    c->common.verify_trials = MCAST_VERIFY_TRIALS_AUTO;
     /* on from self_calibrate_from: a refused fit keeps the rule (E-CAL-3 (11), (13)) */
     c->common.self_calibrate = 1;
     /* below it stock's eager trees return before their data arrives, which a completion
@@ -122,8 +123,10 @@ static int kbinomial_register(void)
          "each, then the ranks agree "
          "on the slowest rank's median time of each and keep the faster (the other one "
          "only if faster by more than verify_margin), 0..8; 0 (or compare_previous false) "
-         "= off, the model's choice always (default 0: its trials misjudge the plans that "
-         "win in a benchmark loop, on one node and across hosts; docs/parameters.md)",
+         "= off, the model's choice always; -1 = 4 on a communicator whose ranks share one "
+         "node and each have a core (Open MPI does not yield when idle), off elsewhere: "
+         "with more ranks than cores and across hosts its trials misjudged the plans that "
+         "win in a benchmark loop (default -1; docs/parameters.md)",
          MCA_BASE_VAR_TYPE_INT, &c->common.verify_trials, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"self_calibrate", "Under algorithm=auto, on a communicator that spans nodes over "
@@ -234,8 +237,8 @@ static void validate(void)
     mcast_param_range("kbinomial", "max_sends", &f->max_sends, -1, 1024, d.max_sends);
     mcast_param_range("kbinomial", "postal_pipelining", &f->postal_pipelining, 0, 1, 1);
     mcast_param_range("kbinomial", "compare_previous", &f->compare_previous, 0, 1, 1);
-    mcast_param_range("kbinomial", "verify_trials", &c0->common.verify_trials, 0,
-                      MCAST_VERIFY_MAX_TRIALS, 0);
+    mcast_param_range("kbinomial", "verify_trials", &c0->common.verify_trials,
+                      MCAST_VERIFY_TRIALS_AUTO, MCAST_VERIFY_MAX_TRIALS, MCAST_VERIFY_TRIALS_AUTO);
     mcast_param_range("kbinomial", "self_calibrate", &c0->common.self_calibrate, 0, 1, 1);
     mcast_param_range_size("kbinomial", "self_calibrate_from", &c0->common.self_calibrate_from, 1,
                            (size_t) 1 << 40, 65536);

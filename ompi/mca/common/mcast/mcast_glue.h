@@ -21,14 +21,20 @@ typedef enum {
     MCAST_FALLBACK_ERROR = 2
 } mcast_fallback_t;
 
+/* verify_trials: MCAST_VERIFY_AUTO_TRIALS on a communicator of one node whose ranks
+ * each have a core, else off (E-VERIFY-3) */
+#define MCAST_VERIFY_TRIALS_AUTO (-1)
+#define MCAST_VERIFY_AUTO_TRIALS 4
+
 /* Parameters every component has. */
 typedef struct mcast_common_params {
     int priority;
     int verbose;
     int algorithm;
     int fallback;
-    /* Verification on live calls (mcast_planner.h): trials per candidate (0 = off), the
-     * margin the other candidate must win by, calls until a re-check (0 = never) */
+    /* Verification on live calls (mcast_planner.h): trials per candidate (0 = off,
+     * MCAST_VERIFY_TRIALS_AUTO = by the communicator: mcast_module.c, verify_trials_of),
+     * the margin the other candidate must win by, calls until a re-check (0 = never) */
     int verify_trials;
     double verify_margin;
     int verify_recheck;

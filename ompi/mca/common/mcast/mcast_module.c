@@ -352,6 +352,22 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
     return true;
 }
 
+/* The verification's trials on this communicator: the parameter, or where it is
+ * MCAST_VERIFY_TRIALS_AUTO, MCAST_VERIFY_AUTO_TRIALS where every rank is on one node and
+ * each has a core (Open MPI does not yield when idle), else off: there the trials judged
+ * as a benchmark loop does, with more ranks than cores and across TCP hosts they did not
+ * (E-VERIFY-3, E-VERIFY-1, E-VERIFY-2).  Every rank reaches the same value: one node is
+ * the exchange's, and Open MPI's yielding enters the machine model the ranks' parameter
+ * digests compare (mcast_machine_of). */
+static int verify_trials_of(mcast_module_t *m, const mcast_common_params_t *par)
+{
+    if (MCAST_VERIFY_TRIALS_AUTO != par->verify_trials) {
+        return par->verify_trials;
+    }
+    const mcast_locality_t *loc = m->ops->locality(m);
+    return NULL != loc && loc->all_local && !mcast_yield_when_idle() ? MCAST_VERIFY_AUTO_TRIALS : 0;
+}
+
 /* With m->lock held, once the exchange finished: the preparation that never waits (also
  * what the nonblocking decision uses; a component's setup that communicates, a multicast
  * group's open, runs here step by step: prepare returns MCAST_AGAIN until it is over),
@@ -383,8 +399,9 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
     if (OMPI_SUCCESS == m->nb_error && MCAST_STATE_READY == m->nb_state && NULL != m->shm &&
         NULL != m->ops->segment && m->ops->segment(m, &slots, &slot_bytes)) {
         const mcast_locality_t *loc = m->ops->locality(m);
+        /* (where the trials run, the segment's pages are mapped now: E-VERIFY-3) */
         (void) mcast_shm_setup_start(m->shm, slots, slot_bytes, loc->all_local ? NULL : loc->node_of,
-                                     comm, m->xtags);
+                                     comm, m->xtags, verify_trials_of(m, m->ops->params) > 0);
     }
 }
 
@@ -568,9 +585,10 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
     mcast_plan_get_info(p, &info);
     const mcast_common_params_t *par = m->ops->params;
     /* (compare_previous false: our plan always, nothing to verify against) */
-    if (par->verify_trials > 0 && 0 != ctx.compare_previous && ompi_comm_size(comm) >= 2 &&
+    const int trials = verify_trials_of(m, par);
+    if (trials > 0 && 0 != ctx.compare_previous && ompi_comm_size(comm) >= 2 &&
         mcast_verify_applies(d->choice.selected_by)) {
-        mcast_verify_init(&d->verify, par->verify_trials, par->verify_margin,
+        mcast_verify_init(&d->verify, trials, par->verify_margin,
                           (uint64_t) (par->verify_recheck > 0 ? par->verify_recheck : 0));
         d->verifying = true;
     }

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifndef MAP_POPULATE /* (not Linux: each page on its first touch) */
+#define MAP_POPULATE 0
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +52,7 @@ struct mcast_shm_seg {
     int slots;
     size_t slot_bytes;
     bool room;
+    bool populate;             /* map every page at once (mcast_shm_setup_start) */
     struct shm_offer *offer;   /* [1] */
     int mine, all;             /* this rank's flag; the verdict (min over ranks) */
     int *flags;                /* rank 0: [n] every rank's flag */
@@ -90,7 +94,7 @@ static void unmap(mcast_shm_seg_t *s)
 
 /* the node's creator: create, reserve, format; the name in *offer (offer->ok = 0 on failure) */
 static void *create_region(struct ompi_communicator_t *comm, int n, int slots, size_t slot_bytes,
-                           size_t bytes, shm_offer_t *offer)
+                           size_t bytes, bool populate, shm_offer_t *offer)
 {
     snprintf(offer->name, sizeof(offer->name), "/mcast-%u-%u-%ld",
              (unsigned) OPAL_PROC_MY_NAME.jobid, mcast_comm_id(comm), (long) getpid());
@@ -101,7 +105,7 @@ static void *create_region(struct ompi_communicator_t *comm, int n, int slots, s
     }
     void *p = MAP_FAILED;
     if (0 == ftruncate(fd, (off_t) bytes) && 0 == posix_fallocate(fd, 0, (off_t) bytes)) {
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
     }
     close(fd);
     if (MAP_FAILED == p || KB_OK != mcast_shm_format(p, bytes, n, slots, slot_bytes)) {
@@ -115,7 +119,7 @@ static void *create_region(struct ompi_communicator_t *comm, int n, int slots, s
     return p;
 }
 
-static void *open_region(const shm_offer_t *offer, size_t bytes)
+static void *open_region(const shm_offer_t *offer, size_t bytes, bool populate)
 {
     const int fd = shm_open(offer->name, O_RDWR, 0600);
     if (fd < 0) {
@@ -124,7 +128,7 @@ static void *open_region(const shm_offer_t *offer, size_t bytes)
     struct stat st;
     void *p = MAP_FAILED;
     if (0 == fstat(fd, &st) && (size_t) st.st_size == bytes) {
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
     }
     close(fd);
     return MAP_FAILED == p ? NULL : p;
@@ -202,7 +206,7 @@ static void send_flag(mcast_shm_seg_t *s)
     if (rank != s->creator && OMPI_SUCCESS == s->rc && s->offer->ok && 0 != s->region_bytes &&
         s->room) {
         s->offer->name[MCAST_SHM_NAME_MAX - 1] = '\0';
-        s->region = open_region(s->offer, s->region_bytes);
+        s->region = open_region(s->offer, s->region_bytes, s->populate);
     }
     /* a rank alone on its node needs no segment (its calls have no op there) */
     s->mine = (OMPI_SUCCESS == s->rc &&
@@ -251,7 +255,7 @@ mcast_shm_seg_t *mcast_shm_seg_new(int n)
 
 int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
                           const int *node_of_rank, struct ompi_communicator_t *comm,
-                          const int tags[3])
+                          const int tags[3], bool populate)
 {
     if (NULL == s->reqs) {
         return OMPI_ERR_BAD_PARAM; /* set up once */
@@ -263,13 +267,14 @@ int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
     memcpy(s->tags, tags, sizeof(s->tags));
     s->slots = slots;
     s->slot_bytes = slot_bytes;
+    s->populate = populate;
     membership(n, rank, node_of_rank, s->local_of, &s->nlocal, &s->creator);
     s->region_bytes = mcast_shm_region_bytes(s->nlocal, slots, slot_bytes);
     s->room = live_segments < max_segments;
     if (rank == s->creator) {
         if (0 != s->region_bytes && s->room && s->nlocal > 1) {
             s->region = create_region(comm, s->nlocal, slots, slot_bytes, s->region_bytes,
-                                      s->offer);
+                                      populate, s->offer);
         }
         for (int r = rank + 1; r < n; r++) {
             if (NULL == node_of_rank || node_of_rank[r] == node_of_rank[rank]) {

@@ -43,10 +43,12 @@ typedef struct mcast_shm_seg mcast_shm_seg_t;
 mcast_shm_seg_t *mcast_shm_seg_new(int n);
 /* Starts the setup of a segment of `slots` x slot_bytes per node (node_of_rank NULL: one
  * node), once.  tags: three tags of the communicator reserved by every rank at the same
- * call. */
+ * call.  populate: every rank maps every page of it now (MAP_POPULATE), so that no call
+ * pays a first touch of its pages (what the verification's trials must not time:
+ * E-VERIFY-3); else each page on the first call that touches it. */
 int mcast_shm_setup_start(mcast_shm_seg_t *seg, int slots, size_t slot_bytes,
                           const int *node_of_rank, struct ompi_communicator_t *comm,
-                          const int tags[3]);
+                          const int tags[3], bool populate);
 /* Moves the setup on without waiting; true once it is over (the segment is then usable on
  * every rank, or mcast_shm_failed on every rank). */
 bool mcast_shm_setup_test(mcast_shm_seg_t *seg);
