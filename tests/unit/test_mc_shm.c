@@ -267,8 +267,9 @@ static void test_every_root_and_size(void **state)
         for (int si = 0; si < 3; ++si) {
             const int slots = slot_counts[si];
             const size_t C = 1000;
+            /* (96 / 97 bytes: the largest chunk on its slot's line and the smallest not) */
             const size_t sizes[] = {1, C - 1, C, C + 1, (size_t) slots * C, 3 * (size_t) slots * C + 7,
-                                    2 * C};
+                                    2 * C, 96, 97, C + 96};
             enum { NS = sizeof(sizes) / sizeof(sizes[0]) };
             int roots[NS * 7];
             size_t bytes[NS * 7];
