@@ -171,12 +171,20 @@ static const char *kbinomial_string(const char *name)
 }
 
 /* coll/kbinomial's algorithm forced to something else than auto? */
+/* Read once per process, as coll/kbinomial reads its own: a lookup by name costs more
+ * than a small MPI_Ibcast, which asks on every call before the communicator settles
+ * (E-IBC-1).  (Two threads may both read it: the same value.) */
 static bool kbinomial_forced(void)
 {
-    const int idx = mca_base_var_find("ompi", "coll", "kbinomial", "algorithm");
-    const int *value = NULL;
-    return idx >= 0 && OPAL_SUCCESS == mca_base_var_get_value(idx, &value, NULL, NULL) &&
-           NULL != value && MCAST_ALG_AUTO != *value;
+    static int forced = -1;
+    if (forced < 0) {
+        const int idx = mca_base_var_find("ompi", "coll", "kbinomial", "algorithm");
+        const int *value = NULL;
+        forced = idx >= 0 && OPAL_SUCCESS == mca_base_var_get_value(idx, &value, NULL, NULL) &&
+                         NULL != value && MCAST_ALG_AUTO != *value
+                     ? 1 : 0;
+    }
+    return 1 == forced;
 }
 
 static mcast_forced_t forced_params(void)

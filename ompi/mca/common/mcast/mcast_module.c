@@ -1152,7 +1152,14 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, mca
                      root, tag,   NULL, NULL,         NULL, false,   OMPI_SUCCESS,
                      kind, mc_m,  mc_slot, ticket, false};
     int status;
-    (void) nb_test(c, &status); /* the exchange may be in already: start now */
+    /* the exchange may be in already: start now; a call over at once (a root's small
+     * message), behind no request of ours, hands back a completed one (E-IBC-1) */
+    if (nb_test(c, &status) && OMPI_SUCCESS == status && mcast_ireq_none_active()) {
+        mcast_ireq_runner_discard(req);
+        nb_release(c);
+        *request = &ompi_request_empty;
+        return OMPI_SUCCESS;
+    }
     mcast_ireq_runner_start(req, &nb_runner, c);
     *request = req;
     return OMPI_SUCCESS;

@@ -1014,6 +1014,14 @@ void mcast_ireq_runner_start(ompi_request_t *request, const mcast_runner_t *runn
     OPAL_THREAD_UNLOCK(&active_lock);
 }
 
+bool mcast_ireq_none_active(void)
+{
+    OPAL_THREAD_LOCK(&active_lock);
+    const bool none = NULL == active;
+    OPAL_THREAD_UNLOCK(&active_lock);
+    return none;
+}
+
 void mcast_ireq_runner_discard(ompi_request_t *request)
 {
     if (NULL != request) {

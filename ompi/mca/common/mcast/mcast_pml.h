@@ -119,6 +119,10 @@ int mcast_ireq_runner_new(struct ompi_communicator_t *comm, struct ompi_datatype
                           ompi_request_t **request);
 void mcast_ireq_runner_start(ompi_request_t *request, const mcast_runner_t *runner, void *state);
 void mcast_ireq_runner_discard(ompi_request_t *request);
+/* No request of ours is in progress in this process (none started and not yet complete):
+ * a call that finishes at its start may then hand back a completed request without
+ * overtaking an earlier one (they complete in call order: E-IDUP-2). */
+bool mcast_ireq_none_active(void);
 
 /* Bytes of the packed type signature of (count, dtype); false on overflow or count < 0. */
 bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes);

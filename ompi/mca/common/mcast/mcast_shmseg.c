@@ -617,7 +617,15 @@ static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_pla
         free(r);
         return rc;
     }
-    (void) ireq_test(r, &rc); /* a root's small message is out at once */
+    /* a root's small message is out at once, and a receiver's may be there already: a
+     * call over at its start (and behind no request of ours) hands back a completed one,
+     * no request to progress (E-IBC-1) */
+    if (ireq_test(r, &rc) && OMPI_SUCCESS == rc && mcast_ireq_none_active()) {
+        mcast_ireq_runner_discard(req);
+        ireq_release(r);
+        *request = &ompi_request_empty;
+        return OMPI_SUCCESS;
+    }
     mcast_ireq_runner_start(req, &shm_runner, r);
     *request = req;
     return OMPI_SUCCESS;
