@@ -37,8 +37,9 @@ static int node_cores(void)
 /* The shared segment's slot (mcast_shm_slot_bytes_for): shm_chunk_bytes where every rank
  * of the fullest node has a core, shm_max_chunk_bytes where a call's chunks fill the ring.
  * The segment's pages are reserved when it is made, inside the communicator's first call:
- * a region no larger than its chunks need makes that call cheaper (E-FIRST-2).  Every rank reaches the same value (the node's cores are in the parameter digest, the
- * ranks per node from the exchange), and the planner plans with the slot the region has. */
+ * a region no larger than its chunks need makes that call cheaper (E-FIRST-2).  Every rank
+ * reaches the same value (the node's cores are in the parameter digest, the ranks per node
+ * come from the exchange), and the planner plans with the slot the region has. */
 static size_t slot_bytes_of(const mcast_locality_t *loc)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;

@@ -170,10 +170,10 @@ static const char *kbinomial_string(const char *name)
     return *value;
 }
 
-/* coll/kbinomial's algorithm forced to something else than auto? */
-/* Read once per process, as coll/kbinomial reads its own: a lookup by name costs more
- * than a small MPI_Ibcast, which asks on every call before the communicator settles
- * (E-IBC-1).  (Two threads may both read it: the same value.) */
+/* coll/kbinomial's algorithm forced to something else than auto?  Read once per process,
+ * as coll/kbinomial reads its own: a lookup by name costs more than a small MPI_Ibcast,
+ * which asks on every call before the communicator settles (E-IBC-1).  (Two threads may
+ * both read it: the same value.) */
 static bool kbinomial_forced(void)
 {
     static int forced = -1;
