@@ -37,7 +37,10 @@
  *   -c             validate: the root fills the buffer with a pattern depending on the
  *                  iteration, every rank checks it after each broadcast (untimed; in imb
  *                  mode the warm-up broadcasts are the validated ones);
- *                  aborts with a message on mismatch
+ *                  aborts with a message on mismatch.  In osu mode a barrier follows the
+ *                  fills, so every timed broadcast carries data its root has just written
+ *                  (an application's new data; without -c the same bytes every time, as
+ *                  osu_bcast and IMB time it: docs/performance.md, "New data or the same")
  *   -h             help
  *
  * SPDX-License-Identifier: BSD-3-Clause
@@ -231,6 +234,7 @@ int main(int argc, char **argv)
                 if (validate) {
                     if (rank == r) fill(buf, size, it, r);
                     else memset(buf, 0xA5 ^ (int)(it & 0xff), size);
+                    MPI_Barrier(comm); /* (the fills are not timed: every rank starts together) */
                 }
                 double t0 = MPI_Wtime();
                 MPI_Bcast(buf, count, MPI_BYTE, r, comm);

@@ -13,7 +13,8 @@
  * Output:
  *   # Size  Pure(us)  Compute(us)  Total(us)  Overlap(%)  Total+test(us)  Overlap+test(%)
  * Usage: mpirun -np N osu_style_ibcast [-m [min:]max] [-i iterations] [-x warmup] [-c]
- *   -c  check the data of every iteration (untimed)
+ *   -c  check the data of every iteration (untimed): the root writes new data before each
+ *       call, a barrier follows (docs/performance.md, "New data or the same")
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
                     for (size_t b = 0; b < m; b++) {
                         buf[b] = 0 == rank ? (unsigned char) (b + i) : 0;
                     }
+                    MPI_Barrier(MPI_COMM_WORLD); /* (the fills are not timed) */
                 }
                 MPI_Request req;
                 const double t0 = MPI_Wtime();
