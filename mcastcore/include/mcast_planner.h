@@ -642,7 +642,9 @@ int mcast_plan_on_root(const mcast_class_choice_t *choice, mcast_input_fn_t inpu
  * one by more than `margin` (a fraction).  The verdict holds for `recheck` calls of the
  * class, then the trials run again (the interval doubling each time); recheck 0: never.
  * Calls are counted per class, the same on every rank (every rank makes the same blocking
- * calls in the same order, and a class depends only on the type signature's bytes). */
+ * calls in the same order, and a class depends only on the type signature's bytes).
+ * Nonblocking calls use the same state through mcast_verify_pick_at / _record_at (the
+ * glue's agreement there is the shared segment's board, mcast_shm.h). */
 #define MCAST_VERIFY_MAX_TRIALS 8
 enum { MCAST_VERIFY_CHOSEN = 0, MCAST_VERIFY_OTHER = 1 };
 typedef struct mcast_verify {
@@ -656,6 +658,7 @@ typedef struct mcast_verify {
     uint64_t settled_calls;   /* calls since the last conclusion */
     double t[2][MCAST_VERIFY_MAX_TRIALS];
     double agreed[2];         /* the last agreed times (seconds), per candidate */
+    uint32_t seen;            /* mcast_verify_record_at: the trial calls recorded (bit = index) */
 } mcast_verify_t;
 /* Trials clamped to 1..MCAST_VERIFY_MAX_TRIALS (trials <= 0: off, every call CHOSEN);
  * margin clamped to [0, 1). */
@@ -672,6 +675,17 @@ int mcast_verify_record(mcast_verify_t *v, int cand, double seconds);
 void mcast_verify_local(const mcast_verify_t *v, double out[2]);
 /* Concludes from the agreed (slowest rank's) times: returns the verdict. */
 int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
+/* Nonblocking calls (MPI_Ibcast): they start from Open MPI's progress engine and may
+ * complete in any order, so a call's index in its class (0, 1, ...: taken at the call, the
+ * same on every rank) names its candidate and its trial.  pick_at: the candidate of call
+ * `index`: during the trials (index < 2 (trials + 1)) chosen and other alternately, chosen
+ * first; after them the verdict once concluded, -1 before (that call waits for the
+ * agreement).  record_at: trial call `index` took `seconds` here (negative: it failed);
+ * 1 when it completes the trials (each index counts once), then mcast_verify_local, the
+ * agreement and mcast_verify_conclude as for blocking calls; else 0.  One round: the
+ * verdict holds (the recheck is for blocking calls). */
+int mcast_verify_pick_at(const mcast_verify_t *v, int64_t index);
+int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double seconds);
 
 /* Self-calibration across nodes (issue 47; docs/machine-model.md, "Self-calibration").
  * Where a communicator spans nodes over a network the built-in model does not describe

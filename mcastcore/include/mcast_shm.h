@@ -130,6 +130,17 @@ int mcast_shm_poll(mcast_shm_t *s);
 int mcast_shm_op_test(const mcast_shm_op_t *op, int *result);
 void mcast_shm_op_free(mcast_shm_op_t *op);
 
+/* The board: MCAST_SHM_BOARD_KEYS entries of two numbers per rank in the region, each
+ * written once by its rank and read by every rank (the ranks of a node agree on numbers
+ * without messages: the verification of nonblocking calls, mcast_planner.h).  put: this
+ * rank's entry for key (KB_ERR_ARG: a bad key, or written already).  max: 1 once every
+ * rank's entry for key is there, out[c] = the largest of the ranks' v[c] (-1 when some
+ * rank's is negative or NaN: unmeasured); 0 before; -1 on bad input.  Every rank that
+ * reads 1 reads the same numbers. */
+#define MCAST_SHM_BOARD_KEYS 32
+int mcast_shm_board_put(mcast_shm_t *s, int key, const double v[2]);
+int mcast_shm_board_max(const mcast_shm_t *s, int key, double out[2]);
+
 /* The cost model above (us) for chunks of chunk_bytes; cores <= 0 means one per rank. */
 double mcast_shm_predict_us(int nranks, size_t bytes, size_t chunk_bytes, int cores,
                             double copy_ns_per_byte, double handover_us);

@@ -111,3 +111,30 @@ MC_API int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2])
     v->rounds++;
     return v->verdict;
 }
+
+MC_API int mcast_verify_pick_at(const mcast_verify_t *v, int64_t index)
+{
+    if (v == nullptr || v->trials == 0 || index < 0) {
+        return MCAST_VERIFY_CHOSEN;
+    }
+    if (index < 2 * int64_t(v->trials + 1)) {
+        return index % 2 == 0 ? MCAST_VERIFY_CHOSEN : MCAST_VERIFY_OTHER;
+    }
+    return v->settled ? v->verdict : -1;
+}
+
+MC_API int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double seconds)
+{
+    const int64_t calls = v == nullptr ? 0 : 2 * int64_t(v->trials + 1);
+    if (v == nullptr || v->trials == 0 || v->settled || index < 0 || index >= calls ||
+        (v->seen & (uint32_t(1) << index)) != 0) {
+        return 0;
+    }
+    v->seen |= uint32_t(1) << index;
+    const int c = int(index % 2), i = int(index / 2) - 1; /* each one's first call warms it up */
+    if (i >= 0) {
+        v->t[c][i] = seconds < 0.0 ? std::numeric_limits<double>::max() : seconds;
+    }
+    v->calls++;
+    return v->calls == calls ? 1 : 0;
+}

@@ -8,6 +8,7 @@
  *   [header: magic, version, nranks, slots, slot_bytes]
  *   [done[0]] [done[1]] ... [done[n-1]]          chunks rank r has finished with
  *   [slot 0: ready, msg_bytes, len, flags, up to 96 bytes of a small chunk] ... [slot S-1]
+ *   [board: rank 0's MCAST_SHM_BOARD_KEYS entries] ... [rank n-1's]   (written once each)
  *   [data 0 (C bytes)] ... [data S-1]
  *
  * Counters are 64-bit and only grow (2^64 chunks do not wrap in practice).  Stores that
@@ -28,7 +29,8 @@ namespace {
 
 constexpr size_t LINE = 128;
 constexpr uint64_t MAGIC = 0x6d63617374736d31ull; /* "mcastsm1" */
-constexpr uint32_t LAYOUT_VERSION = 2; /* 2: chunks of up to INLINE_BYTES on their slot's line */
+constexpr uint32_t LAYOUT_VERSION = 3; /* 2: chunks of up to INLINE_BYTES on their slot's line;
+                                          3: the board */
 constexpr uint64_t FLAG_ROOT_FAILED = 1;
 constexpr uint64_t FLAG_INLINE = 2; /* the chunk's bytes follow its slot header, on its line */
 
@@ -64,8 +66,15 @@ size_t round_line(size_t x)
     return (x + LINE - 1) / LINE * LINE;
 }
 
+/* One rank's entry of the board (mcast_shm_board_put): ready = 1 once v is written. */
+struct BoardEntry {
+    uint64_t ready;
+    double v[2];
+    uint64_t pad;
+};
+
 struct Layout {
-    size_t done_off, slot_off, data_off, slot_stride, total;
+    size_t done_off, slot_off, board_off, data_off, slot_stride, total;
 };
 
 bool layout(int nranks, int slots, size_t slot_bytes, Layout *l)
@@ -76,7 +85,8 @@ bool layout(int nranks, int slots, size_t slot_bytes, Layout *l)
     }
     l->done_off = LINE;
     l->slot_off = l->done_off + size_t(nranks) * LINE;
-    l->data_off = l->slot_off + size_t(slots) * LINE;
+    l->board_off = l->slot_off + size_t(slots) * LINE;
+    l->data_off = l->board_off + round_line(size_t(nranks) * MCAST_SHM_BOARD_KEYS * sizeof(BoardEntry));
     l->slot_stride = round_line(slot_bytes);
     l->total = l->data_off + size_t(slots) * l->slot_stride;
     return true;
@@ -112,6 +122,10 @@ struct mcast_shm {
     SlotHeader *slot(uint64_t chunk) const
     {
         return reinterpret_cast<SlotHeader *>(base + l.slot_off + size_t(chunk % uint64_t(slots)) * LINE);
+    }
+    BoardEntry *board(int r, int key) const
+    {
+        return reinterpret_cast<BoardEntry *>(base + l.board_off) + size_t(r) * MCAST_SHM_BOARD_KEYS + size_t(key);
     }
     char *data(uint64_t chunk) const
     {
@@ -237,6 +251,48 @@ __attribute__((visibility("default"))) void mcast_shm_detach(mcast_shm_t *s)
 __attribute__((visibility("default"))) size_t mcast_shm_slot_bytes(const mcast_shm_t *s)
 {
     return s == nullptr ? 0 : s->slot_bytes;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_board_put(mcast_shm_t *s, int key, const double v[2])
+{
+    if (s == nullptr || v == nullptr || key < 0 || key >= MCAST_SHM_BOARD_KEYS) {
+        return KB_ERR_ARG;
+    }
+    BoardEntry *e = s->board(s->me, key);
+    if (load_acquire(&e->ready) != 0) {
+        return KB_ERR_ARG; /* written once: what the others may have read stays */
+    }
+    e->v[0] = v[0];
+    e->v[1] = v[1];
+    store_release(&e->ready, 1);
+    return KB_OK;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_board_max(const mcast_shm_t *s, int key, double out[2])
+{
+    if (s == nullptr || out == nullptr || key < 0 || key >= MCAST_SHM_BOARD_KEYS) {
+        return -1;
+    }
+    double m[2] = {0.0, 0.0};
+    bool unmeasured[2] = {false, false};
+    for (int r = 0; r < s->n; r++) {
+        const BoardEntry *e = s->board(r, key);
+        if (load_acquire(&e->ready) == 0) {
+            return 0;
+        }
+        for (int c = 0; c < 2; c++) {
+            const double x = e->v[c];
+            if (!(x >= 0.0)) { /* negative or NaN */
+                unmeasured[c] = true;
+            } else {
+                m[c] = std::max(m[c], x);
+            }
+        }
+    }
+    for (int c = 0; c < 2; c++) {
+        out[c] = unmeasured[c] ? -1.0 : m[c];
+    }
+    return 1;
 }
 
 __attribute__((visibility("default"))) size_t mcast_shm_chunk_bytes(size_t bytes, size_t chunk_min,

@@ -196,8 +196,10 @@ static void test_layout(void **state)
     assert_int_equal(mcast_shm_region_bytes(4, 1, 4096), 0); /* a ring needs two slots */
     assert_int_equal(mcast_shm_region_bytes(4, 8, 0), 0);
     const size_t b = mcast_shm_region_bytes(4, 8, 1000);
-    /* header + 4 counters + 8 slot headers (128 B lines) + 8 slots of 1000 rounded to 1024 */
-    assert_int_equal(b, 128 + 4 * 128 + 8 * 128 + 8 * 1024);
+    /* header + 4 counters + 8 slot headers (128 B lines) + the board (4 ranks' entries of
+     * 32 bytes, rounded to a line) + 8 slots of 1000 rounded to 1024 */
+    assert_int_equal(b, 128 + 4 * 128 + 8 * 128 + (4 * MCAST_SHM_BOARD_KEYS * 32 + 127) / 128 * 128 +
+                            8 * 1024);
     void *region = calloc(1, b);
     mcast_shm_t *s = NULL;
     assert_int_equal(mcast_shm_attach(region, b, 4, 0, &s), KB_ERR_ARG); /* not formatted */
@@ -224,6 +226,57 @@ static void test_layout(void **state)
     assert_int_equal(mcast_shm_chunk_bytes(1 << 20, 1 << 20, 262144, 8, 0), 262144);
     assert_int_equal(mcast_shm_chunk_bytes(1 << 20, 0, 262144, 8, 0), 262144);
     mcast_shm_detach(s);
+    free(region);
+}
+
+/* The board: an entry is written once; max answers only once every rank's entry for the
+ * key is there, with the largest value per component (unmeasured if any rank's is
+ * negative or NaN), the same for every rank that reads it; keys are independent. */
+static void test_board(void **state)
+{
+    (void) state;
+    enum { N = 3 };
+    const size_t b = mcast_shm_region_bytes(N, 4, 4096);
+    void *region = calloc(1, b);
+    assert_non_null(region);
+    assert_int_equal(mcast_shm_format(region, b, N, 4, 4096), KB_OK);
+    mcast_shm_t *s[N];
+    for (int r = 0; r < N; r++) {
+        assert_int_equal(mcast_shm_attach(region, b, N, r, &s[r]), KB_OK);
+    }
+    double out[2] = {7, 7};
+    const double v0[2] = {1.5, 3.0}, v1[2] = {2.5, 1.0}, v2[2] = {0.5, 2.0};
+    assert_int_equal(mcast_shm_board_put(s[0], -1, v0), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_board_put(s[0], MCAST_SHM_BOARD_KEYS, v0), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_board_put(NULL, 0, v0), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_board_max(s[0], MCAST_SHM_BOARD_KEYS, out), -1);
+    assert_int_equal(mcast_shm_board_max(s[1], 5, out), 0); /* nobody yet */
+    assert_int_equal(mcast_shm_board_put(s[0], 5, v0), KB_OK);
+    assert_int_equal(mcast_shm_board_put(s[2], 5, v2), KB_OK);
+    assert_int_equal(mcast_shm_board_max(s[0], 5, out), 0); /* rank 1 missing */
+    assert_true(out[0] == 7 && out[1] == 7);                  /* untouched before */
+    assert_int_equal(mcast_shm_board_put(s[1], 5, v1), KB_OK);
+    for (int r = 0; r < N; r++) {
+        out[0] = out[1] = 0;
+        assert_int_equal(mcast_shm_board_max(s[r], 5, out), 1);
+        assert_true(out[0] == 2.5 && out[1] == 3.0);
+    }
+    /* written once: a second put changes nothing */
+    const double big[2] = {100, 100};
+    assert_int_equal(mcast_shm_board_put(s[1], 5, big), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_board_max(s[2], 5, out), 1);
+    assert_true(out[0] == 2.5 && out[1] == 3.0);
+    /* another key: one rank's unmeasured candidate makes it unmeasured for all */
+    const double neg[2] = {-1.0, 4.0};
+    assert_int_equal(mcast_shm_board_max(s[0], 6, out), 0);
+    assert_int_equal(mcast_shm_board_put(s[0], 6, v0), KB_OK);
+    assert_int_equal(mcast_shm_board_put(s[1], 6, neg), KB_OK);
+    assert_int_equal(mcast_shm_board_put(s[2], 6, v2), KB_OK);
+    assert_int_equal(mcast_shm_board_max(s[1], 6, out), 1);
+    assert_true(out[0] < 0 && out[1] == 4.0);
+    for (int r = 0; r < N; r++) {
+        mcast_shm_detach(s[r]);
+    }
     free(region);
 }
 
@@ -526,6 +579,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_slot_for_chunks),
+        cmocka_unit_test(test_board),
         cmocka_unit_test(test_every_root_and_size),
         cmocka_unit_test(test_mismatch_keeps_step),
         cmocka_unit_test(test_zero_bytes),

@@ -5,6 +5,9 @@
  * it); the other candidate wins only when faster than the chosen one by more than the
  * margin; the verdict then runs every call; re-checks come after `recheck` calls and the
  * interval doubles; trials are clamped and 0 is off; only the model's choices apply.
+ * Nonblocking calls (pick_at / record_at): a call's index names its candidate; trials
+ * recorded in any order, each index once, the agreement asked for by the last one to
+ * complete; calls after the trials wait (-1) until the verdict, then run it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -162,6 +165,55 @@ static void test_off_clamps_and_applies(void **state)
     assert_false(mcast_verify_applies(NULL));
 }
 
+static void test_by_index_any_order(void **state)
+{
+    (void) state;
+    mcast_verify_t v;
+    mcast_verify_init(&v, 3, 0.05, 1000);
+    /* 8 trial calls: 0, 2, 4, 6 chosen; 1, 3, 5, 7 other */
+    for (int64_t i = 0; i < 8; i++) {
+        assert_int_equal(mcast_verify_pick_at(&v, i), i % 2 == 0 ? MCAST_VERIFY_CHOSEN : MCAST_VERIFY_OTHER);
+    }
+    assert_int_equal(mcast_verify_pick_at(&v, 8), -1); /* no verdict yet: wait */
+    assert_int_equal(mcast_verify_pick_at(&v, 1000000), -1);
+    assert_int_equal(mcast_verify_pick_at(&v, -1), MCAST_VERIFY_CHOSEN);
+    /* completions out of order; the warm-up pair (0, 1) with huge times that must not count */
+    const int64_t order[8] = {3, 0, 2, 7, 1, 6, 5, 4};
+    const double t[8] = {9.0, 9.0, 3e-6, 1e-6, 1e-6, 2e-6, 2e-6, 3e-6}; /* by index */
+    for (int k = 0; k < 8; k++) {
+        const int last = mcast_verify_record_at(&v, order[k], t[order[k]]);
+        assert_int_equal(last, k == 7 ? 1 : 0);
+        /* an index already recorded, or beyond the trials, changes nothing */
+        assert_int_equal(mcast_verify_record_at(&v, order[k], 100.0), 0);
+        assert_int_equal(mcast_verify_record_at(&v, 8, 100.0), 0);
+        assert_int_equal(mcast_verify_record_at(&v, -1, 100.0), 0);
+    }
+    double local[2];
+    mcast_verify_local(&v, local);
+    assert_true(local[0] == 2e-6); /* chosen: indices 2, 4, 6 -> 3, 1, 2 us */
+    assert_true(local[1] == 2e-6); /* other: 3, 5, 7 -> 1, 2, 3 us */
+    /* the agreed (slowest rank's) times: the other faster beyond the margin */
+    const double agreed[2] = {4e-6, 2e-6};
+    assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_OTHER);
+    assert_int_equal(mcast_verify_pick_at(&v, 8), MCAST_VERIFY_OTHER);
+    assert_int_equal(mcast_verify_pick_at(&v, 123456), MCAST_VERIFY_OTHER);
+    assert_int_equal(mcast_verify_pick_at(&v, 5), MCAST_VERIFY_OTHER); /* a trial's index names its own */
+    assert_int_equal(mcast_verify_record_at(&v, 0, 1.0), 0);           /* settled: nothing */
+    /* a failed trial counts as slowest */
+    mcast_verify_init(&v, 1, 0.05, 0);
+    assert_int_equal(mcast_verify_record_at(&v, 2, -1.0), 0);
+    assert_int_equal(mcast_verify_record_at(&v, 1, 1e-6), 0);
+    assert_int_equal(mcast_verify_record_at(&v, 0, 1e-6), 0);
+    assert_int_equal(mcast_verify_record_at(&v, 3, 5e-6), 1);
+    mcast_verify_local(&v, local);
+    assert_true(local[0] > 1.0 && local[1] == 5e-6);
+    /* off: every call the chosen one, nothing recorded */
+    mcast_verify_init(&v, 0, 0.05, 0);
+    assert_int_equal(mcast_verify_pick_at(&v, 1), MCAST_VERIFY_CHOSEN);
+    assert_int_equal(mcast_verify_pick_at(&v, 99), MCAST_VERIFY_CHOSEN);
+    assert_int_equal(mcast_verify_record_at(&v, 1, 1e-6), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_median_ignores_one_stall),
         cmocka_unit_test(test_recheck_doubles),
         cmocka_unit_test(test_off_clamps_and_applies),
+        cmocka_unit_test(test_by_index_any_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
