@@ -6,7 +6,12 @@
  *     ordering rules: collectives match in call order);
  *   - MPI_Ibcast on several communicators at once (world, a dup, a reversed split);
  *   - MPI_Request_free of an active MPI_Ibcast request (the operation still completes);
- *   - a compute loop with MPI_Test while an Ibcast progresses (overlap).
+ *   - a compute loop with MPI_Test while an Ibcast progresses (overlap);
+ *   - on a communicator that sees MPI_Ibcast only, a window of 40 outstanding calls of
+ *     two size classes, more than a verification's trials of each (on one node with a
+ *     core per rank its size classes are verified: the calls after the trials start
+ *     only once every rank's times are in, while the earlier ones are in flight), then
+ *     a blocking MPI_Bcast before any is waited for, then MPI_Waitall; twice.
  * Every buffer is checked byte for byte.  Prints "ibcast_multi: np=N C checks, F failures".
  * Usage: ibcast_multi [-l large_bytes]
  */
@@ -147,6 +152,35 @@ int main(int argc, char **argv)
     fill(buf[4], sizes[2], 401, rank == 0);
     MPI_Bcast(buf[4], (int) sizes[2], MPI_BYTE, 0, dup);
     check(buf[4], sizes[2], 401, "bcast after a freed ibcast", rank);
+
+    /* 6. a window of outstanding calls on a communicator that sees MPI_Ibcast first */
+    MPI_Comm nbc;
+    MPI_Comm_dup(MPI_COMM_WORLD, &nbc);
+    enum { W = 40 };
+    unsigned char *wb[W];
+    MPI_Request wr[W];
+    for (int i = 0; i < W; i++) {
+        wb[i] = malloc(65536);
+    }
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < W; i++) {
+            const size_t n = i % 2 ? 65536 : 100;
+            const int root = (i / 2 + round) % size;
+            fill(wb[i], n, 500 + 100 * round + i, rank == root);
+            MPI_Ibcast(wb[i], (int) n, MPI_BYTE, root, nbc, &wr[i]);
+        }
+        fill(buf[5], sizes[3], 700 + round, rank == size - 1);
+        MPI_Bcast(buf[5], (int) sizes[3], MPI_BYTE, size - 1, nbc);
+        MPI_Waitall(W, wr, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < W; i++) {
+            check(wb[i], i % 2 ? 65536 : 100, 500 + 100 * round + i, "window of outstanding calls", rank);
+        }
+        check(buf[5], sizes[3], 700 + round, "bcast behind a window", rank);
+    }
+    for (int i = 0; i < W; i++) {
+        free(wb[i]);
+    }
+    MPI_Comm_free(&nbc);
 
     MPI_Comm_free(&dup);
     MPI_Comm_free(&rev);

@@ -670,10 +670,16 @@ fi
 #     bound to a core of one node, verify the classes the model decided, with the data
 #     checked after every call (osu_style_bcast -c) and in the datatype matrix (every root,
 #     type, communicator); where Open MPI yields when idle (what it does with more ranks than
-#     cores, set here by hand) no class is verified.
+#     cores, set here by hand) no class is verified.  MPI_Ibcast's classes too (E-DATA-1,
+#     mcast_module.c "nbv"): the data checked after every call (osu_style_ibcast -c), with
+#     up to 4 calls outstanding in the datatype matrix (bcast_check -n -k 4), and behind
+#     windows of 40 outstanding calls (ibcast_multi: the calls after the trials wait for
+#     every rank's times while the earlier ones are in flight).
+IOSU=${IOSU:-$BUILD_DIR/../../perf/osu_style_ibcast}
 if [ -n "${MATRIX_DRY:-}" ]; then
     echo "PASS verify by default on one node"; echo "PASS verify by default datatype matrix"
-    echo "PASS verify by default off when yielding"
+    echo "PASS verify by default off when yielding"; echo "PASS verify MPI_Ibcast by default on one node"
+    echo "PASS verify MPI_Ibcast datatype matrix, 4 outstanding"; echo "PASS verify MPI_Ibcast behind windows"
 elif [ "$(nproc)" -ge 2 ]; then
     VERIFY_BASE=(--bind-to core --mca mca_base_component_path "$COMPONENT_DIR:$OMPI_PKGLIBDIR"
                  --mca coll_kbinomial_verbose 1)
@@ -705,6 +711,33 @@ elif [ "$(nproc)" -ge 2 ]; then
     else
         fail=$((fail + 1)); echo "FAIL verify by default off when yielding (exit $rc)"
         grep -E 'verified|rror' "$out" | tail -n 6 | sed 's/^/    /'
+    fi
+    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
+        "$IOSU" -c -m 1:262144 -i 12 -x 2 >"$out" 2>&1
+    rc=$?
+    nv=$(grep -c '^coll:kbinomial: comm=0 size=2 class_bytes=[0-9]*: MPI_Ibcast verified (4 calls' "$out")
+    if [ $rc -eq 0 ] && [ "$nv" -ge 10 ] && grep -q '^# data check: 0 wrong bytes' "$out"; then
+        pass=$((pass + 1)); echo "PASS verify MPI_Ibcast by default on one node: $nv classes verified, data right"
+    else
+        fail=$((fail + 1)); echo "FAIL verify MPI_Ibcast by default on one node (exit $rc, $nv verdicts)"
+        grep -E 'verified|rror|wrong' "$out" | tail -n 6 | sed 's/^/    /'
+    fi
+    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
+        "$CHECK" -n -k 4 -l 100000 >"$out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && grep -q 'MPI_Ibcast verified (4 calls' "$out"; then
+        pass=$((pass + 1)); echo "PASS verify MPI_Ibcast datatype matrix, 4 outstanding: $(grep -c 'MPI_Ibcast verified' "$out") verdicts, data right"
+    else
+        fail=$((fail + 1)); echo "FAIL verify MPI_Ibcast datatype matrix, 4 outstanding (exit $rc)"; tail -n 5 "$out" | sed 's/^/    /'
+    fi
+    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
+        "$IMULTI" >"$out" 2>&1
+    rc=$?
+    nv=$(grep -c 'MPI_Ibcast verified (4 calls' "$out")
+    if [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && [ "$nv" -ge 2 ]; then
+        pass=$((pass + 1)); echo "PASS verify MPI_Ibcast behind windows: $nv verdicts, data right"
+    else
+        fail=$((fail + 1)); echo "FAIL verify MPI_Ibcast behind windows (exit $rc, $nv verdicts)"; tail -n 5 "$out" | sed 's/^/    /'
     fi
     rm -f "$out"
 else

@@ -14,6 +14,7 @@
 #include "mcast_calib.h"
 #include "mcast_pml.h"
 #include "mcast_shmseg.h"
+#include "mcast_shm.h"
 
 static void mcast_module_construct(mcast_module_t *m)
 {
@@ -46,6 +47,9 @@ static void mcast_module_construct(mcast_module_t *m)
     m->nb_next = m->nb_started = 0;
     m->seq_ahead = NULL;
     m->nseq_ahead = m->seq_ahead_cap = 0;
+    memset(m->nb_vcount, 0, sizeof(m->nb_vcount));
+    m->nbv = NULL;
+    memset(&m->nb_other, 0, sizeof(m->nb_other));
 }
 
 static void exchange_drain(mcast_module_t *m);
@@ -62,6 +66,8 @@ static void mcast_module_destruct(mcast_module_t *m)
     free(m->xchg.mine);
     free(m->xchg.all);
     mcast_plan_cache_clear(&m->nb_plans);
+    mcast_plan_cache_clear(&m->nb_other);
+    free(m->nbv);
     free(m->nb_chain);
     free(m->seq_ahead);
     OBJ_DESTRUCT(&m->lock);
@@ -812,8 +818,134 @@ static mcast_module_t *below_started(const mcast_module_t *m)
  * it is (m, or the module below when it is ours and m would pass the call down); on
  * success (*owner)->lock is held, so that the plan stays in its cache while the caller
  * starts the call.  MCAST_AGAIN, or an MPI error class. */
+/* ---- verification of nonblocking calls on one node ("nbv") --------------------------
+ * Where a communicator's ranks share one node with a core each, its blocking calls are
+ * verified (verify_trials_of); a program that only calls MPI_Ibcast would keep the
+ * model's choice, the segment, which loses where the application broadcasts the same
+ * bytes again and again (E-DATA-1).  So the nonblocking calls of a size class the model
+ * gives the segment are verified too, against the best plan without it (a plan of ours
+ * over the PML: both start from Open MPI's progress engine, where the module below's
+ * MPI_Ibcast cannot be started).  A call's index in its class, taken at the call (the same
+ * on every rank), names its candidate (mcast_verify_pick_at); each rank times its trial
+ * calls from their start to the completion its progress sees and, once all are in, puts
+ * its medians on the segment's board (mcast_shm_seg_board_put: no message); the calls
+ * after the trials start only once every rank's are there, and every rank concludes
+ * from the same numbers (the slowest rank's).  A class takes a board key at its first
+ * verified call (classes first appear in the same order everywhere); classes beyond the
+ * board's keys keep the model's choice.  One round: the verdict holds (no recheck). */
+#define NBV_NONE (-2) /* this class is not verified */
+typedef struct mcast_nbv {
+    int8_t key_of[MCAST_MAX_CLASSES]; /* -1: not seen yet, NBV_NONE, or its board key */
+    int nkeys;
+    mcast_verify_t v[MCAST_SHM_BOARD_KEYS];
+} mcast_nbv_t;
+
+static double now_s(void);
+
+/* The best plan of (class, root) without the segment (m->lock held), or NULL. */
+static mcast_cached_plan_t *nbv_other_plan(mcast_module_t *m, struct ompi_communicator_t *comm,
+                                           int cls, int root)
+{
+    mcast_cached_plan_t *o = mcast_plan_cache_find(&m->nb_other, cls, root);
+    if (NULL != o) {
+        return o;
+    }
+    mcast_plan_input_t in;
+    mcast_forced_t forced;
+    m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->nb_chain);
+    in.shm_slot_bytes = 0;
+    in.shm_chunk_bytes = 0;
+    in.shm_slots = 0;
+    forced.compare_previous = 0;
+    mcast_plan_t *p = NULL;
+    char why[256];
+    if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
+        return NULL;
+    }
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p, &info);
+    if (MCAST_PLAN_PML != info.transport_kind) {
+        mcast_plan_free(p);
+        return NULL;
+    }
+    return mcast_plan_cache_insert(&m->nb_other, cls, root, p);
+}
+
+/* The candidate of a nonblocking call of class cls with index vidx whose plan is *e (m's,
+ * m->lock held): *e becomes the other candidate's plan where that runs; *key the call's
+ * board key where it is a trial call (its time counts), else -1.  MCAST_AGAIN: a call
+ * after the trials and the ranks' times are not all on the board yet. */
+static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls, int root,
+                    int64_t vidx, mcast_cached_plan_t **e, int *key_out)
+{
+    *key_out = -1;
+    const mcast_common_params_t *par = m->ops->params;
+    const int trials = verify_trials_of(m, par);
+    if (vidx < 0 || trials <= 0 || ompi_comm_size(comm) < 2) {
+        return OMPI_SUCCESS;
+    }
+    int key = NULL != m->nbv ? m->nbv->key_of[cls] : -1;
+    if (-1 == key) { /* the class's first call here */
+        mcast_plan_info_t info;
+        mcast_plan_get_info((*e)->plan, &info);
+        if (MCAST_PLAN_SHM != info.transport_kind || !mcast_verify_applies(info.selected_by)) {
+            return OMPI_SUCCESS; /* (a class's plans all take the same transport) */
+        }
+        if (NULL == m->nbv) {
+            m->nbv = calloc(1, sizeof(*m->nbv));
+            if (NULL == m->nbv) {
+                return OMPI_ERR_OUT_OF_RESOURCE; /* (docs/local-failures.md) */
+            }
+            memset(m->nbv->key_of, -1, sizeof(m->nbv->key_of));
+        }
+        key = NBV_NONE; /* (a class first seen after its first call: not verified) */
+        if (0 == vidx && m->nbv->nkeys < MCAST_SHM_BOARD_KEYS &&
+            NULL != nbv_other_plan(m, comm, cls, root)) {
+            key = m->nbv->nkeys++;
+            mcast_verify_init(&m->nbv->v[key], trials, par->verify_margin, 0);
+        }
+        m->nbv->key_of[cls] = (int8_t) key;
+    }
+    mcast_nbv_t *b = m->nbv;
+    if (key < 0) {
+        return OMPI_SUCCESS;
+    }
+    mcast_verify_t *v = &b->v[key];
+    int cand = mcast_verify_pick_at(v, vidx);
+    if (cand < 0) {
+        double agreed[2];
+        const int got = mcast_shm_seg_board_max(m->shm, key, agreed);
+        if (0 == got) {
+            return MCAST_AGAIN;
+        }
+        cand = mcast_verify_conclude(v, 1 == got ? agreed : NULL);
+        if (par->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
+            mcast_plan_info_t info;
+            mcast_plan_get_info((*e)->plan, &info);
+            fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: MPI_Ibcast verified (%d "
+                            "calls each, slowest rank's medians): chosen (ours, %s) %.1f us, "
+                            "other (ours without the segment) %.1f us: %s runs this size class\n",
+                    m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
+                    v->trials, info.name, 1e6 * v->agreed[0], 1e6 * v->agreed[1],
+                    MCAST_VERIFY_OTHER == cand ? "the plan without the segment" : "the segment");
+            fflush(stderr);
+        }
+    }
+    if (MCAST_VERIFY_OTHER == cand) {
+        mcast_cached_plan_t *o = nbv_other_plan(m, comm, cls, root);
+        if (NULL == o) {
+            return OMPI_ERR_OUT_OF_RESOURCE; /* (it was built for the class's first call) */
+        }
+        *e = o;
+    }
+    if (vidx < 2 * (int64_t) (v->trials + 1)) {
+        *key_out = key;
+    }
+    return OMPI_SUCCESS;
+}
+
 static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int root,
-                   mcast_cached_plan_t **plan, mcast_module_t **owner)
+                   int64_t vidx, mcast_cached_plan_t **plan, mcast_module_t **owner, int *vkey)
 {
     if (OPAL_THREAD_TRYLOCK(&m->lock)) {
         return MCAST_AGAIN;
@@ -922,13 +1054,19 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
             goto out;
         }
     }
+    if (MCAST_STATE_READY == m->nb_state && !m->xchg.short_of_memory) {
+        rc = nbv_pick(m, comm, cls, root, vidx, &e, vkey);
+        if (OMPI_SUCCESS != rc) {
+            goto out;
+        }
+    }
     *plan = e;
     *owner = m;
     return OMPI_SUCCESS; /* m->lock held */
 out:
     OPAL_THREAD_UNLOCK(&m->lock);
     if (delegate) {
-        return nb_plan(below_started(m), comm, bytes, root, plan, owner);
+        return nb_plan(below_started(m), comm, bytes, root, vidx, plan, owner, vkey);
     }
     return rc;
 }
@@ -958,6 +1096,10 @@ typedef struct nb_call {
     int64_t mc_slot;            /* the multicast group's order), or NULL */
     int64_t ticket;             /* m->nb_next at the call */
     bool counted;               /* m->nb_started counts it (started, or ended without) */
+    int64_t vidx;               /* its index in its size class (nbv; -1: 0 bytes) */
+    mcast_module_t *vowner;     /* a trial call: the module whose trials it is, */
+    int vkey;                   /* its board key (-1: not a trial call), */
+    double t0;                  /* and its start */
 } nb_call_t;
 
 /* Whether every earlier nonblocking call of c's module started (or ended). */
@@ -1052,7 +1194,7 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
     if (!uses_segment(&info)) {
         nb_resolve(c, owner);
         print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
-        return mcast_pml_call_start(e->plan, NULL, NULL, c->buf, c->count, c->dtype, c->bytes,
+        return mcast_pml_call_start(e->plan, &e->memo, NULL, c->buf, c->count, c->dtype, c->bytes,
                                     c->comm, c->tag, &c->call);
     }
     if (c->seg_m != owner || owner->seq_done != c->slot) {
@@ -1064,6 +1206,26 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
                              c->dtype, c->bytes, c->root, c->comm, c->tag, &c->sub, &c->sub_state);
     nb_resolve(c, owner);
     return MCAST_SHM_PASS == rc ? MPI_ERR_INTERN : rc; /* the decision saw the segment */
+}
+
+/* A trial call is over (status): its time counts; the last one puts this rank's medians
+ * on the board. */
+static void nbv_record(nb_call_t *c, int status)
+{
+    if (c->vkey < 0) {
+        return;
+    }
+    mcast_module_t *o = c->vowner;
+    const double t = OMPI_SUCCESS == status && c->t0 > 0.0 ? now_s() - c->t0 : -1.0;
+    OPAL_THREAD_LOCK(&o->lock);
+    mcast_verify_t *v = &o->nbv->v[c->vkey];
+    if (mcast_verify_record_at(v, c->vidx, t)) {
+        double local[2];
+        mcast_verify_local(v, local);
+        (void) mcast_shm_seg_board_put(o->shm, c->vkey, local);
+    }
+    OPAL_THREAD_UNLOCK(&o->lock);
+    c->vkey = -1;
 }
 
 static bool nb_test(void *state, int *status)
@@ -1080,12 +1242,21 @@ static bool nb_test(void *state, int *status)
         }
         mcast_cached_plan_t *e = NULL;
         mcast_module_t *owner = NULL;
-        rc = nb_plan(c->m, c->comm, c->bytes, c->root, &e, &owner);
+        int vkey = -1;
+        rc = nb_plan(c->m, c->comm, c->bytes, c->root, c->vidx, &e, &owner, &vkey);
         if (MCAST_AGAIN == rc) {
             return false;
         }
         if (OMPI_SUCCESS == rc) {
+            if (vkey >= 0) {
+                c->vowner = owner;
+                c->vkey = vkey;
+                c->t0 = now_s();
+            }
             rc = nb_begin(c, owner, e);
+            if (MCAST_AGAIN == rc) {
+                c->vkey = -1; /* (started again later) */
+            }
             OPAL_THREAD_UNLOCK(&owner->lock);
             if (MCAST_AGAIN == rc) {
                 return false;
@@ -1095,6 +1266,7 @@ static bool nb_test(void *state, int *status)
             if (MCAST_NOTHING == rc) {
                 c->done = true;
                 *status = c->status = OMPI_SUCCESS;
+                nbv_record(c, OMPI_SUCCESS);
                 return true;
             }
         }
@@ -1103,6 +1275,7 @@ static bool nb_test(void *state, int *status)
             nb_count(c);
             c->done = true;
             *status = c->status = rc;
+            nbv_record(c, rc);
             return true;
         }
     }
@@ -1111,6 +1284,7 @@ static bool nb_test(void *state, int *status)
     }
     c->done = true;
     *status = c->status = NULL != c->sub ? rc : mcast_pml_call_status(c->call);
+    nbv_record(c, c->status);
     return true;
 }
 
@@ -1136,6 +1310,15 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, mca
                      ompi_request_t **request, int kind)
 {
     const int tag = mcast_tags_take(&m->tags);
+    /* its index in its size class (nbv), taken also by a call that fails here for want of
+     * memory: the next calls' indices stay those of the other ranks */
+    const int cls = mcast_size_class(0 != bytes ? bytes : 1);
+    OPAL_THREAD_LOCK(&m->lock);
+    const int64_t vidx = 0 != bytes ? m->nb_vcount[cls] : -1;
+    if (0 != bytes && m->nb_vcount[cls] < UINT8_MAX) {
+        m->nb_vcount[cls]++;
+    }
+    OPAL_THREAD_UNLOCK(&m->lock);
     nb_call_t *c = calloc(1, sizeof(*c));
     ompi_request_t *req = NULL;
     if (NULL == c || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
@@ -1150,7 +1333,7 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, mca
     OPAL_THREAD_UNLOCK(&m->lock);
     *c = (nb_call_t){m,    seg_m, slot, comm,         buf,  count,   dtype, bytes,
                      root, tag,   NULL, NULL,         NULL, false,   OMPI_SUCCESS,
-                     kind, mc_m,  mc_slot, ticket, false};
+                     kind, mc_m,  mc_slot, ticket, false, vidx, NULL, -1, 0.0};
     int status;
     /* the exchange may be in already: start now; a call over at once (a root's small
      * message), behind no request of ours, hands back a completed one (E-IBC-1) */

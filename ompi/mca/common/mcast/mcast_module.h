@@ -196,6 +196,12 @@ typedef struct mcast_module {
      * calls, also where the exchange ends between two of them: a ticket at the call, and
      * a call starts (or ends without an op) only when every earlier one did (E-IDUP-2) */
     int64_t nb_next, nb_started;
+    /* Verification of nonblocking calls on one node (mcast_module.c, "nbv"): each size
+     * class's calls counted at the call (saturating; the same on every rank), the trials'
+     * state (allocated at the first trial) and the other candidate's plans */
+    uint8_t nb_vcount[MCAST_MAX_CLASSES];
+    struct mcast_nbv *nbv;
+    mcast_plan_cache_t nb_other;
     int64_t seq_next;                 /* the next call's slot */
     int64_t seq_done;                 /* slots [0, seq_done) resolved */
     int64_t *seq_ahead;               /* resolved slots beyond seq_done */

@@ -667,3 +667,18 @@ bool mcast_shm_failed(const mcast_shm_seg_t *seg)
 {
     return NULL != seg && seg->failed;
 }
+
+static const mcast_shm_seg_t *set_up(const mcast_shm_seg_t *seg)
+{
+    return NULL != seg && SETUP_DONE == seg->step && !seg->failed && NULL != seg->view ? seg : NULL;
+}
+
+int mcast_shm_seg_board_put(mcast_shm_seg_t *seg, int key, const double v[2])
+{
+    return NULL != set_up(seg) ? mcast_shm_board_put(seg->view, key, v) : -1;
+}
+
+int mcast_shm_seg_board_max(const mcast_shm_seg_t *seg, int key, double out[2])
+{
+    return NULL != set_up(seg) ? mcast_shm_board_max(seg->view, key, out) : -1;
+}

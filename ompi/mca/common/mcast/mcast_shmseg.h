@@ -95,5 +95,9 @@ void mcast_shm_free(mcast_shm_seg_t *seg);
 
 /* Whether setup failed on this communicator (its shm plans then go below). */
 bool mcast_shm_failed(const mcast_shm_seg_t *seg);
+/* The segment's board (mcast_shm.h: mcast_shm_board_put / _max) once it is set up: -1
+ * (put: an error) where this rank has no view of it. */
+int mcast_shm_seg_board_put(mcast_shm_seg_t *seg, int key, const double v[2]);
+int mcast_shm_seg_board_max(const mcast_shm_seg_t *seg, int key, double out[2]);
 
 #endif /* MCAST_SHMSEG_H */
