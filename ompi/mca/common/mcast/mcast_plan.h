@@ -42,6 +42,7 @@ typedef struct mcast_cached_plan {
     int root;
     mcast_plan_t *plan;
     mcast_sched_memo_t memo;
+    int transport_kind; /* the plan's (mcast_plan_transport_t), read once */
     bool printed[3]; /* verbose line printed for bcast / ibcast / bcast_init */
 } mcast_cached_plan_t;
 

@@ -577,6 +577,37 @@ int mcast_tags_take(mcast_tags_t *t)
 }
 
 /* tag: from mcast_tags_take at the call */
+/* Engines of finished calls that had none of their own to use (nonblocking ones), kept
+ * for the next: an engine keeps its buffers' room across calls (mcast_engine_start
+ * resets it, as a blocking call's reused engine shows), so a call's start allocates
+ * nothing there.  At most SPARE_ENGINES; freed at the components' end. */
+#define SPARE_ENGINES 8
+static mcast_engine_t *spare_engines[SPARE_ENGINES];
+static int nspare_engines;
+static opal_mutex_t spare_lock = OPAL_MUTEX_STATIC_INIT;
+
+static mcast_engine_t *engine_take(void)
+{
+    mcast_engine_t *e = NULL;
+    OPAL_THREAD_LOCK(&spare_lock);
+    if (nspare_engines > 0) {
+        e = spare_engines[--nspare_engines];
+    }
+    OPAL_THREAD_UNLOCK(&spare_lock);
+    return NULL != e ? e : mcast_engine_create();
+}
+
+static void engine_give(mcast_engine_t *e)
+{
+    OPAL_THREAD_LOCK(&spare_lock);
+    if (NULL != e && nspare_engines < SPARE_ENGINES) {
+        spare_engines[nspare_engines++] = e;
+        e = NULL;
+    }
+    OPAL_THREAD_UNLOCK(&spare_lock);
+    mcast_engine_destroy(e);
+}
+
 static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_memo_t *memo,
                       mcast_engine_t *engine, void *buf, int count,
                       struct ompi_datatype_t *dtype, size_t bytes,
@@ -621,7 +652,7 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
     c->slots = calloc((size_t) c->nslots, sizeof(*c->slots));
     c->engine = engine;
     if (NULL == c->engine) {
-        c->engine = mcast_engine_create();
+        c->engine = engine_take();
         c->own_engine = true;
     }
     if (NULL == c->slots || NULL == c->engine) {
@@ -752,7 +783,7 @@ static void call_cleanup(mcast_call_t *c)
     }
     c->sched_ref = NULL;
     if (c->own_engine) {
-        mcast_engine_destroy(c->engine);
+        engine_give(c->engine);
     }
     free(c->drain);
     for (int k = 0; k < c->nsinks; k++) { /* (a call ends only once they arrived) */
@@ -1067,4 +1098,9 @@ void mcast_pml_fini(void)
         opal_progress_unregister(ibcast_progress);
         progress_registered = false;
     }
+    OPAL_THREAD_LOCK(&spare_lock);
+    while (nspare_engines > 0) {
+        mcast_engine_destroy(spare_engines[--nspare_engines]);
+    }
+    OPAL_THREAD_UNLOCK(&spare_lock);
 }
