@@ -686,6 +686,9 @@ int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
  * verdict holds (the recheck is for blocking calls). */
 int mcast_verify_pick_at(const mcast_verify_t *v, int64_t index);
 int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double seconds);
+/* This rank's least time per candidate over the trials just made: what nonblocking trials
+ * compare (they start without a barrier, so the ranks' skew only adds to some calls). */
+void mcast_verify_least(const mcast_verify_t *v, double out[2]);
 
 /* Self-calibration across nodes (issue 47; docs/machine-model.md, "Self-calibration").
  * Where a communicator spans nodes over a network the built-in model does not describe

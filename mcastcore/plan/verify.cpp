@@ -138,3 +138,14 @@ MC_API int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double secon
     v->calls++;
     return v->calls == calls ? 1 : 0;
 }
+
+MC_API void mcast_verify_least(const mcast_verify_t *v, double out[2])
+{
+    for (int c = 0; c < 2; c++) {
+        out[c] = -1.0;
+        const int n = v == nullptr ? 0 : std::min(v->trials, MCAST_VERIFY_MAX_TRIALS);
+        for (int i = 0; i < n; i++) {
+            out[c] = i == 0 ? v->t[c][0] : std::min(out[c], v->t[c][i]);
+        }
+    }
+}

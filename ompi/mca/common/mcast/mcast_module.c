@@ -828,7 +828,8 @@ static mcast_module_t *below_started(const mcast_module_t *m)
  * MPI_Ibcast cannot be started).  A call's index in its class, taken at the call (the same
  * on every rank), names its candidate (mcast_verify_pick_at); each rank times its trial
  * calls from their start to the completion its progress sees and, once all are in, puts
- * its medians on the segment's board (mcast_shm_seg_board_put: no message); the calls
+ * its least times on the segment's board (no barrier starts these calls: the ranks'
+ * skew only adds, and a median of few calls still carried it) (mcast_shm_seg_board_put: no message); the calls
  * after the trials start only once every rank's are there, and every rank concludes
  * from the same numbers (the slowest rank's).  A class takes a board key at its first
  * verified call (classes first appear in the same order everywhere); classes beyond the
@@ -923,7 +924,7 @@ static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls
             mcast_plan_info_t info;
             mcast_plan_get_info((*e)->plan, &info);
             fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: MPI_Ibcast verified (%d "
-                            "calls each, slowest rank's medians): chosen (ours, %s) %.1f us, "
+                            "calls each, slowest rank's least times): chosen (ours, %s) %.1f us, "
                             "other (ours without the segment) %.1f us: %s runs this size class\n",
                     m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
                     v->trials, info.name, 1e6 * v->agreed[0], 1e6 * v->agreed[1],
@@ -1227,7 +1228,7 @@ static void nbv_record(nb_call_t *c, int status)
     mcast_verify_t *v = &o->nbv->v[c->vkey];
     if (mcast_verify_record_at(v, c->vidx, t)) {
         double local[2];
-        mcast_verify_local(v, local);
+        mcast_verify_least(v, local);
         (void) mcast_shm_seg_board_put(o->shm, c->vkey, local);
     }
     OPAL_THREAD_UNLOCK(&o->lock);
