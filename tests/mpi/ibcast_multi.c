@@ -164,7 +164,7 @@ int main(int argc, char **argv)
     }
     for (int round = 0; round < 2; round++) {
         for (int i = 0; i < W; i++) {
-            const size_t n = i % 2 ? 65536 : 100;
+            const size_t n = i % 2 ? 65536 : 20000;
             const int root = (i / 2 + round) % size;
             fill(wb[i], n, 500 + 100 * round + i, rank == root);
             MPI_Ibcast(wb[i], (int) n, MPI_BYTE, root, nbc, &wr[i]);
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
         MPI_Bcast(buf[5], (int) sizes[3], MPI_BYTE, size - 1, nbc);
         MPI_Waitall(W, wr, MPI_STATUSES_IGNORE);
         for (int i = 0; i < W; i++) {
-            check(wb[i], i % 2 ? 65536 : 100, 500 + 100 * round + i, "window of outstanding calls", rank);
+            check(wb[i], i % 2 ? 65536 : 20000, 500 + 100 * round + i, "window of outstanding calls", rank);
         }
         check(buf[5], sizes[3], 700 + round, "bcast behind a window", rank);
     }

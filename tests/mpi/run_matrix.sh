@@ -670,8 +670,8 @@ fi
 #     bound to a core of one node, verify the classes the model decided, with the data
 #     checked after every call (osu_style_bcast -c) and in the datatype matrix (every root,
 #     type, communicator); where Open MPI yields when idle (what it does with more ranks than
-#     cores, set here by hand) no class is verified.  MPI_Ibcast's classes too (E-DATA-1,
-#     mcast_module.c "nbv"): the data checked after every call (osu_style_ibcast -c), with
+#     cores, set here by hand) no class is verified.  MPI_Ibcast's classes above 4 KiB too
+#     (E-DATA-1, E-VERIFY-4, mcast_module.c "nbv"; 8 KiB - 256 KiB here): the data checked after every call (osu_style_ibcast -c), with
 #     up to 4 calls outstanding in the datatype matrix (bcast_check -n -k 4), and behind
 #     windows of 40 outstanding calls (ibcast_multi: the calls after the trials wait for
 #     every rank's times while the earlier ones are in flight).
@@ -716,7 +716,7 @@ elif [ "$(nproc)" -ge 2 ]; then
         "$IOSU" -c -m 1:262144 -i 12 -x 2 >"$out" 2>&1
     rc=$?
     nv=$(grep -c '^coll:kbinomial: comm=0 size=2 class_bytes=[0-9]*: MPI_Ibcast verified (4 calls' "$out")
-    if [ $rc -eq 0 ] && [ "$nv" -ge 10 ] && grep -q '^# data check: 0 wrong bytes' "$out"; then
+    if [ $rc -eq 0 ] && [ "$nv" -ge 6 ] && grep -q '^# data check: 0 wrong bytes' "$out"; then
         pass=$((pass + 1)); echo "PASS verify MPI_Ibcast by default on one node: $nv classes verified, data right"
     else
         fail=$((fail + 1)); echo "FAIL verify MPI_Ibcast by default on one node (exit $rc, $nv verdicts)"

@@ -48,6 +48,7 @@ static void mcast_module_construct(mcast_module_t *m)
     m->seq_ahead = NULL;
     m->nseq_ahead = m->seq_ahead_cap = 0;
     memset(m->nb_vcount, 0, sizeof(m->nb_vcount));
+    m->nb_trials = 0;
     m->nbv = NULL;
     memset(&m->nb_other, 0, sizeof(m->nb_other));
 }
@@ -402,12 +403,13 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
     }
     int slots = 0;
     size_t slot_bytes = 0;
+    m->nb_trials = verify_trials_of(m, m->ops->params); /* (nbv: read once) */
     if (OMPI_SUCCESS == m->nb_error && MCAST_STATE_READY == m->nb_state && NULL != m->shm &&
         NULL != m->ops->segment && m->ops->segment(m, &slots, &slot_bytes)) {
         const mcast_locality_t *loc = m->ops->locality(m);
         /* (where the trials run, the segment's pages are mapped now: E-VERIFY-3) */
         (void) mcast_shm_setup_start(m->shm, slots, slot_bytes, loc->all_local ? NULL : loc->node_of,
-                                     comm, m->xtags, verify_trials_of(m, m->ops->params) > 0);
+                                     comm, m->xtags, m->nb_trials > 0);
     }
 }
 
@@ -843,7 +845,11 @@ typedef struct mcast_nbv {
 
 static double now_s(void);
 
-/* The best plan of (class, root) without the segment (m->lock held), or NULL. */
+/* The best plan of (class, root) without the segment (m->lock held), or NULL; NULL too
+ * where the class is no larger than the machine model's eager size inside a node
+ * (shm.eager_bytes): there Open MPI copies a message in and out as the segment does, and
+ * E-DATA-1's difference, its single copy reading clean lines, does not arise; trials of
+ * sub-microsecond calls interleaved with the other candidate's misjudged them (E-VERIFY-4). */
 static mcast_cached_plan_t *nbv_other_plan(mcast_module_t *m, struct ompi_communicator_t *comm,
                                            int cls, int root)
 {
@@ -854,6 +860,9 @@ static mcast_cached_plan_t *nbv_other_plan(mcast_module_t *m, struct ompi_commun
     mcast_plan_input_t in;
     mcast_forced_t forced;
     m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->nb_chain);
+    if (NULL == in.machine || mcast_class_bytes(cls) <= in.machine->shm.eager_bytes) {
+        return NULL;
+    }
     in.shm_slot_bytes = 0;
     in.shm_chunk_bytes = 0;
     in.shm_slots = 0;
@@ -881,7 +890,7 @@ static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls
 {
     *key_out = -1;
     const mcast_common_params_t *par = m->ops->params;
-    const int trials = verify_trials_of(m, par);
+    const int trials = m->nb_trials;
     if (vidx < 0 || trials <= 0 || ompi_comm_size(comm) < 2) {
         return OMPI_SUCCESS;
     }

@@ -200,6 +200,7 @@ typedef struct mcast_module {
      * class's calls counted at the call (saturating; the same on every rank), the trials'
      * state (allocated at the first trial) and the other candidate's plans */
     uint8_t nb_vcount[MCAST_MAX_CLASSES];
+    int nb_trials; /* verify_trials_of, read at the nonblocking preparation */
     struct mcast_nbv *nbv;
     mcast_plan_cache_t nb_other;
     int64_t seq_next;                 /* the next call's slot */
