@@ -825,7 +825,8 @@ static mcast_module_t *below_started(const mcast_module_t *m)
  * verified (verify_trials_of); a program that only calls MPI_Ibcast would keep the
  * model's choice, the segment, which loses where the application broadcasts the same
  * bytes again and again (E-DATA-1).  So the nonblocking calls of a size class the model
- * gives the segment are verified too, against the best plan without it (a plan of ours
+ * gives the segment, above the eager size inside a node, are verified too (E-VERIFY-4),
+ * against the best plan without it (a plan of ours
  * over the PML: both start from Open MPI's progress engine, where the module below's
  * MPI_Ibcast cannot be started).  A call's index in its class, taken at the call (the same
  * on every rank), names its candidate (mcast_verify_pick_at); each rank times its trial
