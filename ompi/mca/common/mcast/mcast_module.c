@@ -815,11 +815,6 @@ static mcast_module_t *below_started(const mcast_module_t *m)
     return NULL != b && NULL != b->xchg.mine ? b : NULL;
 }
 
-/* The plan of the nonblocking decision for (bytes, root): never the module below, nor a
- * multicast group; the segment where it is set up.  With *owner the module whose decision
- * it is (m, or the module below when it is ours and m would pass the call down); on
- * success (*owner)->lock is held, so that the plan stays in its cache while the caller
- * starts the call.  MCAST_AGAIN, or an MPI error class. */
 /* ---- verification of nonblocking calls on one node ("nbv") --------------------------
  * Where a communicator's ranks share one node with a core each, its blocking calls are
  * verified (verify_trials_of); a program that only calls MPI_Ibcast would keep the
@@ -831,10 +826,11 @@ static mcast_module_t *below_started(const mcast_module_t *m)
  * MPI_Ibcast cannot be started).  A call's index in its class, taken at the call (the same
  * on every rank), names its candidate (mcast_verify_pick_at); each rank times its trial
  * calls from their start to the completion its progress sees and, once all are in, puts
- * its least times on the segment's board (no barrier starts these calls: the ranks'
- * skew only adds, and a median of few calls still carried it) (mcast_shm_seg_board_put: no message); the calls
- * after the trials start only once every rank's are there, and every rank concludes
- * from the same numbers (the slowest rank's).  A class takes a board key at its first
+ * its least time per candidate on the segment's board (mcast_shm_seg_board_put: no
+ * message; no barrier starts these calls, so the ranks' skew only adds to some, and a
+ * median of few calls still carried it); the calls after the trials start only once
+ * every rank's are there, and every rank concludes from the same numbers (the slowest
+ * rank's).  A class takes a board key at its first
  * verified call (classes first appear in the same order everywhere); classes beyond the
  * board's keys keep the model's choice.  One round: the verdict holds (no recheck). */
 #define NBV_NONE (-2) /* this class is not verified */
@@ -955,6 +951,13 @@ static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls
     return OMPI_SUCCESS;
 }
 
+/* The plan of the nonblocking decision for (bytes, root): never the module below, nor a
+ * multicast group; the segment where it is set up.  With *owner the module whose decision
+ * it is (m, or the module below when it is ours and m would pass the call down); on
+ * success (*owner)->lock is held, so that the plan stays in its cache while the caller
+ * starts the call.  vidx: the call's index in its size class; a verified class's plan is
+ * its candidate's (nbv_pick), *vkey the board key of a trial call (else -1).  MCAST_AGAIN,
+ * or an MPI error class. */
 static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int root,
                    int64_t vidx, mcast_cached_plan_t **plan, mcast_module_t **owner, int *vkey)
 {
@@ -1225,8 +1228,8 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
     return MCAST_SHM_PASS == rc ? MPI_ERR_INTERN : rc; /* the decision saw the segment */
 }
 
-/* A trial call is over (status): its time counts; the last one puts this rank's medians
- * on the board. */
+/* A trial call is over (status): its time counts; the last one puts this rank's least
+ * times on the board. */
 static void nbv_record(nb_call_t *c, int status)
 {
     if (c->vkey < 0) {
