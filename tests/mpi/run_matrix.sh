@@ -684,61 +684,49 @@ elif [ "$(nproc)" -ge 2 ]; then
     VERIFY_BASE=(--bind-to core --mca mca_base_component_path "$COMPONENT_DIR:$OMPI_PKGLIBDIR"
                  --mca coll_kbinomial_verbose 1)
     out=$(mktemp)
-    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
-        "$OSU" -c -M osu -m 1:262144 -i 12 -I 12 -x 2 -X 2 >"$out" 2>&1
-    rc=$?
+    # verify_run YIELD PROGRAM ARGS...: 2 bound ranks, mpi_yield_when_idle YIELD; the output
+    # in $out, the exit status in rc
+    verify_run() {
+        local y=$1
+        shift
+        timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" \
+            --mca mpi_yield_when_idle "$y" "$@" >"$out" 2>&1
+        rc=$?
+    }
+    # verify_verdict STATUS NAME DETAIL: PASS (with DETAIL) where STATUS is 0, else FAIL and
+    # the lines of the output that say why
+    verify_verdict() {
+        if [ "$1" -eq 0 ]; then
+            pass=$((pass + 1)); echo "PASS $2: $3"
+        else
+            fail=$((fail + 1)); echo "FAIL $2 (exit $rc): $3"
+            grep -E 'verified|rror|rong|failures' "$out" | tail -n 6 | sed 's/^/    /'
+        fi
+    }
+    verify_run 0 "$OSU" -c -M osu -m 1:262144 -i 12 -I 12 -x 2 -X 2
     nv=$(grep -c '^coll:kbinomial: comm=0 size=2 class_bytes=[0-9]*: verified (round 1, 4 calls' "$out")
-    if [ $rc -eq 0 ] && [ "$nv" -ge 10 ] && ! grep -qi 'wrong\|error' "$out"; then
-        pass=$((pass + 1)); echo "PASS verify by default on one node: $nv classes verified, data right"
-    else
-        fail=$((fail + 1)); echo "FAIL verify by default on one node (exit $rc, $nv verdicts)"
-        grep -E 'verified|rror|rong' "$out" | tail -n 6 | sed 's/^/    /'
-    fi
-    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
-        "$CHECK" -l 100000 >"$out" 2>&1
-    rc=$?
-    if [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && grep -q 'verified (round 1, 4 calls' "$out"; then
-        pass=$((pass + 1)); echo "PASS verify by default datatype matrix: $(grep -c 'verified (round' "$out") verdicts, data right"
-    else
-        fail=$((fail + 1)); echo "FAIL verify by default datatype matrix (exit $rc)"; tail -n 5 "$out" | sed 's/^/    /'
-    fi
-    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 1 \
-        "$OSU" -c -M osu -m 1:262144 -i 12 -I 12 -x 2 -X 2 >"$out" 2>&1
-    rc=$?
-    if [ $rc -eq 0 ] && grep -q '^coll:kbinomial: comm=0 size=2 .*selected_by=' "$out" &&
-        ! grep -q 'verified (round' "$out"; then
-        pass=$((pass + 1)); echo "PASS verify by default off when yielding: no class verified"
-    else
-        fail=$((fail + 1)); echo "FAIL verify by default off when yielding (exit $rc)"
-        grep -E 'verified|rror' "$out" | tail -n 6 | sed 's/^/    /'
-    fi
-    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
-        "$IOSU" -c -m 1:262144 -i 12 -x 2 >"$out" 2>&1
-    rc=$?
+    [ $rc -eq 0 ] && [ "$nv" -ge 10 ] && ! grep -qi 'wrong\|error' "$out"
+    verify_verdict $? "verify by default on one node" "$nv classes verified, data right"
+    verify_run 0 "$CHECK" -l 100000
+    nv=$(grep -c 'verified (round 1, 4 calls' "$out")
+    [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && [ "$nv" -ge 1 ]
+    verify_verdict $? "verify by default datatype matrix" "$nv verdicts, data right"
+    verify_run 1 "$OSU" -c -M osu -m 1:262144 -i 12 -I 12 -x 2 -X 2
+    [ $rc -eq 0 ] && grep -q '^coll:kbinomial: comm=0 size=2 .*selected_by=' "$out" &&
+        ! grep -q 'verified (round' "$out"
+    verify_verdict $? "verify by default off when yielding" "no class verified"
+    verify_run 0 "$IOSU" -c -m 1:262144 -i 12 -x 2
     nv=$(grep -c '^coll:kbinomial: comm=0 size=2 class_bytes=[0-9]*: MPI_Ibcast verified (4 calls' "$out")
-    if [ $rc -eq 0 ] && [ "$nv" -ge 6 ] && grep -q '^# data check: 0 wrong bytes' "$out"; then
-        pass=$((pass + 1)); echo "PASS verify MPI_Ibcast by default on one node: $nv classes verified, data right"
-    else
-        fail=$((fail + 1)); echo "FAIL verify MPI_Ibcast by default on one node (exit $rc, $nv verdicts)"
-        grep -E 'verified|rror|wrong' "$out" | tail -n 6 | sed 's/^/    /'
-    fi
-    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
-        "$CHECK" -n -k 4 -l 100000 >"$out" 2>&1
-    rc=$?
-    if [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && grep -q 'MPI_Ibcast verified (4 calls' "$out"; then
-        pass=$((pass + 1)); echo "PASS verify MPI_Ibcast datatype matrix, 4 outstanding: $(grep -c 'MPI_Ibcast verified' "$out") verdicts, data right"
-    else
-        fail=$((fail + 1)); echo "FAIL verify MPI_Ibcast datatype matrix, 4 outstanding (exit $rc)"; tail -n 5 "$out" | sed 's/^/    /'
-    fi
-    timeout "$TIMEOUT" "$MPIRUN" -np 2 "${VERIFY_BASE[@]}" "${PML_OB1[@]}" --mca mpi_yield_when_idle 0 \
-        "$IMULTI" >"$out" 2>&1
-    rc=$?
+    [ $rc -eq 0 ] && [ "$nv" -ge 6 ] && grep -q '^# data check: 0 wrong bytes' "$out"
+    verify_verdict $? "verify MPI_Ibcast by default on one node" "$nv classes verified, data right"
+    verify_run 0 "$CHECK" -n -k 4 -l 100000
     nv=$(grep -c 'MPI_Ibcast verified (4 calls' "$out")
-    if [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && [ "$nv" -ge 2 ]; then
-        pass=$((pass + 1)); echo "PASS verify MPI_Ibcast behind windows: $nv verdicts, data right"
-    else
-        fail=$((fail + 1)); echo "FAIL verify MPI_Ibcast behind windows (exit $rc, $nv verdicts)"; tail -n 5 "$out" | sed 's/^/    /'
-    fi
+    [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && [ "$nv" -ge 1 ]
+    verify_verdict $? "verify MPI_Ibcast datatype matrix, 4 outstanding" "$nv verdicts, data right"
+    verify_run 0 "$IMULTI"
+    nv=$(grep -c 'MPI_Ibcast verified (4 calls' "$out")
+    [ $rc -eq 0 ] && grep -q "np=2 .* 0 failures" "$out" && [ "$nv" -ge 2 ]
+    verify_verdict $? "verify MPI_Ibcast behind windows" "$nv verdicts, data right"
     rm -f "$out"
 else
     echo "SKIP verify by default: one core"

@@ -1196,7 +1196,11 @@ static int nb_begin_mc(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t 
  * when it uses owner's segment and an earlier call's op has not started yet. */
 static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
 {
-    if (MCAST_PLAN_PML == e->transport_kind && 0 != c->bytes) { /* (the common case, first) */
+    if (0 == c->bytes && MCAST_PLAN_SHM != e->transport_kind) {
+        nb_resolve(c, owner); /* as route's zero_bytes_plan: only the segment carries 0 bytes */
+        return MCAST_NOTHING;
+    }
+    if (MCAST_PLAN_PML == e->transport_kind) {
         nb_resolve(c, owner);
         print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
         return mcast_pml_call_start(e->plan, &e->memo, NULL, c->buf, c->count, c->dtype, c->bytes,
@@ -1204,18 +1208,8 @@ static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(e->plan, &info);
-    if (0 == c->bytes && MCAST_PLAN_SHM != info.transport_kind) {
-        nb_resolve(c, owner); /* as route's zero_bytes_plan: only the segment carries 0 bytes */
-        return MCAST_NOTHING;
-    }
-    if (MCAST_PLAN_PML != info.transport_kind && !uses_segment(&info)) {
-        return nb_begin_mc(c, owner, e, &info);
-    }
     if (!uses_segment(&info)) {
-        nb_resolve(c, owner);
-        print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
-        return mcast_pml_call_start(e->plan, &e->memo, NULL, c->buf, c->count, c->dtype, c->bytes,
-                                    c->comm, c->tag, &c->call);
+        return nb_begin_mc(c, owner, e, &info);
     }
     if (c->seg_m != owner || owner->seq_done != c->slot) {
         return c->seg_m != owner ? MPI_ERR_INTERN : MCAST_AGAIN;
