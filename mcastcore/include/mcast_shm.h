@@ -64,6 +64,17 @@ typedef struct mcast_shm mcast_shm_t; /* one rank's view of a formatted region *
 /* KB_ERR_ARG when the region is not one formatted for nranks ranks. */
 int mcast_shm_attach(void *region, size_t region_bytes, int nranks, int me, mcast_shm_t **out);
 void mcast_shm_detach(mcast_shm_t *s);
+/* one != 0: only one thread ever calls into this view (a process without threads), so
+ * its queue takes no lock: the locked instruction a lock costs waits, right after a
+ * chunk's stores, until they reach the other cores (E-SHM-3).  Default 0: any thread. */
+void mcast_shm_one_thread(mcast_shm_t *s, int one);
+/* Writes (an atomic add of 0: no byte changes) each page of this view it has not written
+ * yet: the lines before the data and the first min(bytes, slot bytes) of every slot (none
+ * for a call whose bytes travel on the slot's line).  The
+ * first write to a page of a shared mapping costs a fault in each process (on a virtual
+ * machine microseconds even after MAP_POPULATE): calls timed against another plan
+ * (verification) call this first so that they time the broadcast (E-SHM-3). */
+void mcast_shm_warm(mcast_shm_t *s, size_t bytes);
 /* Slot bytes of the region. */
 size_t mcast_shm_slot_bytes(const mcast_shm_t *s);
 /* The chunk of an M-byte call: the smallest chunk min(chunk_min, slot_bytes) (chunk_min

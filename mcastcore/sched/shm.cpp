@@ -117,6 +117,9 @@ struct mcast_shm {
      * an op allocates nothing (a blocking call's op lives on its caller's stack) */
     mcast_shm_op *head = nullptr, *tail = nullptr;
     std::atomic_flag busy = ATOMIC_FLAG_INIT; /* one poller at a time */
+    bool one_thread = false; /* mcast_shm_one_thread: no lock (nothing else calls in) */
+    bool warm_lines = false; /* mcast_shm_warm: the lines before the data written */
+    size_t warm_bytes = 0;   /* ... and this many of every slot's data */
 
     uint64_t *done(int r) const { return reinterpret_cast<uint64_t *>(base + l.done_off + size_t(r) * LINE); }
     SlotHeader *slot(uint64_t chunk) const
@@ -162,13 +165,21 @@ namespace {
  * tries: a thread finding it busy leaves the work to the one holding it). */
 void lock(mcast_shm *s)
 {
-    while (s->busy.test_and_set(std::memory_order_acquire)) {
+    while (!s->one_thread && s->busy.test_and_set(std::memory_order_acquire)) {
     }
+}
+
+/* A poll's try: false when another thread holds the lock. */
+bool try_lock(mcast_shm *s)
+{
+    return s->one_thread || !s->busy.test_and_set(std::memory_order_acquire);
 }
 
 void unlock(mcast_shm *s)
 {
-    s->busy.clear(std::memory_order_release);
+    if (!s->one_thread) {
+        s->busy.clear(std::memory_order_release);
+    }
 }
 
 } // namespace
@@ -246,6 +257,51 @@ __attribute__((visibility("default"))) void mcast_shm_detach(mcast_shm_t *s)
         }
     }
     delete s;
+}
+
+__attribute__((visibility("default"))) void mcast_shm_one_thread(mcast_shm_t *s, int one)
+{
+    if (s != nullptr) {
+        s->one_thread = one != 0;
+    }
+}
+
+namespace {
+
+constexpr size_t PAGE = 4096; /* (a larger page is written more than once: no harm) */
+
+/* Writes [p, p + len) once per page with an atomic add of 0: the bytes stay as they are
+ * (another rank may be reading or writing them), the page is this process's for writes. */
+void write_pages(char *p, size_t len)
+{
+    for (size_t off = 0; off < len; off += PAGE) {
+        (void) __atomic_fetch_add(p + off, 0, __ATOMIC_RELAXED);
+    }
+    if (len > 0) {
+        (void) __atomic_fetch_add(p + len - 1, 0, __ATOMIC_RELAXED);
+    }
+}
+
+} // namespace
+
+__attribute__((visibility("default"))) void mcast_shm_warm(mcast_shm_t *s, size_t bytes)
+{
+    if (s == nullptr) {
+        return;
+    }
+    if (!s->warm_lines) {
+        write_pages(s->base, s->l.data_off);
+        s->warm_lines = true;
+    }
+    /* (a chunk that travels on its slot's line takes no data page) */
+    const size_t want = bytes <= INLINE_BYTES ? 0 : std::min(bytes, s->slot_bytes);
+    if (want <= s->warm_bytes) {
+        return;
+    }
+    for (int k = 0; k < s->slots; ++k) {
+        write_pages(s->data(uint64_t(k)) + s->warm_bytes, want - s->warm_bytes);
+    }
+    s->warm_bytes = want;
 }
 
 __attribute__((visibility("default"))) size_t mcast_shm_slot_bytes(const mcast_shm_t *s)
@@ -331,7 +387,8 @@ __attribute__((visibility("default"))) size_t mcast_shm_slot_bytes_for(size_t ch
 
 namespace {
 
-/* Moves op as far as it goes without waiting; true once it is complete. */
+/* Moves op as far as it goes without waiting; true once it is complete (the caller,
+ * mcast_shm_poll, marks it done). */
 bool step(mcast_shm_op *op)
 {
     mcast_shm *s = op->s;
@@ -425,8 +482,7 @@ bool step(mcast_shm_op *op)
         }
     }
     s->g = op->g0 + op->i;
-    op->done.store(true, std::memory_order_release);
-    return true;
+    return true; /* (the poll marks it done once it no longer reads it) */
 }
 
 } // namespace
@@ -502,7 +558,7 @@ __attribute__((visibility("default"))) int mcast_shm_poll(mcast_shm_t *s)
     if (s == nullptr) {
         return 0;
     }
-    if (s->busy.test_and_set(std::memory_order_acquire)) {
+    if (!try_lock(s)) {
         return 0; /* another thread is polling this region */
     }
     int completed = 0;
@@ -515,9 +571,14 @@ __attribute__((visibility("default"))) int mcast_shm_poll(mcast_shm_t *s)
         ++completed;
         if (op->freed) {
             delete op;
+        } else {
+            /* the poll's last access to op: its owner may destroy it once it sees done,
+             * without taking the lock (a locked instruction right after the chunk's
+             * stores would wait until they reach the other cores: E-SHM-3) */
+            op->done.store(true, std::memory_order_release);
         }
     }
-    s->busy.clear(std::memory_order_release);
+    unlock(s);
     return completed;
 }
 
@@ -539,13 +600,10 @@ __attribute__((visibility("default"))) void mcast_shm_op_free(mcast_shm_op_t *op
     }
     mcast_shm *s = op->s;
     if (op->in_place) {
-        /* its space goes with the caller: it must leave the queue first */
+        /* its space goes with the caller: it must leave the queue first (done is the
+         * completing poll's last access to it, whichever thread polled) */
         while (s != nullptr && !op->done.load(std::memory_order_acquire)) {
             mcast_shm_poll(s);
-        }
-        if (s != nullptr) {
-            lock(s); /* a poll on another thread that completed it has let go of it */
-            unlock(s);
         }
         op->~mcast_shm_op();
         return;
@@ -579,12 +637,10 @@ __attribute__((visibility("default"))) int mcast_shm_bcast(mcast_shm_t *s, int r
     for (;;) {
         mcast_shm_poll(s);
         if (mcast_shm_op_test(&op, &result)) {
-            break; /* the poll that completed it took it off the queue */
+            break; /* the poll that completed it took it off the queue and let go of it */
         }
         io->idle(io->ctx);
     }
-    lock(s); /* a poll on another thread that completed it has let go of it */
-    unlock(s);
     return result;
 }
 

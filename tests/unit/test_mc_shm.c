@@ -10,6 +10,8 @@
  *    included (a 0-byte receiver of a larger root's call, a larger receiver of a 0-byte
  *    root's call, every rank at 0 bytes: one empty chunk goes round); a root
  *    whose pack fails makes every receiver report MCAST_SHM_ROOT_FAILED, same;
+ *  - warming a view (mcast_shm_warm) changes no byte; calls run right with warming
+ *    between them and with views that take no lock (mcast_shm_one_thread);
  *  - a streaming root (a two-level plan's node leader: io.avail grows as the network
  *    brings the message) packs nothing beyond what is there, and every rank gets its data;
  *  - the cost model's closed form.
@@ -105,6 +107,8 @@ typedef struct {
     int slow_rank;         /* this rank copies slowly (-1: none) */
     size_t chunk_min;      /* the calls' smallest chunk (mcast_shm_chunk_bytes; 0: a slot) */
     size_t stream_step;    /* roots stream: avail grows by this per wait (0: no) */
+    int warm;              /* every rank calls mcast_shm_warm before each call */
+    int one_thread;        /* every rank's view takes no lock (one thread calls into it) */
 } script_t;
 
 typedef struct {
@@ -129,6 +133,7 @@ static void *rank_main(void *p)
         }
         return NULL;
     }
+    mcast_shm_one_thread(s, a->sc->one_thread);
     for (int c = 0; c < a->sc->ncalls; ++c) {
         const int root = a->sc->root[c];
         size_t want = a->sc->bytes[c];
@@ -144,6 +149,9 @@ static void *rank_main(void *p)
                         a->me == a->sc->slow_rank, stream ? a->sc->stream_step : 0, 0, want, 0, 0};
         const mcast_shm_io_t io = {&ctx, io_pack, io_unpack, io_idle, stream ? io_avail : NULL};
         const size_t chunk = mcast_shm_chunk_bytes(want, a->sc->chunk_min, a->slot_bytes, a->slots, 1);
+        if (a->sc->warm) {
+            mcast_shm_warm(s, want); /* (while other ranks' calls may be on the ring) */
+        }
         a->rc[c] = mcast_shm_bcast(s, root, want, chunk, &io);
         int good = 1;
         if (KB_OK == a->rc[c]) {
@@ -349,6 +357,64 @@ static void test_every_root_and_size(void **state)
                 free(rc);
                 free(ok);
             }
+        }
+    }
+}
+
+/* mcast_shm_warm changes no byte of a formatted region (an atomic add of 0 per page,
+ * the lines before the data and the slots' first bytes, growing); calls run right when
+ * every rank warms before each call while others' calls are on the ring, and where each
+ * view takes no lock (mcast_shm_one_thread: one thread per view, as a process without
+ * threads). */
+static void test_warm_and_one_thread(void **state)
+{
+    (void) state;
+    const int n = 3, slots = 4;
+    const size_t C = 10000;
+    const size_t bytes = mcast_shm_region_bytes(n, slots, C);
+    void *region = NULL;
+    assert_int_equal(posix_memalign(&region, 4096, bytes), 0);
+    memset(region, 0x5A, bytes);
+    assert_int_equal(mcast_shm_format(region, bytes, n, slots, C), KB_OK);
+    unsigned char *before = malloc(bytes);
+    memcpy(before, region, bytes);
+    mcast_shm_t *v = NULL;
+    assert_int_equal(mcast_shm_attach(region, bytes, n, 1, &v), KB_OK);
+    const size_t steps[] = {0, 1, 5000, 4096, 9000, 20000};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); ++i) {
+        mcast_shm_warm(v, steps[i]);
+        assert_memory_equal(region, before, bytes);
+    }
+    mcast_shm_warm(NULL, 10); /* (no view: nothing) */
+    mcast_shm_detach(v);
+    free(before);
+    free(region);
+
+    for (int nr = 2; nr <= 5; nr += 3) {
+        const size_t sizes[] = {1, 97, C - 1, C + 1, 3 * C + 7, 96, 2 * C};
+        enum { NS = sizeof(sizes) / sizeof(sizes[0]) };
+        int roots[NS * 5];
+        size_t msg[NS * 5];
+        int nc = 0;
+        for (int root = 0; root < nr; ++root) {
+            for (int k = 0; k < NS; ++k) {
+                roots[nc] = root;
+                msg[nc] = sizes[(k + root) % NS];
+                ++nc;
+            }
+        }
+        for (int mode = 0; mode < 3; ++mode) {
+            const script_t sc = {nc, roots, msg, -1, -1, 0, -1, -1, 0, 0, mode != 1, mode != 0};
+            int *rc = calloc((size_t) (nr * nc), sizeof(int)), *ok = calloc((size_t) (nr * nc), sizeof(int));
+            run_script(nr, slots, C, &sc, rc, ok);
+            for (int i = 0; i < nr * nc; ++i) {
+                if (KB_OK != rc[i] || 1 != ok[i]) {
+                    fail_msg("n=%d warm=%d one_thread=%d rank %d call %d: rc %d data %s", nr,
+                             sc.warm, sc.one_thread, i / nc, i % nc, rc[i], ok[i] ? "ok" : "wrong");
+                }
+            }
+            free(rc);
+            free(ok);
         }
     }
 }
@@ -581,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_slot_for_chunks),
         cmocka_unit_test(test_board),
         cmocka_unit_test(test_every_root_and_size),
+        cmocka_unit_test(test_warm_and_one_thread),
         cmocka_unit_test(test_mismatch_keeps_step),
         cmocka_unit_test(test_zero_bytes),
         cmocka_unit_test(test_root_failure),
