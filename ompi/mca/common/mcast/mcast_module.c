@@ -689,21 +689,20 @@ static void print_plan(mcast_module_t *m, struct ompi_communicator_t *comm, mcas
         return;
     }
     e->printed[kind] = true;
-    mcast_plan_info_t info;
     char desc[400];
-    mcast_plan_get_info(e->plan, &info);
+    const mcast_plan_info_t *info = &e->info;
     mcast_plan_describe(e->plan, desc, sizeof(desc));
     char ctx[200] = "";
     m->ops->context(m, ctx, sizeof(ctx));
     static const char *const kinds[3] = {"", "ibcast ", "bcast_init "};
     fprintf(stderr, "coll:%s: %scomm=%u size=%d root=%d bytes=%zu algorithm=%s %s %s\n",
             m->ops->name, kinds[kind], mcast_comm_id(comm), ompi_comm_size(comm),
-            root, bytes, info.name, desc, ctx);
-    if (m->ops->params->verbose >= 2 && NULL != info.chain) {
+            root, bytes, info->name, desc, ctx);
+    if (m->ops->params->verbose >= 2 && NULL != info->chain) {
         fprintf(stderr, "coll:%s: comm=%u root=%d chain=", m->ops->name, mcast_comm_id(comm),
                 root);
-        for (int i = 0; i < info.n; i++) {
-            fprintf(stderr, "%s%d", i ? "," : "", info.chain[i]);
+        for (int i = 0; i < info->n; i++) {
+            fprintf(stderr, "%s%d", i ? "," : "", info->chain[i]);
         }
         fprintf(stderr, "\n");
     }
@@ -730,9 +729,7 @@ static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, 
     if (no_memory) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    mcast_plan_info_t info;
-    if (NULL != e && KB_OK == mcast_plan_get_info(e->plan, &info) && !info.defer &&
-        MCAST_PLAN_SHM == info.transport_kind) {
+    if (NULL != e && !e->info.defer && MCAST_PLAN_SHM == e->info.transport_kind) {
         *plan = e;
     }
     return OMPI_SUCCESS;
@@ -777,9 +774,8 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
         *pass = true;
         return OMPI_SUCCESS;
     }
-    mcast_plan_info_t info;
-    mcast_plan_get_info(e->plan, &info);
-    if (info.defer) {
+    const mcast_plan_info_t *info = &e->info;
+    if (info->defer) {
         *pass = true; /* the module below has the better plan */
         return OMPI_SUCCESS;
     }
@@ -1073,6 +1069,9 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         if (OMPI_SUCCESS != rc) {
             goto out;
         }
+        if (*vkey >= 0) {
+            mcast_shm_seg_warm(m->shm, bytes); /* (a trial call: E-SHM-3) */
+        }
     }
     *plan = e;
     *owner = m;
@@ -1115,6 +1114,9 @@ typedef struct nb_call {
     int vkey;                   /* its board key (-1: not a trial call), */
     double t0;                  /* and its start */
 } nb_call_t;
+
+/* nb_call_t of finished calls, kept for the next (E-IBC-1) */
+static mcast_spares_t spare_calls = MCAST_SPARES_INIT;
 
 /* Whether every earlier nonblocking call of c's module started (or ended). */
 static bool nb_turn(nb_call_t *c)
@@ -1196,27 +1198,26 @@ static int nb_begin_mc(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t 
  * when it uses owner's segment and an earlier call's op has not started yet. */
 static int nb_begin(nb_call_t *c, mcast_module_t *owner, mcast_cached_plan_t *e)
 {
-    if (0 == c->bytes && MCAST_PLAN_SHM != e->transport_kind) {
+    if (0 == c->bytes && MCAST_PLAN_SHM != e->info.transport_kind) {
         nb_resolve(c, owner); /* as route's zero_bytes_plan: only the segment carries 0 bytes */
         return MCAST_NOTHING;
     }
-    if (MCAST_PLAN_PML == e->transport_kind) {
+    if (MCAST_PLAN_PML == e->info.transport_kind) {
         nb_resolve(c, owner);
         print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
         return mcast_pml_call_start(e->plan, &e->memo, NULL, c->buf, c->count, c->dtype, c->bytes,
                                     c->comm, c->tag, &c->call);
     }
-    mcast_plan_info_t info;
-    mcast_plan_get_info(e->plan, &info);
-    if (!uses_segment(&info)) {
-        return nb_begin_mc(c, owner, e, &info);
+    const mcast_plan_info_t *info = &e->info;
+    if (!uses_segment(info)) {
+        return nb_begin_mc(c, owner, e, info);
     }
     if (c->seg_m != owner || owner->seq_done != c->slot) {
         return c->seg_m != owner ? MPI_ERR_INTERN : MCAST_AGAIN;
     }
     print_plan(owner, c->comm, e, c->root, c->bytes, c->kind);
-    const bool twolevel = MCAST_PLAN_PML_SHM == info.transport_kind;
-    int rc = mcast_shm_begin(&owner->shm, twolevel ? e->plan : NULL, &info, c->buf, c->count,
+    const bool twolevel = MCAST_PLAN_PML_SHM == info->transport_kind;
+    int rc = mcast_shm_begin(&owner->shm, twolevel ? e->plan : NULL, info, c->buf, c->count,
                              c->dtype, c->bytes, c->root, c->comm, c->tag, &c->sub, &c->sub_state);
     nb_resolve(c, owner);
     return MCAST_SHM_PASS == rc ? MPI_ERR_INTERN : rc; /* the decision saw the segment */
@@ -1311,7 +1312,7 @@ static void nb_release(void *state)
         c->sub->release(c->sub_state);
     }
     mcast_pml_call_free(c->call);
-    free(c);
+    free(mcast_spare_give(&spare_calls, c));
 }
 
 static const mcast_runner_t nb_runner = {nb_test, nb_release};
@@ -1333,11 +1334,14 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, mca
         m->nb_vcount[cls]++;
     }
     OPAL_THREAD_UNLOCK(&m->lock);
-    nb_call_t *c = calloc(1, sizeof(*c));
+    nb_call_t *c = mcast_spare_take(&spare_calls); /* (every field set below) */
+    if (NULL == c) {
+        c = malloc(sizeof(*c));
+    }
     ompi_request_t *req = NULL;
     if (NULL == c || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
         /* (its peers may wait for its part: docs/local-failures.md) */
-        free(c);
+        free(mcast_spare_give(&spare_calls, c));
         resolve_one(&seg_m, slot, NULL);
         resolve_one(&mc_m, mc_slot, NULL);
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -1485,6 +1489,8 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
      * favour the first) */
     const bool trial = !vd->verify.settled;
     if (OMPI_SUCCESS == rc && trial) {
+        /* (the segment's pages this call's chunks take are written once before: E-SHM-3) */
+        mcast_shm_seg_warm(m->shm, bytes);
         rc = comm->c_coll->coll_barrier(comm, comm->c_coll->coll_barrier_module);
     }
     /* (a settled class's call only counts towards the re-check: no clock read) */
@@ -1507,16 +1513,15 @@ static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int
         seq_resolve(m, slot);
         return rc;
     }
-    mcast_plan_info_t info;
-    mcast_plan_get_info(e->plan, &info);
-    const bool twolevel = MCAST_PLAN_PML_SHM == info.transport_kind;
+    const mcast_plan_info_t *info = &e->info;
+    const bool twolevel = MCAST_PLAN_PML_SHM == info->transport_kind;
     if (twolevel && NULL == m->engine) {
         m->engine = mcast_engine_create();
     }
-    if (twolevel || MCAST_PLAN_SHM == info.transport_kind) {
+    if (twolevel || MCAST_PLAN_SHM == info->transport_kind) {
         rc = twolevel ? mcast_shm_twolevel_run(&m->shm, e->plan, &e->memo, m->engine, buf, count,
                                                dtype, bytes, root, comm, mcast_tags_take(&m->tags))
-                      : mcast_shm_run(&m->shm, &info, buf, count, dtype, bytes, root, comm);
+                      : mcast_shm_run(&m->shm, info, buf, count, dtype, bytes, root, comm);
         seq_resolve(m, slot);
         if (MCAST_SHM_PASS != rc) {
             return rc;
@@ -1525,11 +1530,11 @@ static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
     }
     seq_resolve(m, slot);
-    if (MCAST_PLAN_PML != info.transport_kind) {
+    if (MCAST_PLAN_PML != info->transport_kind) {
         if (NULL == m->ops->run) {
             return MPI_ERR_INTERN;
         }
-        return m->ops->run(m, &info, buf, count, dtype, bytes, root, comm);
+        return m->ops->run(m, info, buf, count, dtype, bytes, root, comm);
     }
     if (NULL == m->engine) {
         m->engine = mcast_engine_create();
@@ -1681,6 +1686,10 @@ static void watch_forget(mcast_module_t *m)
 
 void mcast_module_fini(void)
 {
+    for (void *c; NULL != (c = mcast_spare_take(&spare_calls));) {
+        free(c);
+    }
+    mcast_shmseg_fini();
     if (watch_registered) {
         opal_progress_unregister(watch_progress);
         watch_registered = false;
@@ -1783,20 +1792,19 @@ static int istart(void *buf, int count, struct ompi_datatype_t *dtype, int root,
         *request = &ompi_request_empty; /* nothing to move: an already completed request */
         return OMPI_SUCCESS;
     }
-    mcast_plan_info_t info;
-    mcast_plan_get_info(e->plan, &info);
-    if (uses_segment(&info)) {
+    const mcast_plan_info_t *info = &e->info;
+    if (uses_segment(info)) {
         if (!seq_turn(m, slot)) {
             /* an earlier call's op has not started: never once a blocking call settled the
              * module (it waits for every earlier op, and only calls before it start late) */
             seq_resolve(m, slot);
             return MPI_ERR_INTERN;
         }
-        const bool twolevel = MCAST_PLAN_PML_SHM == info.transport_kind;
+        const bool twolevel = MCAST_PLAN_PML_SHM == info->transport_kind;
         rc = twolevel ? mcast_shm_twolevel_irun(&m->shm, e->plan, &e->memo, buf, count, dtype,
                                                 bytes, root, comm, mcast_tags_take(&m->tags),
                                                 request)
-                      : mcast_shm_irun(&m->shm, &info, buf, count, dtype, bytes, root, comm,
+                      : mcast_shm_irun(&m->shm, info, buf, count, dtype, bytes, root, comm,
                                        request);
         seq_resolve(m, slot);
         if (MCAST_SHM_PASS != rc) {
@@ -1805,10 +1813,10 @@ static int istart(void *buf, int count, struct ompi_datatype_t *dtype, int root,
         forget_shm_plans(m);
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
     }
-    if (MCAST_PLAN_PML != info.transport_kind && NULL != m->ops->irun) {
-        return mc_istart(m, slot, &info, buf, count, dtype, bytes, root, comm, request);
+    if (MCAST_PLAN_PML != info->transport_kind && NULL != m->ops->irun) {
+        return mc_istart(m, slot, info, buf, count, dtype, bytes, root, comm, request);
     }
-    if (MCAST_PLAN_PML != info.transport_kind) {
+    if (MCAST_PLAN_PML != info->transport_kind) {
         /* a transport without a nonblocking driver: the module below's Ibcast serves */
         seq_resolve(m, slot);
         if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm,

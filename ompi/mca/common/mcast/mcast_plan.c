@@ -47,9 +47,7 @@ mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls,
     e->cls = cls;
     e->root = root;
     e->plan = plan;
-    mcast_plan_info_t info;
-    mcast_plan_get_info(plan, &info);
-    e->transport_kind = info.transport_kind;
+    mcast_plan_get_info(plan, &e->info);
     e->next = cache->head;
     cache->head = e;
     if (++cache->count > MCAST_PLAN_CACHE_CAP) {

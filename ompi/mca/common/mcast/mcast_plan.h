@@ -42,7 +42,8 @@ typedef struct mcast_cached_plan {
     int root;
     mcast_plan_t *plan;
     mcast_sched_memo_t memo;
-    int transport_kind; /* the plan's (mcast_plan_transport_t), read once */
+    mcast_plan_info_t info; /* the plan's, read once (a plan does not change; its pointers
+                               live as long as the plan) */
     bool printed[3]; /* verbose line printed for bcast / ibcast / bcast_init */
 } mcast_cached_plan_t;
 

@@ -576,36 +576,43 @@ int mcast_tags_take(mcast_tags_t *t)
     return tag;
 }
 
-/* tag: from mcast_tags_take at the call */
+void *mcast_spare_take(mcast_spares_t *s)
+{
+    void *p = NULL;
+    OPAL_THREAD_LOCK(&s->lock);
+    if (s->n > 0) {
+        p = s->item[--s->n];
+    }
+    OPAL_THREAD_UNLOCK(&s->lock);
+    return p;
+}
+
+void *mcast_spare_give(mcast_spares_t *s, void *p)
+{
+    OPAL_THREAD_LOCK(&s->lock);
+    if (NULL != p && s->n < MCAST_SPARES) {
+        s->item[s->n++] = p;
+        p = NULL;
+    }
+    OPAL_THREAD_UNLOCK(&s->lock);
+    return p;
+}
+
 /* Engines of finished calls that had none of their own to use (nonblocking ones), kept
  * for the next: an engine keeps its buffers' room across calls (mcast_engine_start
  * resets it, as a blocking call's reused engine shows), so a call's start allocates
- * nothing there.  At most SPARE_ENGINES; freed at the components' end. */
-#define SPARE_ENGINES 8
-static mcast_engine_t *spare_engines[SPARE_ENGINES];
-static int nspare_engines;
-static opal_mutex_t spare_lock = OPAL_MUTEX_STATIC_INIT;
+ * nothing there. */
+static mcast_spares_t spare_engines = MCAST_SPARES_INIT;
 
 static mcast_engine_t *engine_take(void)
 {
-    mcast_engine_t *e = NULL;
-    OPAL_THREAD_LOCK(&spare_lock);
-    if (nspare_engines > 0) {
-        e = spare_engines[--nspare_engines];
-    }
-    OPAL_THREAD_UNLOCK(&spare_lock);
+    mcast_engine_t *e = mcast_spare_take(&spare_engines);
     return NULL != e ? e : mcast_engine_create();
 }
 
 static void engine_give(mcast_engine_t *e)
 {
-    OPAL_THREAD_LOCK(&spare_lock);
-    if (NULL != e && nspare_engines < SPARE_ENGINES) {
-        spare_engines[nspare_engines++] = e;
-        e = NULL;
-    }
-    OPAL_THREAD_UNLOCK(&spare_lock);
-    mcast_engine_destroy(e);
+    mcast_engine_destroy(mcast_spare_give(&spare_engines, e));
 }
 
 static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_memo_t *memo,
@@ -905,6 +912,10 @@ static mcast_ireq_t *active = NULL, **active_tail = &active;
 static opal_mutex_t active_lock = OPAL_MUTEX_STATIC_INIT;
 static bool progress_registered = false;
 
+/* Requests of finished calls kept for the next, their Open MPI request finalised
+ * (OMPI_REQUEST_FINI: no Fortran handle left) and made afresh by ireq_new. */
+static mcast_spares_t spare_ireqs = MCAST_SPARES_INIT;
+
 static void ireq_release(mcast_ireq_t *r)
 {
     OBJ_RELEASE(r->call.dtype);
@@ -915,7 +926,10 @@ static void ireq_release(mcast_ireq_t *r)
         call_cleanup(&r->call);
     }
     OMPI_REQUEST_FINI(&r->super);
-    OBJ_RELEASE(r);
+    /* (only a request nobody else holds) */
+    if (1 != ((opal_object_t *) r)->obj_reference_count || NULL != mcast_spare_give(&spare_ireqs, r)) {
+        OBJ_RELEASE(r);
+    }
 }
 
 static int ireq_free(ompi_request_t **request)
@@ -998,9 +1012,14 @@ static int ibcast_progress(void)
 
 static mcast_ireq_t *ireq_new(struct ompi_communicator_t *comm)
 {
-    mcast_ireq_t *r = OBJ_NEW(mcast_ireq_t);
-    if (NULL == r) {
-        return NULL;
+    mcast_ireq_t *r = mcast_spare_take(&spare_ireqs);
+    if (NULL != r) {
+        ireq_construct(r); /* (its Open MPI part: mcast_request_prepare below) */
+    } else {
+        r = OBJ_NEW(mcast_ireq_t);
+        if (NULL == r) {
+            return NULL;
+        }
     }
     mcast_request_prepare(&r->super, false, ireq_free, comm);
     return r;
@@ -1098,9 +1117,10 @@ void mcast_pml_fini(void)
         opal_progress_unregister(ibcast_progress);
         progress_registered = false;
     }
-    OPAL_THREAD_LOCK(&spare_lock);
-    while (nspare_engines > 0) {
-        mcast_engine_destroy(spare_engines[--nspare_engines]);
+    for (mcast_engine_t *e; NULL != (e = mcast_spare_take(&spare_engines));) {
+        mcast_engine_destroy(e);
     }
-    OPAL_THREAD_UNLOCK(&spare_lock);
+    for (mcast_ireq_t *r; NULL != (r = mcast_spare_take(&spare_ireqs));) {
+        OBJ_RELEASE(r);
+    }
 }

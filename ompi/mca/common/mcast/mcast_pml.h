@@ -132,7 +132,21 @@ bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *byt
 void mcast_request_prepare(ompi_request_t *r, bool persistent, ompi_request_free_fn_t free_fn,
                            struct ompi_communicator_t *comm);
 
-/* Unregister the progress function (component close). */
+/* A few freed objects of one kind kept for the next nonblocking call, whose cost is its
+ * start (E-IBC-1): engines, requests, a call's state.  Process-wide, any thread. */
+#define MCAST_SPARES 8
+typedef struct {
+    void *item[MCAST_SPARES];
+    int n;
+    opal_mutex_t lock;
+} mcast_spares_t;
+#define MCAST_SPARES_INIT {{NULL}, 0, OPAL_MUTEX_STATIC_INIT}
+/* One kept object, NULL when there is none. */
+void *mcast_spare_take(mcast_spares_t *s);
+/* Keeps p: NULL, or p itself when the spares are full (the caller frees it then). */
+void *mcast_spare_give(mcast_spares_t *s, void *p);
+
+/* Unregister the progress function, free the spares (component close). */
 void mcast_pml_fini(void);
 
 #endif /* MCAST_PML_H */

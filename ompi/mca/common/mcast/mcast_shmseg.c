@@ -217,6 +217,9 @@ static void send_flag(mcast_shm_seg_t *s)
                   ? 1 : 0;
     if (NULL != s->view) {
         opal_atomic_add_fetch_32(&live_segments, 1);
+        /* (Open MPI's progress runs on the calling thread; threads only with
+         * MPI_THREAD_MULTIPLE, fixed at MPI_Init) */
+        mcast_shm_one_thread(s->view, !opal_using_threads());
     }
     if (0 == rank) {
         s->flags[0] = s->mine;
@@ -333,6 +336,7 @@ bool mcast_shm_setup_test(mcast_shm_seg_t *s)
 /* ---- data through the convertor (non-contiguous) or in place ---------------------- */
 typedef struct {
     char *base; /* contiguous: the packed stream in place */
+    bool convertors; /* io is initialised (a type that is not contiguous) */
     mcast_dtio_t io;
 } shm_io_ctx_t;
 
@@ -360,20 +364,28 @@ static int io_unpack(void *ctx, size_t off, size_t len, const void *src)
     return OMPI_SUCCESS == mcast_dtio_unpack(&c->io, off, len, src) ? 0 : -1;
 }
 
+/* (the convertors only for a type that is not contiguous: a tiny call's cost is what
+ * it writes, E-SHM-2) */
 static void io_init(shm_io_ctx_t *c, void *buf, int count, struct ompi_datatype_t *dtype)
 {
     c->base = NULL;
-    mcast_dtio_init(&c->io, buf, count, dtype);
+    c->convertors = false;
     if (ompi_datatype_is_contiguous_memory_layout(dtype, count)) {
         ptrdiff_t true_lb = 0, true_extent = 0;
         ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
         c->base = (char *) buf + true_lb;
+        return;
     }
+    mcast_dtio_init(&c->io, buf, count, dtype);
+    c->convertors = true;
 }
 
 static void io_fini(shm_io_ctx_t *c)
 {
-    mcast_dtio_fini(&c->io);
+    if (c->convertors) {
+        mcast_dtio_fini(&c->io);
+        c->convertors = false;
+    }
 }
 
 /* The communicator's segment, set up by mcast_shm_setup_start / _test: MCAST_SHM_PASS
@@ -407,6 +419,19 @@ typedef struct {
     int call_status;
     bool call_done;
 } shm_ireq_t;
+
+/* A request's state before ireq_start (no convertor, nothing started): nothing of its
+ * ~1 KiB is zeroed beyond these (a small call's cost is its start, E-IBC-1). */
+static void ireq_blank(shm_ireq_t *r)
+{
+    r->io_ctx.base = NULL;
+    r->io_ctx.convertors = false;
+    r->view = NULL;
+    r->op = NULL;
+    r->call = NULL;
+    r->call_status = OMPI_SUCCESS;
+    r->call_done = false;
+}
 
 /* a streaming root: what the engine holds; everything once it failed (pack then fails) */
 static size_t io_avail(void *ctx)
@@ -463,16 +488,36 @@ static void ireq_fini(shm_ireq_t *r)
     io_fini(&r->io_ctx);
 }
 
+/* The nonblocking calls' states, kept for the next (mcast_spare_give) */
+static mcast_spares_t spare_ireqs = MCAST_SPARES_INIT;
+
+static shm_ireq_t *ireq_alloc(void)
+{
+    shm_ireq_t *r = mcast_spare_take(&spare_ireqs);
+    if (NULL == r) {
+        r = malloc(sizeof(*r));
+    }
+    if (NULL != r) {
+        ireq_blank(r);
+    }
+    return r;
+}
+
+static void ireq_free_state(shm_ireq_t *r)
+{
+    free(mcast_spare_give(&spare_ireqs, r));
+}
+
 static void ireq_release(void *state)
 {
     /* released after completion (the request completes only then) */
     ireq_fini(state);
-    free(state);
+    ireq_free_state(state);
 }
 
 static const mcast_runner_t shm_runner = {ireq_test, ireq_release};
 
-/* Starts this rank's part in *r (its fields zero, io_ctx as it may be; the segment is set up at the
+/* Starts this rank's part in *r (as ireq_blank left it; the segment is set up at the
  * communicator's first call): the engine's call (twolevel: plan != NULL) and the
  * segment's op.  MCAST_SHM_PASS: no segment.  On failure nothing is left to release.
  * Once the segment is there, this rank's part always starts: an engine call that could
@@ -530,12 +575,8 @@ static int run(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_plan
                struct ompi_datatype_t *dtype, size_t bytes, int root,
                struct ompi_communicator_t *comm, int tag)
 {
-    shm_ireq_t r; /* io_ctx: io_init in ireq_start (no second memset of a convertor) */
-    r.view = NULL;
-    r.op = NULL;
-    r.call = NULL;
-    r.call_status = OMPI_SUCCESS;
-    r.call_done = false;
+    shm_ireq_t r;
+    ireq_blank(&r);
     const int calltime = mcast_calltime_suspend(); /* (blocking: it progresses) */
     int rc = ireq_start(seg, plan, info, memo, engine, buf, count, dtype, bytes, root, comm, tag, &r);
     if (OMPI_SUCCESS != rc) {
@@ -577,13 +618,13 @@ int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                     struct ompi_communicator_t *comm, int tag, const mcast_runner_t **runner,
                     void **state)
 {
-    shm_ireq_t *r = calloc(1, sizeof(*r));
+    shm_ireq_t *r = ireq_alloc();
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     int rc = ireq_start(seg, plan, info, NULL, NULL, buf, count, dtype, bytes, root, comm, tag, r);
     if (OMPI_SUCCESS != rc) {
-        free(r);
+        ireq_free_state(r);
         return rc;
     }
     (void) ireq_test(r, &rc); /* a root's small message is out at once */
@@ -601,10 +642,10 @@ static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_pla
                 size_t bytes, int root, struct ompi_communicator_t *comm, int tag,
                 ompi_request_t **request)
 {
-    shm_ireq_t *r = calloc(1, sizeof(*r));
+    shm_ireq_t *r = ireq_alloc();
     ompi_request_t *req = NULL;
     if (NULL == r || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
-        free(r);
+        ireq_free_state(r);
         const int rc = run(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm, tag);
         if (OMPI_SUCCESS == rc) {
             *request = &ompi_request_empty;
@@ -614,7 +655,7 @@ static int irun(mcast_shm_seg_t **seg, const mcast_plan_t *plan, const mcast_pla
     int rc = ireq_start(seg, plan, info, memo, NULL, buf, count, dtype, bytes, root, comm, tag, r);
     if (OMPI_SUCCESS != rc) {
         mcast_ireq_runner_discard(req);
-        free(r);
+        ireq_free_state(r);
         return rc;
     }
     /* a root's small message is out at once, and a receiver's may be there already: a
@@ -681,4 +722,18 @@ int mcast_shm_seg_board_put(mcast_shm_seg_t *seg, int key, const double v[2])
 int mcast_shm_seg_board_max(const mcast_shm_seg_t *seg, int key, double out[2])
 {
     return NULL != set_up(seg) ? mcast_shm_board_max(seg->view, key, out) : -1;
+}
+
+void mcast_shm_seg_warm(mcast_shm_seg_t *seg, size_t bytes)
+{
+    if (NULL != set_up(seg)) {
+        mcast_shm_warm(seg->view, bytes);
+    }
+}
+
+void mcast_shmseg_fini(void)
+{
+    for (void *r; NULL != (r = mcast_spare_take(&spare_ireqs));) {
+        free(r);
+    }
 }

@@ -87,6 +87,9 @@ int mcast_shm_begin(mcast_shm_seg_t **seg, const mcast_plan_t *plan,
                     struct ompi_communicator_t *comm, int tag, const mcast_runner_t **runner,
                     void **state);
 
+/* Frees the nonblocking calls' kept states (component close). */
+void mcast_shmseg_fini(void);
+
 /* How many segments a process may map (communicators beyond it get PML plans). */
 void mcast_shmseg_set_max_segments(int n);
 
@@ -99,5 +102,8 @@ bool mcast_shm_failed(const mcast_shm_seg_t *seg);
  * (put: an error) where this rank has no view of it. */
 int mcast_shm_seg_board_put(mcast_shm_seg_t *seg, int key, const double v[2]);
 int mcast_shm_seg_board_max(const mcast_shm_seg_t *seg, int key, double out[2]);
+/* mcast_shm_warm of this rank's view for a call of `bytes`, once the segment is set up
+ * (nothing otherwise): before a timed trial call (E-SHM-3). */
+void mcast_shm_seg_warm(mcast_shm_seg_t *seg, size_t bytes);
 
 #endif /* MCAST_SHMSEG_H */
