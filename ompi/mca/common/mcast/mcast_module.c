@@ -1069,8 +1069,8 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         if (OMPI_SUCCESS != rc) {
             goto out;
         }
-        if (*vkey >= 0) {
-            mcast_shm_seg_warm(m->shm, bytes); /* (a trial call: E-SHM-3) */
+        if (*vkey >= 0 && vidx >= 2) {
+            mcast_shm_seg_warm(m->shm, bytes); /* (a counted trial call: E-SHM-3) */
         }
     }
     *plan = e;
@@ -1489,8 +1489,12 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
      * favour the first) */
     const bool trial = !vd->verify.settled;
     if (OMPI_SUCCESS == rc && trial) {
-        /* (the segment's pages this call's chunks take are written once before: E-SHM-3) */
-        mcast_shm_seg_warm(m->shm, bytes);
+        /* (the segment's pages the counted trials' chunks take are written once before
+         * the first of them, not at the candidates' first calls, which are not counted:
+         * a communicator used once pays only its call's pages; E-SHM-3) */
+        if (vd->verify.calls >= 2) {
+            mcast_shm_seg_warm(m->shm, bytes);
+        }
         rc = comm->c_coll->coll_barrier(comm, comm->c_coll->coll_barrier_module);
     }
     /* (a settled class's call only counts towards the re-check: no clock read) */
