@@ -1115,7 +1115,7 @@ typedef struct nb_call {
     double t0;                  /* and its start */
 } nb_call_t;
 
-/* nb_call_t of finished calls, kept for the next (E-IBC-1) */
+/* nb_call_t of finished calls, kept for the next (E-IBC-1, E-SHM-3) */
 static mcast_spares_t spare_calls = MCAST_SPARES_INIT;
 
 /* Whether every earlier nonblocking call of c's module started (or ended). */

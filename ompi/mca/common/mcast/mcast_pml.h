@@ -133,7 +133,7 @@ void mcast_request_prepare(ompi_request_t *r, bool persistent, ompi_request_free
                            struct ompi_communicator_t *comm);
 
 /* A few freed objects of one kind kept for the next nonblocking call, whose cost is its
- * start (E-IBC-1): engines, requests, a call's state.  Process-wide, any thread. */
+ * start (E-IBC-1, E-SHM-3): engines, requests, a call's state.  Process-wide, any thread. */
 #define MCAST_SPARES 8
 typedef struct {
     void *item[MCAST_SPARES];

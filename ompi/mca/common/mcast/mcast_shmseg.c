@@ -421,7 +421,7 @@ typedef struct {
 } shm_ireq_t;
 
 /* A request's state before ireq_start (no convertor, nothing started): nothing of its
- * ~1 KiB is zeroed beyond these (a small call's cost is its start, E-IBC-1). */
+ * ~1 KiB is zeroed beyond these (a small call's cost is its start, E-SHM-3). */
 static void ireq_blank(shm_ireq_t *r)
 {
     r->io_ctx.base = NULL;
