@@ -217,9 +217,6 @@ static void send_flag(mcast_shm_seg_t *s)
                   ? 1 : 0;
     if (NULL != s->view) {
         opal_atomic_add_fetch_32(&live_segments, 1);
-        /* (Open MPI's progress runs on the calling thread; threads only with
-         * MPI_THREAD_MULTIPLE, fixed at MPI_Init) */
-        mcast_shm_one_thread(s->view, !opal_using_threads());
     }
     if (0 == rank) {
         s->flags[0] = s->mine;
@@ -552,6 +549,11 @@ static int ireq_start(mcast_shm_seg_t **segp, const mcast_plan_t *plan,
     }
     io_init(&r->io_ctx, buf, count, dtype);
     r->view = seg->view;
+    /* Open MPI's progress runs on the calling thread: without threads (no
+     * MPI_THREAD_MULTIPLE) only one thread calls into the view, which then takes no lock
+     * (E-SHM-3).  Read at every call: an MPI session initialised later with threads
+     * turns it on, at a call no other thread is inside MPI. */
+    mcast_shm_one_thread(r->view, !opal_using_threads());
     /* a leader that is not the root streams what the engine receives */
     const bool fed = NULL != plan && rank == seg_root && rank != root;
     const mcast_shm_io_t io = fed ? (mcast_shm_io_t){r, io_pack_fed, io_unpack_fed, NULL, io_avail}
