@@ -536,6 +536,22 @@ static bool seq_turn(mcast_module_t *m, int64_t k)
     return turn;
 }
 
+/* Whether every call's op so far has started (no earlier call waits for its turn). */
+static bool seq_idle(mcast_module_t *m)
+{
+    OPAL_THREAD_LOCK(&m->lock);
+    const bool idle = m->seq_done == m->seq_next;
+    OPAL_THREAD_UNLOCK(&m->lock);
+    return idle;
+}
+
+/* A module that serves none of its communicator's calls: settled so (PASS, DISABLED are
+ * for good once a blocking call settled the module). */
+static bool serves_none(const mcast_module_t *m)
+{
+    return MCAST_STATE_PASS == m->state || MCAST_STATE_DISABLED == m->state;
+}
+
 static bool uses_segment(const mcast_plan_info_t *info)
 {
     return MCAST_PLAN_SHM == info->transport_kind || MCAST_PLAN_PML_SHM == info->transport_kind;
@@ -569,12 +585,19 @@ static int module_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *i
 /* The class's decision (mcast_decide_class), once per communicator.  NULL when this rank
  * had no memory for it (nothing kept: a later call decides again; a decision that differs
  * from the other ranks' would send this rank down another path for good). */
-static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
+static mcast_decision_t *decide_now(mcast_module_t *m, struct ompi_communicator_t *comm, int cls);
+
+static inline mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
 {
     mcast_decision_t *d = &m->plans.decisions[cls];
-    if (d->made) {
-        return d;
-    }
+    return d->made ? d : decide_now(m, comm, cls);
+}
+
+/* (out of line: a settled call's decide is a load, without this one's frame; E-CALL-1) */
+static __attribute__((noinline)) mcast_decision_t *
+decide_now(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
+{
+    mcast_decision_t *d = &m->plans.decisions[cls];
     module_input_ctx_t ctx = {m, comm, 0};
     char why[256] = "";
     mcast_plan_t *p = NULL;
@@ -615,6 +638,12 @@ static mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *c
  * module below's. */
 enum { WANT_DECISION = -1, WANT_OURS = 0, WANT_BELOW = 1 };
 
+/* A verified class's candidate (MCAST_VERIFY_CHOSEN / _OTHER) as what the call runs. */
+static int want_of_candidate(const mcast_decision_t *d, int cand)
+{
+    return (0 != d->choice.defer) != (MCAST_VERIFY_OTHER == cand) ? WANT_BELOW : WANT_OURS;
+}
+
 /* What a call of a verified class runs (mcast_planner.h, "Verification on live calls"):
  * a blocking MPI_Bcast takes its turn in the trials (`trial`), any other call follows the
  * verdict once there is one, the class's choice until then.  WANT_DECISION for a class
@@ -630,7 +659,7 @@ static int want_of(const mcast_module_t *m, int cls, bool trial)
     }
     const int cand = trial ? mcast_verify_pick(&d->verify)
                            : (d->verify.settled ? d->verify.verdict : MCAST_VERIFY_CHOSEN);
-    return (0 != d->choice.defer) != (MCAST_VERIFY_OTHER == cand) ? WANT_BELOW : WANT_OURS;
+    return want_of_candidate(d, cand);
 }
 
 /* The plan of (class, root): the class's decision built on this root's chain
@@ -638,6 +667,10 @@ static int want_of(const mcast_module_t *m, int cls, bool trial)
  * it stood against), under WANT_BELOW none.  NULL with *why set when there is none, NULL
  * with *defer set when the call goes to the module below, NULL with *no_memory set when
  * this rank had no memory to build it (a local failure: the caller must not decide on it). */
+static mcast_cached_plan_t *plan_build(mcast_module_t *m, struct ompi_communicator_t *comm,
+                                       const mcast_decision_t *d, int cls, int root,
+                                       const char **why, bool *no_memory);
+
 static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
                                      int root, int want, const char **why, bool *defer,
                                      bool *no_memory)
@@ -656,9 +689,15 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
         return NULL;
     }
     mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
-    if (NULL != e) {
-        return e;
-    }
+    return NULL != e ? e : plan_build(m, comm, d, cls, root, why, no_memory);
+}
+
+/* (out of line: a cached plan's call does not pay this one's frame; E-CALL-1) */
+static __attribute__((noinline)) mcast_cached_plan_t *
+plan_build(mcast_module_t *m, struct ompi_communicator_t *comm, const mcast_decision_t *d, int cls,
+           int root, const char **why, bool *no_memory)
+{
+    mcast_cached_plan_t *e = NULL;
     module_input_ctx_t ctx = {m, comm, 0};
     mcast_plan_t *p = NULL;
     static _Thread_local char err[256]; /* (*why outlives the call; one per thread) */
@@ -735,11 +774,12 @@ static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, 
     return OMPI_SUCCESS;
 }
 
-/* A call in state READY / PASS / DISABLED: what it does.  OMPI_SUCCESS with *plan set: run
- * the plan; OMPI_SUCCESS with *pass: hand the call to the module below; OMPI_SUCCESS with
- * neither: nothing to do (0 bytes); otherwise the call's error (an OMPI code or MPI class). */
-static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int root,
-                 int kind, int want, mcast_cached_plan_t **plan, bool *pass)
+/* A call in state READY / PASS / DISABLED (cls: mcast_size_class(bytes)): what it does.
+ * OMPI_SUCCESS with *plan set: run the plan; OMPI_SUCCESS with *pass: hand the call to the
+ * module below; OMPI_SUCCESS with neither: nothing to do (0 bytes); otherwise the call's
+ * error (an OMPI code or MPI class). */
+static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes, int cls,
+                 int root, int kind, int want, mcast_cached_plan_t **plan, bool *pass)
 {
     *plan = NULL;
     *pass = false;
@@ -752,7 +792,6 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
     }
     const char *why = NULL;
     bool defer = false, no_memory = false;
-    const int cls = mcast_size_class(bytes);
     mcast_cached_plan_t *e = plan_for(m, comm, cls, root,
                                       WANT_DECISION != want ? want : want_of(m, cls, false),
                                       &why, &defer, &no_memory);
@@ -797,7 +836,9 @@ bool mcast_module_passes_now(mcast_module_t *m, struct ompi_communicator_t *comm
     }
     mcast_cached_plan_t *e = NULL;
     bool pass = false;
-    return OMPI_SUCCESS == route(m, comm, bytes, root, 2, WANT_DECISION, &e, &pass) && pass;
+    return OMPI_SUCCESS == route(m, comm, bytes, mcast_size_class(bytes), root, 2,
+                                 WANT_DECISION, &e, &pass) &&
+           pass;
 }
 
 /* ---- the nonblocking decision (header) --------------------------------------- */
@@ -1439,10 +1480,27 @@ static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int
                         mcast_cached_plan_t *e, bool pass, void *buf, int count,
                         struct ompi_datatype_t *dtype, size_t bytes, int root);
 
+static int bcast_call(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                      struct ompi_communicator_t *comm, mcast_module_t *m);
+
 int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mcast_module_t *m = (mcast_module_t *) module;
+    /* a module that serves none of the communicator's calls: the module below (which
+     * checks the call) at once, unless an earlier nonblocking call of this one has not
+     * started yet (its turn comes first) */
+    if (serves_none(m) && seq_idle(m)) {
+        return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
+    }
+    return bcast_call(buf, count, dtype, root, comm, m);
+}
+
+/* (out of line: the call above hands on without this one's frame; E-CALL-1) */
+static __attribute__((noinline)) int bcast_call(void *buf, int count,
+                                                struct ompi_datatype_t *dtype, int root,
+                                                struct ompi_communicator_t *comm, mcast_module_t *m)
+{
     size_t bytes = 0;
     if (!mcast_signature_bytes(count, dtype, &bytes)) {
         return MPI_ERR_COUNT;
@@ -1456,21 +1514,28 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     while (OMPI_SUCCESS == rc && !seq_turn(m, slot)) {
         opal_progress();
     }
-    if (OMPI_SUCCESS == rc && MCAST_STATE_READY == m->state && !m->calibrated && !m->calib_tried &&
-        bytes > 0 && mcast_class_bytes(mcast_size_class(bytes)) >= m->ops->params->self_calibrate_from &&
-        NULL != m->ops->calibrate_wanted && m->ops->calibrate_wanted(m, comm)) {
-        m->calib_tried = true;
-        calibrate(m, comm);
+    const bool ready = OMPI_SUCCESS == rc && MCAST_STATE_READY == m->state;
+    const int cls = mcast_size_class(bytes);
+    if (ready && !m->calib_tried && bytes > 0) {
+        /* whether the network is measured depends on agreed inputs only, fixed once the
+         * module is READY: asked once, the measurement at the first call of a class from
+         * self_calibrate_from */
+        if (m->calibrated || NULL == m->ops->calibrate_wanted ||
+            !m->ops->calibrate_wanted(m, comm)) {
+            m->calib_tried = true;
+        } else if (mcast_class_bytes(cls) >= m->ops->params->self_calibrate_from) {
+            m->calib_tried = true;
+            calibrate(m, comm);
+        }
     }
     /* a verified class: this call's candidate */
     mcast_decision_t *vd = NULL;
-    int cls = 0, cand = MCAST_VERIFY_CHOSEN, want = WANT_DECISION;
-    if (OMPI_SUCCESS == rc && MCAST_STATE_READY == m->state && bytes > 0) {
-        cls = mcast_size_class(bytes);
+    int cand = MCAST_VERIFY_CHOSEN, want = WANT_DECISION;
+    if (ready && bytes > 0) {
         vd = decide(m, comm, cls);
         if (NULL != vd && !vd->failed && vd->verifying) {
             cand = mcast_verify_pick(&vd->verify);
-            want = want_of(m, cls, true);
+            want = want_of_candidate(vd, cand);
         } else {
             vd = NULL; /* (no memory: route says so) */
         }
@@ -1478,7 +1543,7 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
     mcast_cached_plan_t *e = NULL;
     bool pass = false;
     if (OMPI_SUCCESS == rc) {
-        rc = route(m, comm, bytes, root, 0, want, &e, &pass);
+        rc = route(m, comm, bytes, cls, root, 0, want, &e, &pass);
     }
     if (NULL == vd) {
         return bcast_routed(m, comm, slot, rc, e, pass, buf, count, dtype, bytes, root);
@@ -1736,9 +1801,19 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
                         struct ompi_communicator_t *comm, ompi_request_t **request,
                         mca_coll_base_module_t *module, int kind)
 {
-    mcast_calltime_begin();
-    const int rc = istart(buf, count, dtype, root, comm, request, module, kind);
-    mcast_calltime_end();
+    mcast_module_t *m = (mcast_module_t *) module;
+    int rc;
+    if (serves_none(m)) {
+        /* a module that serves none of the communicator's calls: the module below, which
+         * checks the call (no earlier call of this one waits: a call starts late only
+         * while the module is PENDING, and a blocking call that settled it waited for
+         * those) */
+        rc = pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
+    } else {
+        mcast_calltime_begin();
+        rc = istart(buf, count, dtype, root, comm, request, module, kind);
+        mcast_calltime_end();
+    }
     if (OMPI_SUCCESS != rc) {
         /* a failed start leaves no request: a later MPI_Wait on the handle returns at once
          * (Open MPI's binding leaves it untouched, so a program that waits on it anyway
@@ -1783,7 +1858,7 @@ static int istart(void *buf, int count, struct ompi_datatype_t *dtype, int root,
     const int64_t slot = seq_take(m);
     mcast_cached_plan_t *e = NULL;
     bool pass = false;
-    int rc = route(m, comm, bytes, root, kind, WANT_DECISION, &e, &pass);
+    int rc = route(m, comm, bytes, mcast_size_class(bytes), root, kind, WANT_DECISION, &e, &pass);
     if (OMPI_SUCCESS == rc && pass) {
         seq_resolve(m, slot);
         return pass_ibcast_kind(m, buf, count, dtype, root, comm, request, kind);
