@@ -1010,18 +1010,34 @@ static int ibcast_progress(void)
     return n;
 }
 
-static mcast_ireq_t *ireq_new(struct ompi_communicator_t *comm)
+/* Room for a request: a spare's or a new object's, nothing of a call set up yet (NULL:
+ * no memory).  Given back unused by ireq_room_return. */
+static mcast_ireq_t *ireq_room(void)
 {
     mcast_ireq_t *r = mcast_spare_take(&spare_ireqs);
-    if (NULL != r) {
-        ireq_construct(r); /* (its Open MPI part: mcast_request_prepare below) */
-    } else {
-        r = OBJ_NEW(mcast_ireq_t);
-        if (NULL == r) {
-            return NULL;
-        }
+    return NULL != r ? r : OBJ_NEW(mcast_ireq_t);
+}
+
+static void ireq_room_return(mcast_ireq_t *r)
+{
+    if (NULL != mcast_spare_give(&spare_ireqs, r)) {
+        OBJ_RELEASE(r);
     }
+}
+
+/* A request in room r, made afresh for a call on comm. */
+static void ireq_make(mcast_ireq_t *r, struct ompi_communicator_t *comm)
+{
+    ireq_construct(r); /* (its Open MPI part: mcast_request_prepare below) */
     mcast_request_prepare(&r->super, false, ireq_free, comm);
+}
+
+static mcast_ireq_t *ireq_new(struct ompi_communicator_t *comm)
+{
+    mcast_ireq_t *r = ireq_room();
+    if (NULL != r) {
+        ireq_make(r, comm);
+    }
     return r;
 }
 
@@ -1038,17 +1054,17 @@ static void ireq_activate(mcast_ireq_t *r, ompi_request_t **request)
     *request = &r->super;
 }
 
+/* (the room only: a call over at its start gives it back without a request made and
+ * unmade, E-CALL-1) */
 int mcast_ireq_runner_new(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
                           ompi_request_t **request)
 {
-    mcast_ireq_t *r = ireq_new(comm);
+    mcast_ireq_t *r = ireq_room();
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    r->call.dtype = dtype;
+    r->call.dtype = dtype; /* (kept for the start) */
     r->call.comm = comm;
-    OBJ_RETAIN(dtype);
-    OBJ_RETAIN(comm);
     *request = &r->super;
     return OMPI_SUCCESS;
 }
@@ -1056,6 +1072,13 @@ int mcast_ireq_runner_new(struct ompi_communicator_t *comm, struct ompi_datatype
 void mcast_ireq_runner_start(ompi_request_t *request, const mcast_runner_t *runner, void *state)
 {
     mcast_ireq_t *r = (mcast_ireq_t *) request;
+    struct ompi_datatype_t *dtype = r->call.dtype;
+    struct ompi_communicator_t *comm = r->call.comm;
+    ireq_make(r, comm);
+    r->call.dtype = dtype;
+    r->call.comm = comm;
+    OBJ_RETAIN(dtype);
+    OBJ_RETAIN(comm);
     ompi_request_t *out;
     r->runner = runner;
     r->runner_state = state;
@@ -1075,7 +1098,7 @@ bool mcast_ireq_none_active(void)
 void mcast_ireq_runner_discard(ompi_request_t *request)
 {
     if (NULL != request) {
-        ireq_release((mcast_ireq_t *) request); /* (no runner yet: nothing of its own) */
+        ireq_room_return((mcast_ireq_t *) request); /* (nothing made yet) */
     }
 }
 

@@ -112,9 +112,10 @@ typedef struct mcast_runner {
 } mcast_runner_t;
 
 /* A request for such a runner, taken before its broadcast starts (so that a rank without
- * memory for it knows before it touches anything): new (the datatype and communicator are
- * retained until it is released; OMPI_ERR_OUT_OF_RESOURCE), then start with the runner's
- * started state (the progress function moves it from then on), or discard unused. */
+ * memory for it knows before it touches anything): new (its memory only;
+ * OMPI_ERR_OUT_OF_RESOURCE), then start with the runner's started state (the request is
+ * made then, the datatype and communicator retained until it is released; the progress
+ * function moves it from then on), or discard unused. */
 int mcast_ireq_runner_new(struct ompi_communicator_t *comm, struct ompi_datatype_t *dtype,
                           ompi_request_t **request);
 void mcast_ireq_runner_start(ompi_request_t *request, const mcast_runner_t *runner, void *state);
