@@ -284,6 +284,38 @@ void write_pages(char *p, size_t len)
 
 } // namespace
 
+#if defined(__x86_64__)
+namespace {
+
+/* Whether this CPU has enhanced rep movsb (cpuid leaf 7, sub-leaf 0: EBX bit 9). */
+bool has_erms()
+{
+    unsigned max = 0, b = 0, c = 0, d = 0;
+    __asm__("cpuid" : "=a"(max), "=b"(b), "=c"(c), "=d"(d) : "a"(0u), "c"(0u));
+    if (max < 7) {
+        return false;
+    }
+    unsigned a = 0;
+    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7u), "c"(0u));
+    (void) a;
+    return (b & (1u << 9)) != 0;
+}
+
+} // namespace
+#endif
+
+__attribute__((visibility("default"))) void mcast_shm_copy(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+    static const bool erms = has_erms();
+    if (erms && n >= MCAST_SHM_REP_BYTES) {
+        __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+        return;
+    }
+#endif
+    std::memcpy(dst, src, n);
+}
+
 __attribute__((visibility("default"))) void mcast_shm_warm(mcast_shm_t *s, size_t bytes)
 {
     if (s == nullptr) {

@@ -625,6 +625,44 @@ static void test_streaming_root(void **state)
     }
 }
 
+/* mcast_shm_copy: every byte at every size around MCAST_SHM_REP_BYTES (below it memcpy,
+ * from it `rep movsb` where the CPU has it) and at unaligned ends, nothing written
+ * outside the destination. */
+static void test_copy(void **state)
+{
+    (void) state;
+    const size_t sizes[] = {0,    1,    63,   64,   MCAST_SHM_REP_BYTES - 1, MCAST_SHM_REP_BYTES,
+                            MCAST_SHM_REP_BYTES + 1, 4096, 65536 + 13, 1 << 20};
+    const size_t offs[] = {0, 1, 16, 63};
+    const size_t max = (1 << 20) + 128;
+    unsigned char *src = malloc(max), *dst = malloc(max);
+    assert_non_null(src);
+    assert_non_null(dst);
+    for (size_t i = 0; i < max; i++) {
+        src[i] = (unsigned char) (i * 131u + 7u);
+    }
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        for (size_t so = 0; so < 4; so++) {
+            for (size_t dof = 0; dof < 4; dof++) {
+                const size_t n = sizes[si], s0 = offs[so], d0 = offs[dof];
+                memset(dst, 0xEE, max);
+                mcast_shm_copy(dst + d0, src + s0, n);
+                if (n > 0) {
+                    assert_memory_equal(dst + d0, src + s0, n);
+                }
+                for (size_t k = 0; k < d0; k++) {
+                    assert_int_equal(dst[k], 0xEE);
+                }
+                for (size_t k = d0 + n; k < d0 + n + 64 && k < max; k++) {
+                    assert_int_equal(dst[k], 0xEE);
+                }
+            }
+        }
+    }
+    free(src);
+    free(dst);
+}
+
 static void test_model(void **state)
 {
     (void) state;
@@ -654,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_slow_reader),
         cmocka_unit_test(test_nonblocking),
         cmocka_unit_test(test_streaming_root),
+        cmocka_unit_test(test_copy),
         cmocka_unit_test(test_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -344,7 +344,7 @@ static int io_pack(void *ctx, size_t off, size_t max, void *dst, size_t *packed)
 {
     shm_io_ctx_t *c = ctx;
     if (NULL != c->base) {
-        memcpy(dst, c->base + off, max);
+        mcast_shm_copy(dst, c->base + off, max);
         *packed = max;
         return 0;
     }
@@ -355,7 +355,7 @@ static int io_unpack(void *ctx, size_t off, size_t len, const void *src)
 {
     shm_io_ctx_t *c = ctx;
     if (NULL != c->base) {
-        memcpy(c->base + off, src, len);
+        mcast_shm_copy(c->base + off, src, len);
         return 0;
     }
     return OMPI_SUCCESS == mcast_dtio_unpack(&c->io, off, len, src) ? 0 : -1;
