@@ -77,8 +77,8 @@ void mcast_shm_one_thread(mcast_shm_t *s, int one);
 void mcast_shm_warm(mcast_shm_t *s, size_t bytes);
 /* Copies a chunk into or out of the segment (no overlap): `rep movsb` from
  * MCAST_SHM_REP_BYTES where the CPU has enhanced rep movsb, memcpy otherwise.  Not the
- * libc's choice: glibc 2.39+ leaves rep movsb out on AMD CPUs (Debian 13), and its vector
- * copy took 3 - 4x as long per chunk between two cores of such a CPU (E-COPY-1). */
+ * libc's choice: newer glibc leaves rep movsb out on AMD CPUs (Debian 13), and its vector
+ * copy took several times as long per chunk between two cores of such a CPU (E-COPY-1). */
 #define MCAST_SHM_REP_BYTES 2048
 void mcast_shm_copy(void *dst, const void *src, size_t n);
 /* Slot bytes of the region. */

@@ -304,6 +304,7 @@ bool has_erms()
 } // namespace
 #endif
 
+/* (the header says why not memcpy everywhere: E-COPY-1) */
 __attribute__((visibility("default"))) void mcast_shm_copy(void *dst, const void *src, size_t n)
 {
 #if defined(__x86_64__)
