@@ -337,9 +337,6 @@ typedef struct {
     mcast_dtio_t io;
 } shm_io_ctx_t;
 
-/* The root packs up to `max` bytes, stopping where an element ends when one ends in
- * them (the receivers then unpack whole elements; a chunk that cuts one is unpacked
- * right too: mcast_dtio.h). */
 /* A contiguous type's bytes: from MCAST_SHM_REP_BYTES mcast_shm_copy, not the libc's
  * memcpy (E-COPY-1); below, memcpy without the call (a small call's cost, E-CALL-1). */
 static inline void seg_copy(void *dst, const void *src, size_t n)
@@ -351,6 +348,9 @@ static inline void seg_copy(void *dst, const void *src, size_t n)
     }
 }
 
+/* The root packs up to `max` bytes, stopping where an element ends when one ends in
+ * them (the receivers then unpack whole elements; a chunk that cuts one is unpacked
+ * right too: mcast_dtio.h). */
 static int io_pack(void *ctx, size_t off, size_t max, void *dst, size_t *packed)
 {
     shm_io_ctx_t *c = ctx;
