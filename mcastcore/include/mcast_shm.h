@@ -44,6 +44,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mcast_status.h"
 
@@ -80,7 +81,15 @@ void mcast_shm_warm(mcast_shm_t *s, size_t bytes);
  * libc's choice: newer glibc leaves rep movsb out on AMD CPUs (Debian 13), and its vector
  * copy took several times as long per chunk between two cores of such a CPU (E-COPY-1). */
 #define MCAST_SHM_REP_BYTES 2048
-void mcast_shm_copy(void *dst, const void *src, size_t n);
+void mcast_shm_copy_large(void *dst, const void *src, size_t n); /* n >= MCAST_SHM_REP_BYTES */
+static inline void mcast_shm_copy(void *dst, const void *src, size_t n)
+{
+    if (n < MCAST_SHM_REP_BYTES) {
+        memcpy(dst, src, n); /* (a small call's cost: no call, E-CALL-1) */
+    } else {
+        mcast_shm_copy_large(dst, src, n);
+    }
+}
 /* Slot bytes of the region. */
 size_t mcast_shm_slot_bytes(const mcast_shm_t *s);
 /* The chunk of an M-byte call: the smallest chunk min(chunk_min, slot_bytes) (chunk_min

@@ -285,31 +285,20 @@ void write_pages(char *p, size_t len)
 } // namespace
 
 #if defined(__x86_64__)
-namespace {
-
-/* Whether this CPU has enhanced rep movsb (cpuid leaf 7, sub-leaf 0: EBX bit 9). */
-bool has_erms()
-{
-    unsigned max = 0, b = 0, c = 0, d = 0;
-    __asm__("cpuid" : "=a"(max), "=b"(b), "=c"(c), "=d"(d) : "a"(0u), "c"(0u));
-    if (max < 7) {
-        return false;
-    }
-    unsigned a = 0;
-    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7u), "c"(0u));
-    (void) a;
-    return (b & (1u << 9)) != 0;
-}
-
-} // namespace
+#include <cpuid.h>
 #endif
 
 /* (the header says why not memcpy everywhere: E-COPY-1) */
-__attribute__((visibility("default"))) void mcast_shm_copy(void *dst, const void *src, size_t n)
+__attribute__((visibility("default"))) void mcast_shm_copy_large(void *dst, const void *src,
+                                                               size_t n)
 {
 #if defined(__x86_64__)
-    static const bool erms = has_erms();
-    if (erms && n >= MCAST_SHM_REP_BYTES) {
+    /* enhanced rep movsb: cpuid leaf 7, sub-leaf 0, EBX bit 9 */
+    static const bool erms = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (b & (1u << 9)) != 0;
+    }();
+    if (erms) {
         __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
         return;
     }

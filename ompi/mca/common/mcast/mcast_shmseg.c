@@ -337,17 +337,6 @@ typedef struct {
     mcast_dtio_t io;
 } shm_io_ctx_t;
 
-/* A contiguous type's bytes: from MCAST_SHM_REP_BYTES mcast_shm_copy, not the libc's
- * memcpy (E-COPY-1); below, memcpy without the call (a small call's cost, E-CALL-1). */
-static inline void seg_copy(void *dst, const void *src, size_t n)
-{
-    if (n < MCAST_SHM_REP_BYTES) {
-        memcpy(dst, src, n);
-    } else {
-        mcast_shm_copy(dst, src, n);
-    }
-}
-
 /* The root packs up to `max` bytes, stopping where an element ends when one ends in
  * them (the receivers then unpack whole elements; a chunk that cuts one is unpacked
  * right too: mcast_dtio.h). */
@@ -355,7 +344,7 @@ static int io_pack(void *ctx, size_t off, size_t max, void *dst, size_t *packed)
 {
     shm_io_ctx_t *c = ctx;
     if (NULL != c->base) {
-        seg_copy(dst, c->base + off, max);
+        mcast_shm_copy(dst, c->base + off, max); /* (not the libc's: E-COPY-1) */
         *packed = max;
         return 0;
     }
@@ -366,7 +355,7 @@ static int io_unpack(void *ctx, size_t off, size_t len, const void *src)
 {
     shm_io_ctx_t *c = ctx;
     if (NULL != c->base) {
-        seg_copy(c->base + off, src, len);
+        mcast_shm_copy(c->base + off, src, len);
         return 0;
     }
     return OMPI_SUCCESS == mcast_dtio_unpack(&c->io, off, len, src) ? 0 : -1;
