@@ -55,7 +55,9 @@
  *                  (mcast_loggp_t.shared_flows = 1: SimGrid) and blocks are eager, a rank
  *                  starts a block every o_send + o_recv while the first is still on the
  *                  wire, the blocks share its port and the first arrives late, at every
- *                  hop of the fill: h = hop(B) + 1/2 min(W - 1, B w / (o_send + o_recv)) B w,
+ *                  hop of the fill: h = hop(B) + 1/2 min(W - 1, B w / (o_send + o_recv),
+ *                  k - 1) B w (k = ceil(m / T), a tree's blocks: no more behind the first
+ *                  on a connection; evidence E-BURST-1),
  *                  the two-tree's burst (fam_twotree.cpp) at half weight, W the window:
  *                  closer to what runs than h = hop(B) + B w (evidence E-EDST-2).
  *                  Above the eager limit the planner does not run edst across such a
@@ -200,8 +202,9 @@ double total(const Multi &mt, const Timing &tm, uint32_t m)
     return T;
 }
 
-/* A block's hop (header, "shared flows"). */
-double multitree_hop(double B, const Model &md)
+/* A block's hop (header, "shared flows"); k: the blocks of a tree (at most k - 1 behind
+ * the first on a connection, evidence E-BURST-1). */
+double multitree_hop(double B, uint32_t k, const Model &md)
 {
     const bool eager = B <= double(md.net.eager_bytes);
     if (md.net.shared_flows != 1 || !eager) {
@@ -210,7 +213,8 @@ double multitree_hop(double B, const Model &md)
     const double bw = B * md.net.wire_ns_per_byte * 1e-3;
     const double spacing = md.net.o_send_us + md.net.o_recv_us;
     const double W = double(std::max(1, md.window));
-    return md.hop(B) + 0.5 * std::min(W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0) * bw;
+    return md.hop(B) +
+           0.5 * std::min({W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0, double(k) - 1.0}) * bw;
 }
 
 /* Height of every rank's subtree in t (links below it; a leaf 0). */
@@ -497,7 +501,7 @@ double multitree_predict_lag(const kb_tree_t *const *trees, int ntrees, size_t M
     }
     const double B = double((M + m - 1) / m);
     const double g = md.flight_gap(B); /* header, "synchronous sends" */
-    const double h = multitree_hop(B, md);
+    const double h = multitree_hop(B, (m + uint32_t(mt.T) - 1) / uint32_t(mt.T), md);
     /* the queueing the closed form misses: a rank's sends of different trees meet
      * (greedy unit-step rounds over the closed form's; it stops growing after a few
      * dozen blocks: taken at <= MULTITREE_QUEUE_BLOCKS) */

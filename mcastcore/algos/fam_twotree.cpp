@@ -52,10 +52,12 @@
  *                  blocks are eager, every receive posted ahead lets one more block of a
  *                  connection start at once, and the first of them arrives late: every
  *                  first arrival above (tree roots included) gets
- *                    b = min(W - 1, B w / (o_send + o_recv)) * B w
+ *                    b = min(W - 1, B w / (o_send + o_recv), ceil(m / 2) - 1) * B w
  *                  more, W the window the engine posts (at least the one above), B w the
  *                  block's wire time, o_send + o_recv what spaces a connection's blocks
- *                  apart.  The form is fitted (evidence E-2TREE-2).  With sends held
+ *                  apart, ceil(m / 2) a T0 connection's blocks (no more behind the first:
+ *                  a block a tree has alone arrives on time; E-BURST-1).  The form is
+ *                  fitted (evidence E-2TREE-2).  With sends held
  *                  until delivery (synchronous, max_sends >= 2) W is at most max_sends and
  *                  the spacing o_send (a rank's sends in flight are one overhead apart;
  *                  the term still brings the model closer to what runs, E-2TREE-2).
@@ -479,7 +481,10 @@ double twotree_burst(int n, size_t M, uint32_t m, const Model &md)
     const double bw = B * md.net.wire_ns_per_byte * 1e-3;
     const double spacing = eager ? md.net.o_send_us + md.net.o_recv_us : md.net.o_send_us;
     const double overlap = spacing > 0.0 ? bw / spacing : double(W - 1);
-    return std::min(double(W - 1), overlap) * bw;
+    /* a connection of T0 carries ceil(m / 2) blocks: at most that many - 1 behind the
+     * first (evidence E-BURST-1) */
+    const double behind = double((m + 1) / 2) - 1.0;
+    return std::min({double(W - 1), overlap, behind}) * bw;
 }
 
 double twotree_predict(int n, size_t M, uint32_t m, const Model &md)

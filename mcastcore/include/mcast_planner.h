@@ -240,7 +240,8 @@
  * rank's blocks leave no faster than its CPU's share of each, o_recv + the o_send of
  * each copy to another node (sigma inside a node): P(u) also >= that, and the trees'
  * fill pays a quarter of the two-tree's burst per hop to another node,
- * 1/4 min(W - 1, S w / (o_send + o_recv)) S w (TREE_BURST, plan_tree_model.cpp).
+ * 1/4 min(W - 1, S w / (o_send + o_recv), m - 1) S w (TREE_BURST, plan_tree_model.cpp;
+ * no more blocks behind the first than the message has: evidence E-BURST-1).
  * Without these a chain's segment and a torus's snake against edst were mispredicted
  * (evidence E-TOUR-1).
  * A message sent whole (one block, eager) leaves the CPU o_send after the one before and
@@ -373,7 +374,7 @@ int mcast_registry_lookup(const char *name);
 typedef struct mcast_machine {
     mcast_loggp_t net;            /* between nodes */
     mcast_loggp_t shm;            /* inside one node */
-    char source[256];             /* "defaults" or the file and its provenance line */
+    char source[512];             /* "defaults" or the file and its provenance line */
     /* Route length (header, "Route latency"): net.latency_us is the latency of a route of
      * latency_links links; each link more or less adds or saves hop_latency_us.  Used only
      * where the input names the topology; 0 (the default) = every route alike. */
@@ -752,6 +753,7 @@ typedef struct mcast_probe_pair {
     int links;        /* the route's links a -> b where a topology names them (0: unknown) */
     int latency_only; /* 1: a pair of the route latency's (empty ping-pongs only) */
     int trunk;        /* 1: a pair of the switch links' (streams at once, after the rest) */
+    int fan;          /* 1: a pair of the host links' (one a streams to its b's at once, last) */
 } mcast_probe_pair_t;
 typedef struct mcast_probe_sample {
     double post_us;                        /* least time to post a send */
@@ -769,6 +771,10 @@ typedef struct mcast_probe_sample {
     int trunk;           /* 1: a pair of the switch links': only stream_us[r] was measured,
                           * the time of its stream in the r-th run of all of them at once
                           * (NaN: failed); it enters the switch links' fit only */
+    int fan;             /* 1: a pair of the host links': stream_us[r] is the time of
+                          * the r-th run of its a's small blocks to all its b's at once,
+                          * stream2_us[r] of the large blocks (every fan sample holds the
+                          * same; NaN: failed); it enters the host links' fit only */
 } mcast_probe_sample_t;
 /* The measurement itself, over the caller's point-to-point calls (the component's PML,
  * mcast-calibrate's MPI): this rank's (me) part among pairs[0 .. npairs) as
@@ -858,10 +864,27 @@ int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair
  * does not: equal links measure a little under 1, E-SWL-1): the link's capacity where the
  * streams filled it, else a lower bound.  Refused when a trunk pair failed or the two runs
  * differ by more than half the faster one.
+ * Host links (E-HOST-1): on such a topology (a torus too), last, the host links' pairs
+ * (fan 1): the first node's lowest rank a and the nearest other nodes (fewest links)
+ * whose routes from a leave by different links (on a torus its directions; where every
+ * route's first link is a's own, any near nodes), MCAST_PROBE_FAN_PEERS of them or 2
+ * (none under 2).  After everything else (and an empty ping-pong with each b: its
+ * connection) a warm-up and two timed runs of each of the streams' block sizes: a posts
+ * MCAST_PROBE_STREAM_BLOCKS blocks of MCAST_PROBE_STREAM_SMALL (then of
+ * MCAST_PROBE_STREAM_BYTES) spread evenly over its b's at once and waits for each b's
+ * empty answer.  As for the streams, the large blocks' least time less the small ones'
+ * over the bytes between them is a per-byte cost (each receiver's per-message costs
+ * drop out: a time over one receiver alone counted eight receive overheads against two,
+ * and fitted 1.37 on perf/sim's fat-tree, E-HOST-1); net.host_links = the streams'
+ * per-byte cost over it, 1 where within 15 % of 1, at most the b's count and at least
+ * 1 (a's own link carries both); refused where the difference does not stand out of the
+ * runs' noise (twice the larger gap between a size's two runs).  A torus node's
+ * interface, a host with several rails.
  * Without such a topology: mcast_probe_pairs.  pairs holds MCAST_PROBE_MAX_ALL; returns
  * how many. */
 #define MCAST_PROBE_TRUNK_PAIRS 8
-#define MCAST_PROBE_MAX_ALL (2 * MCAST_PROBE_MAX_PAIRS + MCAST_PROBE_TRUNK_PAIRS)
+#define MCAST_PROBE_FAN_PEERS 4
+#define MCAST_PROBE_MAX_ALL (2 * MCAST_PROBE_MAX_PAIRS + MCAST_PROBE_TRUNK_PAIRS + MCAST_PROBE_FAN_PEERS)
 int mcast_probe_pairs_routed(int n, const int *node_of, const pm_topology_t *topology,
                              const char *const *hosts, int max_pairs, mcast_probe_pair_t *pairs);
 int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_machine_t *m, char *why,

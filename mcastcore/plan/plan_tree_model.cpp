@@ -288,7 +288,8 @@ double pipeline_burst(const mcast_loggp_t &net, size_t S, double m, int window)
     const double bw = double(S) * net.wire_ns_per_byte * 1e-3;
     const double spacing = net.o_send_us + net.o_recv_us;
     const double W = std::max(1, window);
-    return TREE_BURST * std::min(W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0) * bw;
+    /* at most the m - 1 blocks behind the first (evidence E-BURST-1) */
+    return TREE_BURST * std::min({W - 1.0, spacing > 0.0 ? bw / spacing : W - 1.0, m - 1.0}) * bw;
 }
 
 /* header, "Shared flows", whole messages without a topology of switches (one switch, or

@@ -161,6 +161,45 @@ bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t, mcast_machine_
     return true;
 }
 
+/* Host links (mcast_probe_pairs_routed; E-HOST-1): the fit of net.host_links from the
+ * fan's runs: the per-byte cost of a host sending to several receivers at once is what
+ * the large blocks took beyond the small ones (the least run of each) over the bytes
+ * between them, as the streams' (the receivers' per-message costs, the same in both,
+ * drop out); net.host_links = the one-receiver per-byte cost (net.wire_ns_per_byte)
+ * over it, 1 within 15 % (as the switch links'), at most the fan's receivers, at least
+ * 1.  Nothing where the fan failed or it does not stand out of the runs' noise (as the
+ * streams': twice the larger spread of a size's two runs above the difference). */
+bool fit_host_links(const std::vector<mcast_probe_sample_t> &f, mcast_machine_t *m)
+{
+    const int d = (int) f.size();
+    double lo[2], noise = 0.0;
+    for (int c = 0; c < 2; c++) {
+        const double x0 = c == 0 ? f[0].stream_us[0] : f[0].stream2_us[0];
+        const double x1 = c == 0 ? f[0].stream_us[1] : f[0].stream2_us[1];
+        if (!(x0 > 0.0) || !(x1 > 0.0) || !std::isfinite(x0) || !std::isfinite(x1)) {
+            return false;
+        }
+        lo[c] = std::min(x0, x1);
+        noise = std::max(noise, std::fabs(x1 - x0));
+    }
+    const double signal = lo[1] - lo[0];
+    const double wire = m->net.wire_ns_per_byte;
+    if (d < 2 || !(signal > 0.0) || 2.0 * noise > signal || !(wire > 0.0)) {
+        return false;
+    }
+    const double per_byte = 1000.0 * signal / ((double) MCAST_PROBE_STREAM_BLOCKS *
+                                               (double) (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL));
+    double ratio = wire / per_byte;
+    if (std::fabs(std::log(ratio)) < std::log(1.15)) {
+        ratio = 1.0;
+    }
+    m->host_links = std::min((double) d, std::max(1.0, ratio));
+    const size_t at = std::strlen(m->source);
+    std::snprintf(m->source + at, sizeof(m->source) - at, ", host links %.2fx (%d streams from one host)",
+                  m->host_links, d);
+    return true;
+}
+
 /* Routes looked at to choose the trunk pairs (mcast_planner.h, "Switch links"). */
 constexpr long kTrunkRoutes = 16384;
 
@@ -207,9 +246,60 @@ int trunk_pairs(mcplan::Routes &routes, const std::vector<int> &leader, mcast_pr
         return 0;
     }
     for (size_t k = 0; k < best.size(); k++) {
-        out[k] = mcast_probe_pair_t{leader[(size_t) best[k].first], leader[(size_t) best[k].second], 0, 0, 1};
+        out[k] = mcast_probe_pair_t{leader[(size_t) best[k].first], leader[(size_t) best[k].second], 0, 0, 1, 0};
     }
     return (int) best.size();
+}
+
+/* The host links' pairs (mcast_planner.h, "Host links") into out: the first node's
+ * lowest rank and the nearest other nodes whose routes from it leave by different
+ * links (a torus's directions; on a switch network every route's first link is the
+ * host's, and then any near nodes), MCAST_PROBE_FAN_PEERS of them or 2 (the streams'
+ * blocks split evenly); returns how many (0 under 2). */
+int fan_pairs(mcplan::Routes &routes, const std::vector<int> &leader, mcast_probe_pair_t *out)
+{
+    const int nodes = (int) leader.size();
+    if (nodes < 3) {
+        return 0;
+    }
+    const int a = leader[0];
+    std::vector<std::pair<int, int>> near; /* (links, node) */
+    for (int j = 1; j < nodes; j++) {
+        const int l = routes.links(a, leader[(size_t) j]);
+        if (l > 0) {
+            near.emplace_back(l, j);
+        }
+    }
+    std::sort(near.begin(), near.end());
+    std::vector<int> first_links, got;
+    for (const auto &lj : near) {
+        const std::vector<int> &r = routes.route(a, leader[(size_t) lj.second]);
+        int key = -1;
+        for (int l : r) {
+            if (l >= 0 && !routes.host_link(l)) {
+                key = l;
+                break;
+            }
+        }
+        if (key < 0 && !r.empty()) {
+            key = -2 - r.back(); /* only host links: the receiver's own */
+        }
+        if (std::find(first_links.begin(), first_links.end(), key) == first_links.end()) {
+            first_links.push_back(key);
+            got.push_back(lj.second);
+            if ((int) got.size() == MCAST_PROBE_FAN_PEERS) {
+                break;
+            }
+        }
+    }
+    const int d = (int) got.size() >= MCAST_PROBE_FAN_PEERS ? MCAST_PROBE_FAN_PEERS
+                  : got.size() >= 2                        ? 2
+                                                           : 0;
+    for (int k = 0; k < d; k++) {
+        const int b = leader[(size_t) got[(size_t) k]];
+        out[k] = mcast_probe_pair_t{a, b, routes.links(a, b), 0, 0, 1};
+    }
+    return d;
 }
 
 } // namespace
@@ -232,7 +322,7 @@ MC_API int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_pro
      * run at once share no host link), spread over the communicator's nodes */
     for (int k = 0; k < np; k++) {
         const int i = (int) ((long) k * half / np);
-        pairs[k] = mcast_probe_pair_t{leader[i], leader[i + far], 0, 0, 0};
+        pairs[k] = mcast_probe_pair_t{leader[i], leader[i + far], 0, 0, 0, 0};
     }
     return np;
 }
@@ -278,13 +368,15 @@ MC_API int mcast_probe_pairs_routed(int n, const int *node_of, const pm_topology
             break;
         }
         taken[(size_t) a] = taken[(size_t) best] = 1;
-        pairs[total++] = mcast_probe_pair_t{a, best, best_links, 1, 0};
+        pairs[total++] = mcast_probe_pair_t{a, best, best_links, 1, 0, 0};
     }
     /* the switch links' (a torus's links join routers, whose hosts' interfaces
      * net.host_links and net.host_transit describe) */
     if (pm_topology_kind(topology) != PM_TOPO_TORUS) {
         total += trunk_pairs(routes, leader, pairs + total);
     }
+    /* the host links' (E-HOST-1) */
+    total += fan_pairs(routes, leader, pairs + total);
     return total;
 }
 
@@ -300,18 +392,27 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
     if (s == nullptr || m == nullptr || npairs <= 0) {
         return fail("no pair of nodes measured");
     }
-    /* the pairs of the switch links' enter only theirs, after the rest's fit */
-    std::vector<mcast_probe_sample_t> rest, trunk;
-    for (int p = 0; p < npairs; p++) {
-        (s[p].trunk ? trunk : rest).push_back(s[p]);
-    }
-    if (!trunk.empty()) {
+    /* the pairs of the host links' and of the switch links' enter only their own fit,
+     * after the rest's (the host links' first: they are the last pairs) */
+    const struct {
+        int mcast_probe_sample_t::*flag;
+        bool (*fit)(const std::vector<mcast_probe_sample_t> &, mcast_machine_t *);
+        const char *what, *streams;
+    } apart[2] = {{&mcast_probe_sample_t::fan, fit_host_links, "host links", "streams from one host"},
+                  {&mcast_probe_sample_t::trunk, fit_switch_links, "switch links", "streams at once"}};
+    for (const auto &x : apart) {
+        std::vector<mcast_probe_sample_t> rest, own;
+        for (int p = 0; p < npairs; p++) {
+            (s[p].*x.flag ? own : rest).push_back(s[p]);
+        }
+        if (own.empty()) {
+            continue;
+        }
         const int rc = mcast_probe_fit(rest.data(), (int) rest.size(), m, why, len);
-        if (rc == KB_OK && !fit_switch_links(trunk, m)) {
+        if (rc == KB_OK && !x.fit(own, m)) {
             const size_t at = std::strlen(m->source);
-            std::snprintf(m->source + at, sizeof(m->source) - at,
-                          ", no switch links (%d streams at once failed or varied)",
-                          (int) trunk.size());
+            std::snprintf(m->source + at, sizeof(m->source) - at, ", no %s (%d %s failed or varied)",
+                          x.what, (int) own.size(), x.streams);
         }
         return rc;
     }
@@ -699,6 +800,86 @@ int run_trunks(const mcast_probe_ops_t *ops, int me, const mcast_probe_pair_t *p
     return rc;
 }
 
+/* The host links' pairs pairs[ff .. npairs) (mcast_planner.h, "Host links"), one a for
+ * all: every b tells a that its other parts are done (each first opens its connection
+ * with an empty ping-pong); then a warm-up with the small blocks and two timed runs of
+ * each size: a posts MCAST_PROBE_STREAM_BLOCKS blocks of MCAST_PROBE_STREAM_SMALL (then
+ * of MCAST_PROBE_STREAM_BYTES), block i to the (i mod d)-th b, at once, and waits for
+ * every b's empty answer after its blocks.  a keeps the four times in every fan pair's
+ * row: the small blocks' two runs, then the large blocks'. */
+int run_fans(const mcast_probe_ops_t *ops, int me, const mcast_probe_pair_t *pairs, int npairs,
+             int ff, void *buf, double *rows)
+{
+    const int a = pairs[ff].a, d = npairs - ff;
+    int mine = -1;
+    for (int k = ff; k < npairs && mine < 0; k++) {
+        mine = me == pairs[k].b ? k : -1;
+    }
+    if (me != a && mine < 0) {
+        return 0;
+    }
+    int rc = 0;
+    const auto keep = [&rc](int x) { rc = rc != 0 ? rc : x; };
+    const int per = MCAST_PROBE_STREAM_BLOCKS / d;
+    /* (run -1: the warm-up, small blocks only) */
+    const auto bytes_of = [](int run, int c) {
+        return c == 0 ? (size_t) MCAST_PROBE_STREAM_SMALL : run < 0 ? (size_t) 0 : (size_t) MCAST_PROBE_STREAM_BYTES;
+    };
+    if (me != a) {
+        double h = 0.0, p = 0.0;
+        keep(pingpong(ops, 0, a, buf, 0, &h, &p));
+        keep(ops->send(ops->ctx, a, buf, 0));
+        for (int r = -1; r < 2; r++) {
+            for (int c = 0; c < 2 && bytes_of(r, c) > 0; c++) {
+                for (int i = 0; i < per; i++) {
+                    keep(ops->recv(ops->ctx, a, buf, bytes_of(r, c)));
+                }
+                keep(ops->send(ops->ctx, a, buf, 0));
+            }
+        }
+        return rc;
+    }
+    for (int k = ff; k < npairs; k++) {
+        double h = 0.0, p = 0.0;
+        keep(pingpong(ops, 1, pairs[k].b, buf, 0, &h, &p));
+    }
+    for (int k = ff; k < npairs; k++) {
+        keep(ops->recv(ops->ctx, pairs[k].b, buf, 0));
+    }
+    double t[2][2] = {{0.0, 0.0}, {0.0, 0.0}}; /* [size][run] */
+    for (int r = -1; r < 2 && rc == 0; r++) {
+        for (int c = 0; c < 2 && bytes_of(r, c) > 0 && rc == 0; c++) {
+            const double t0 = ops->now_us(ops->ctx);
+            int posted = 0;
+            for (; posted < per * d && rc == 0; posted++) {
+                keep(ops->isend(ops->ctx, pairs[ff + posted % d].b, buf, bytes_of(r, c), posted));
+            }
+            if (rc != 0) {
+                posted--; /* (the failed post made no request) */
+            }
+            const int wrc = posted > 0 ? ops->waitall(ops->ctx, posted) : 0;
+            keep(wrc);
+            for (int k = ff; k < npairs && rc == 0; k++) {
+                keep(ops->recv(ops->ctx, pairs[k].b, buf, 0));
+            }
+            if (r >= 0) {
+                t[c][r] = ops->now_us(ops->ctx) - t0;
+            }
+        }
+    }
+    if (rc == 0) {
+        for (int k = ff; k < npairs; k++) {
+            double *row = &rows[(size_t) k * MCAST_PROBE_ROW];
+            row[0] = 1.0;
+            row[2 + MCAST_PROBE_SIZES] = t[0][0];
+            row[3 + MCAST_PROBE_SIZES] = t[0][1];
+            row[4 + MCAST_PROBE_SIZES] = t[1][0];
+            row[5 + MCAST_PROBE_SIZES] = t[1][1];
+        }
+    }
+    return rc;
+}
+
 } // namespace
 
 MC_API int mcast_probe_shared_flows(double first, size_t large, size_t small,
@@ -725,16 +906,27 @@ MC_API int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_pro
     /* the pairs of the route latency's follow the others, the switch links' come last
      * (mcast_probe_pairs_routed) */
     int nfar = 0;
-    while (nfar < npairs && !pairs[nfar].latency_only && !pairs[nfar].trunk) {
+    while (nfar < npairs && !pairs[nfar].latency_only && !pairs[nfar].trunk && !pairs[nfar].fan) {
         nfar++;
     }
+    int nfan = 0;
+    while (nfan < npairs && pairs[npairs - 1 - nfan].fan) {
+        nfan++;
+    }
+    const int ff = npairs - nfan; /* the first host links' pair */
     int ntr = 0;
-    while (ntr < npairs && pairs[npairs - 1 - ntr].trunk) {
+    while (ntr < ff && pairs[ff - 1 - ntr].trunk) {
         ntr++;
     }
-    const int ft = npairs - ntr; /* the first trunk pair */
-    if (nfar > MCAST_PROBE_MAX_PAIRS || ntr > MCAST_PROBE_TRUNK_PAIRS || ntr == 1) {
+    const int ft = ff - ntr; /* the first trunk pair */
+    if (nfar > MCAST_PROBE_MAX_PAIRS || ntr > MCAST_PROBE_TRUNK_PAIRS || ntr == 1 ||
+        (nfan != 0 && nfan != 2 && nfan != MCAST_PROBE_FAN_PEERS)) {
         return -1;
+    }
+    for (int k = ff; k < npairs; k++) {
+        if (pairs[k].a != pairs[ff].a || pairs[k].b == pairs[k].a) {
+            return -1;
+        }
     }
     /* first this rank's pair of the route latency's: empty ping-pongs, a warm-up and REPS */
     int rc = 0;
@@ -780,8 +972,13 @@ MC_API int mcast_probe_run(const mcast_probe_ops_t *ops, int me, const mcast_pro
     /* last the switch links' (after a failure above too: the first trunk pair's a waits
      * for every rank in a pair) */
     if (ntr > 0) {
-        const int trc = run_trunks(ops, me, pairs, npairs, ft, buf, rows);
+        const int trc = run_trunks(ops, me, pairs, ff, ft, buf, rows);
         rc = rc != 0 ? rc : trc;
+    }
+    /* then the host links' (E-HOST-1; their a waits for each of its b's) */
+    if (nfan > 0) {
+        const int frc = run_fans(ops, me, pairs, npairs, ff, buf, rows);
+        rc = rc != 0 ? rc : frc;
     }
     return rc;
 }
@@ -807,11 +1004,13 @@ MC_API int mcast_probe_fit_pairs(const double *rows, const mcast_probe_pair_t *p
             s[k].links = pairs[k].links;
             s[k].latency_only = pairs[k].latency_only;
             s[k].trunk = pairs[k].trunk;
+            s[k].fan = pairs[k].fan;
         }
-        if (s[k].trunk) {
-            /* (a failed one only leaves the switch links out) */
+        if (s[k].trunk || s[k].fan) {
+            /* (a failed one only leaves the switch links or host links out) */
             for (int c = 0; c < 2; c++) {
                 s[k].stream_us[c] = r[0] == 1.0 ? r[2 + MCAST_PROBE_SIZES + c] : NAN;
+                s[k].stream2_us[c] = !s[k].fan ? 0.0 : r[0] == 1.0 ? r[4 + MCAST_PROBE_SIZES + c] : NAN;
             }
             continue;
         }

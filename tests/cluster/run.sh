@@ -21,8 +21,8 @@
 #   5. self-calibration (coll_kbinomial_self_calibrate 1): what it measured within the
 #      link's bounds, the data right, measured once at a blocking first call and taken
 #      by later communicators from the exchange, none at a nonblocking first call; with
-#      a topology file of two switches it reports what its route latency pairs and its
-#      switch links' streams at once gave;
+#      a topology file of two switches it reports what its route latency pairs, its
+#      switch links' streams at once and its host links' streams from one host gave;
 #      mcast-calibrate --probe keeps the same measurement as a machine file.
 #
 # Environment:
@@ -499,7 +499,8 @@ if [ -n "$COMP" ]; then
     # per link, or none (here every pair's route has the same links, so none); then its
     # switch links' pairs, streaming at once across the link between the switches (one
     # host of each switch's per pair: N / 2 of them, at most 8; none under 4 hosts), and
-    # what they gave; the data is right
+    # what they gave; then the host links' (the first host to 2 or 4 others, E-HOST-1)
+    # and what they gave; the data is right
     if [ -f "$WORK/net.topo" ]; then
         if selfcal_try "$WORK/selftopo.err" "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
             --mca coll_kbinomial_self_calibrate 1 --mca coll_kbinomial_verbose 1 \
@@ -510,6 +511,8 @@ if [ -n "$COMP" ]; then
                 bad "self-calibration with a topology file on $N hosts: no route latency pairs in '${line:-no verbose line}'"
             elif [ "$N" -ge 4 ] && ! echo "$line" | grep -qE "(switch links [0-9.]+x|no switch links) \($trunks streams at once"; then
                 bad "self-calibration with a topology file on $N hosts: no $trunks switch links' streams in '$line'"
+            elif ! echo "$line" | grep -qE "(host links [0-9.]+x|no host links) \([24] streams from one host"; then
+                bad "self-calibration with a topology file on $N hosts: no host links' streams in '$line'"
             else
                 ok "self-calibration with a topology file on $N hosts: data validated; ${line#coll:kbinomial: comm=0 } (run $TRIES)"
             fi

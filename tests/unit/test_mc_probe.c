@@ -98,6 +98,7 @@ static void sample(mcast_probe_sample_t *s, double o, double L, double g, double
     s->links = 0;                /* unknown */
     s->latency_only = 0;
     s->trunk = 0;
+    s->fan = 0;
     for (int j = 0; j < MCAST_PROBE_SIZES; j++) {
         s->half_rtt_us[j] = slow * (2 * o + L + 1e-3 * g * (double) mcast_probe_size(j));
     }
@@ -109,6 +110,18 @@ static void sample(mcast_probe_sample_t *s, double o, double L, double g, double
                                   1e-3 * g * MCAST_PROBE_STREAM_BLOCKS * bytes[c]);
         s->stream2_us[c] = s->stream_us[c]; /* repetitions alike */
     }
+}
+
+/* Both fits succeed: of s[0 .. all) into *m, of the first `rest` (the others' pairs
+ * alone) into *plain, each from the built-in model. */
+static void fit_with_and_without(const mcast_probe_sample_t *s, int all, int rest, mcast_machine_t *m,
+                                 mcast_machine_t *plain)
+{
+    char why[160] = "";
+    mcast_machine_default(m);
+    mcast_machine_default(plain);
+    assert_int_equal(mcast_probe_fit(s, all, m, why, sizeof(why)), KB_OK);
+    assert_int_equal(mcast_probe_fit(s, rest, plain, why, sizeof(why)), KB_OK);
 }
 
 static void test_fit_recovers(void **state)
@@ -576,6 +589,17 @@ static int tr_waitany(void *ctx, int n, int *index)
 
 #define TR_OPS(t) {&(t), tr_now, tr_isend, tr_waitall, tr_send, tr_recv, tr_irecv, tr_waitany, tr_ssend}
 
+/* Every rank 0 .. n - 1 runs its part of the measurement on its own trace; all succeed. */
+static void run_traced(trace_t *t, int n, const mcast_probe_pair_t *pairs, int npairs, double *rows)
+{
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    for (int me = 0; me < n; me++) {
+        t[me] = (trace_t){.n = 0, .fail_at = -1};
+        const mcast_probe_ops_t o = TR_OPS(t[me]);
+        assert_int_equal(mcast_probe_run(&o, me, pairs, npairs, buf, rows), 0);
+    }
+}
+
 static void test_sides_pair_up(void **state)
 {
     (void) state;
@@ -640,11 +664,7 @@ static void test_streams_take_turns(void **state)
     trace_t t[6];
     /* a: S R each, per size and for the synchronous sends */
     const int pp_calls = 2 * (MCAST_PROBE_REPS + 1) * (MCAST_PROBE_SIZES + 1);
-    for (int me = 0; me < 6; me++) {
-        t[me] = (trace_t){.n = 0, .fail_at = -1};
-        const mcast_probe_ops_t o = TR_OPS(t[me]);
-        assert_int_equal(mcast_probe_run(&o, me, pairs, 3, buf, rows), 0);
-    }
+    run_traced(t, 6, pairs, 3, rows);
     /* pair 0's a: ping-pongs, streams, then the empty message to pair 1's a */
     assert_int_equal(t[0].op[t[0].n - 1], 'S');
     assert_int_equal(t[0].peer[t[0].n - 1], 1);
@@ -715,7 +735,7 @@ static void test_pairs_routed(void **state)
     mcast_probe_pair_t p[MCAST_PROBE_MAX_ALL], plain[MCAST_PROBE_MAX_PAIRS];
     const int nf = mcast_probe_pairs(16, node_of, 8, plain);
     assert_int_equal(nf, 8);
-    const int np = mcast_probe_pairs_routed(16, node_of, topo, hosts, 8, p);
+    const int np = mcast_probe_pairs_routed(16, node_of, topo, hosts, 8, p) - MCAST_PROBE_FAN_PEERS;
     assert_int_equal(np, 12);
     for (int k = 0; k < 8; k++) {
         /* the far pairs first, as without a topology, with their links */
@@ -741,6 +761,16 @@ static void test_pairs_routed(void **state)
     }
     /* the far pairs two rows apart: one more hop than the near ones */
     assert_int_equal(p[0].links, p[8].links + 1);
+    /* last the host links': node 0 and its four neighbours, one in each direction */
+    int seen = 0;
+    for (int k = np; k < np + MCAST_PROBE_FAN_PEERS; k++) {
+        assert_int_equal(p[k].fan, 1);
+        assert_int_equal(p[k].latency_only + p[k].trunk, 0);
+        assert_int_equal(p[k].a, 0);
+        assert_int_equal(p[k].links, p[8].links);
+        seen |= p[k].b == 1 ? 1 : p[k].b == 3 ? 2 : p[k].b == 4 ? 4 : p[k].b == 12 ? 8 : 16;
+    }
+    assert_int_equal(seen, 15);
     /* no topology: the far pairs alone, links unknown */
     assert_int_equal(mcast_probe_pairs_routed(16, node_of, NULL, hosts, 8, p), 8);
     assert_int_equal(p[0].links, 0);
@@ -773,11 +803,8 @@ static void test_fit_route_latency(void **state)
     }
     s[7].half_rtt_us[0] += 0.5; /* slowed */
     mcast_machine_t m, plain;
-    mcast_machine_default(&m);
-    mcast_machine_default(&plain);
     char why[160] = "";
-    assert_int_equal(mcast_probe_fit(s, 8, &m, why, sizeof(why)), KB_OK);
-    assert_int_equal(mcast_probe_fit(s, 4, &plain, why, sizeof(why)), KB_OK);
+    fit_with_and_without(s, 8, 4, &m, &plain);
     assert_true(fabs(m.hop_latency_us - 0.1) < 1e-9);
     assert_true(fabs(m.latency_links - 10.0) < 1e-9);
     assert_true(fabs(m.net.latency_us - 0.8) < 1e-9);
@@ -927,11 +954,7 @@ static void test_route_latency_run(void **state)
     static char buf[MCAST_PROBE_STREAM_BYTES];
     double rows[4 * MCAST_PROBE_ROW] = {0};
     trace_t t[4];
-    for (int me = 0; me < 4; me++) {
-        t[me] = (trace_t){.n = 0, .fail_at = -1};
-        const mcast_probe_ops_t o = TR_OPS(t[me]);
-        assert_int_equal(mcast_probe_run(&o, me, pairs, 4, buf, rows), 0);
-    }
+    run_traced(t, 4, pairs, 4, rows);
     const int lat_calls = 2 * (MCAST_PROBE_REPS + 1);
     /* rank 0: empty ping-pongs with 3 first, then everything else with 2 or 1 (the token) */
     for (int i = 0; i < lat_calls; i++) {
@@ -993,17 +1016,26 @@ static void test_pairs_trunk(void **state)
                                               PM_FMT_AUTO, "two", &two, err, sizeof(err)),
                      PM_OK);
     mcast_probe_pair_t p[MCAST_PROBE_MAX_ALL];
-    const int np = mcast_probe_pairs_routed(8, node_of, two, hosts, 8, p);
-    int nfar = 0, nlat = 0, ntr = 0, used[8] = {0};
-    for (int k = 0; k < np; k++) {
-        nfar += !p[k].latency_only && !p[k].trunk;
+    const int all = mcast_probe_pairs_routed(8, node_of, two, hosts, 8, p);
+    int nfar = 0, nlat = 0, ntr = 0, nfan = 0, used[8] = {0};
+    for (int k = 0; k < all; k++) {
+        nfar += !p[k].latency_only && !p[k].trunk && !p[k].fan;
         nlat += p[k].latency_only;
         ntr += p[k].trunk;
-        assert_false(p[k].latency_only && p[k].trunk);
+        nfan += p[k].fan;
+        assert_true(p[k].latency_only + p[k].trunk + p[k].fan <= 1);
     }
     assert_int_equal(nfar, 4);
     assert_true(nlat >= 1);
     assert_int_equal(ntr, 4);
+    /* the host links' last: h0 to the three hosts of its switch and one across */
+    assert_int_equal(nfan, MCAST_PROBE_FAN_PEERS);
+    const int np = all - nfan;
+    for (int k = np; k < all; k++) {
+        assert_int_equal(p[k].fan, 1);
+        assert_int_equal(p[k].a, 0);
+        assert_int_equal(p[k].b, k - np + 1);
+    }
     for (int k = np - ntr; k < np; k++) {
         assert_int_equal(p[k].trunk, 1); /* last */
         assert_int_equal(used[p[k].a]++, 0);
@@ -1011,8 +1043,14 @@ static void test_pairs_trunk(void **state)
         assert_int_equal(p[k].a / 4, p[np - ntr].a / 4); /* one direction */
         assert_int_not_equal(p[k].a / 4, p[k].b / 4);    /* across the link */
     }
-    /* three hosts: too few for two streams across one link */
-    assert_int_equal(mcast_probe_pairs_routed(3, node_of, two, hosts, 8, p), 1 + 1);
+    /* three hosts: too few for two streams across one link; two from h0 */
+    assert_int_equal(mcast_probe_pairs_routed(3, node_of, two, hosts, 8, p), 1 + 1 + 2);
+    assert_true(p[2].fan && p[3].fan && p[2].a == 0 && p[3].a == 0);
+    /* two hosts: no fan */
+    const int two_np = mcast_probe_pairs_routed(2, node_of, two, hosts, 8, p);
+    for (int k = 0; k < two_np; k++) {
+        assert_int_equal(p[k].fan, 0);
+    }
     pm_topology_free(two);
 }
 
@@ -1097,11 +1135,7 @@ static void test_trunk_run(void **state)
     static char buf[MCAST_PROBE_STREAM_BYTES];
     double rows[4 * MCAST_PROBE_ROW] = {0};
     trace_t t[8];
-    for (int me = 0; me < 8; me++) {
-        t[me] = (trace_t){.n = 0, .fail_at = -1};
-        const mcast_probe_ops_t o = TR_OPS(t[me]);
-        assert_int_equal(mcast_probe_run(&o, me, pairs, 4, buf, rows), 0);
-    }
+    run_traced(t, 8, pairs, 4, rows);
     /* ranks 0 .. 3: their far part, then one empty message to rank 4 */
     for (int r = 0; r < 4; r++) {
         assert_int_equal(t[r].op[t[r].n - 1], 'S');
@@ -1144,6 +1178,133 @@ static void test_trunk_run(void **state)
     assert_int_not_equal(mcast_probe_run(&(mcast_probe_ops_t) TR_OPS(t[0]), 0, pairs, 3, buf, rows), 0);
 }
 
+/* The fit of the host links: 8 blocks of 16 KiB, then of 32 KiB, spread over four
+ * receivers at once; the 131072 bytes between them took 5.24 us where one receiver's
+ * stream takes 0.08 ns/B: 0.04 ns/B, 2 links' worth (a torus node's interface); the fixed
+ * part of the runs (receive overheads, latency) drops out; the other keys are the rest's
+ * fit's; within 15 % of 1 it is 1; never above the receivers' count nor below 1; a failed
+ * run, or runs whose spread hides the difference, leave it alone. */
+static void test_fit_host_links(void **state)
+{
+    (void) state;
+    mcast_probe_sample_t s[6];
+    for (int k = 0; k < 6; k++) {
+        sample(&s[k], 0.5, 1.0, 0.08, 1.0);
+    }
+    const double D = (double) MCAST_PROBE_STREAM_BLOCKS * (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL);
+    const double fixed = 7.0, w = D * 0.08e-3; /* one receiver's time for the difference */
+    const struct {
+        double small[2], extra[2], want; /* runs: fixed + small, fixed + small + extra */
+    } cases[] = {
+        {{10.0, 10.4}, {w / 2, w / 2 + 0.3}, 2.0},   /* the least of each */
+        {{10.0, 10.0}, {w / 1.1, w / 1.1}, 1.0},     /* within 15 %: 1 */
+        {{10.0, 10.0}, {w * 1.3, w * 1.3}, 1.0},     /* slower: at least 1 */
+        {{10.0, 10.0}, {w / 1.25, w / 1.25}, 1.25},  /* measured */
+        {{10.0, 10.0}, {w / 10, w / 10}, 4.0},       /* at most 4 receivers */
+        {{10.0, 13.0}, {w / 2, w / 2}, 0.0},         /* the small runs' spread */
+        {{10.0, 10.0}, {w / 2, w / 2 + 3.0}, 0.0},   /* the large runs' spread */
+        {{10.0, 10.0}, {-11.0, -11.0}, 0.0},         /* no difference */
+        {{10.0, NAN}, {w / 2, w / 2}, 0.0},          /* failed */
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        for (int k = 2; k < 6; k++) {
+            s[k].fan = 1;
+            for (int r = 0; r < 2; r++) {
+                s[k].stream_us[r] = fixed + cases[c].small[r];
+                s[k].stream2_us[r] = fixed + cases[c].small[0] + cases[c].extra[r];
+            }
+        }
+        mcast_machine_t m, plain;
+        fit_with_and_without(s, 6, 2, &m, &plain);
+        assert_true(fabs(m.net.wire_ns_per_byte - 0.08) < 1e-9);
+        assert_true(m.net.wire_ns_per_byte == plain.net.wire_ns_per_byte);
+        assert_true(m.net.latency_us == plain.net.latency_us);
+        assert_true(m.net.o_send_us == plain.net.o_send_us);
+        assert_true(plain.host_links == 0.0);
+        if (cases[c].want == 0.0) {
+            assert_true(m.host_links == 0.0);
+            assert_non_null(strstr(m.source, "no host links (4 streams from one host failed or varied)"));
+        } else {
+            assert_true(fabs(m.host_links - cases[c].want) < 1e-6);
+            char text[64];
+            snprintf(text, sizeof(text), "host links %.2fx (4 streams from one host)", cases[c].want);
+            assert_non_null(strstr(m.source, text));
+        }
+    }
+    /* two receivers: at most 2 */
+    for (int k = 2; k < 4; k++) {
+        for (int r = 0; r < 2; r++) {
+            s[k].stream_us[r] = fixed + 10.0;
+            s[k].stream2_us[r] = fixed + 10.0 + w / 10;
+        }
+    }
+    mcast_machine_t m, plain;
+    fit_with_and_without(s, 4, 2, &m, &plain);
+    assert_true(m.host_links == 2.0);
+}
+
+/* The measurement with the host links' pairs (rank 4 to ranks 5, 6, 7 and 0, after the far
+ * pairs 0-2, 1-3): each b opens its connection with an empty ping-pong and tells rank 4
+ * it is done; then a warm-up with the small blocks and two runs of small and large ones,
+ * spread over the four; the two sides' calls pair up per peer; every fan row holds the
+ * runs' times; a fan of another a, or of three, is refused. */
+static void test_fan_run(void **state)
+{
+    (void) state;
+    const mcast_probe_pair_t pairs[6] = {{0, 2, 4, 0, 0, 0}, {1, 3, 4, 0, 0, 0}, {4, 5, 1, 0, 0, 1},
+                                         {4, 6, 1, 0, 0, 1}, {4, 7, 1, 0, 0, 1}, {4, 0, 2, 0, 0, 1}};
+    static char buf[MCAST_PROBE_STREAM_BYTES];
+    double rows[6 * MCAST_PROBE_ROW] = {0};
+    trace_t t[8];
+    run_traced(t, 8, pairs, 6, rows);
+    const int blocks = MCAST_PROBE_STREAM_BLOCKS;
+    /* rank 4: a ping-pong with each b, each b's word, then five fans (blocks to 5, 6, 7, 0
+     * in turn, then their answers): the warm-up's small blocks, then small and large twice */
+    assert_int_equal(t[4].n, 4 * 2 + 4 + 5 * (blocks + 4));
+    const int bs[4] = {5, 6, 7, 0};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(t[4].peer[2 * k], bs[k]);
+        assert_int_equal(t[4].op[8 + k], 'R');
+        assert_int_equal(t[4].peer[8 + k], bs[k]);
+    }
+    for (int f = 0; f < 5; f++) {
+        const int at = 12 + f * (blocks + 4);
+        for (int i = 0; i < blocks; i++) {
+            assert_int_equal(t[4].op[at + i], 'S');
+            assert_int_equal(t[4].peer[at + i], bs[i % 4]);
+            assert_true(t[4].bytes[at + i] ==
+                        (f == 0 || f % 2 == 1 ? MCAST_PROBE_STREAM_SMALL : MCAST_PROBE_STREAM_BYTES));
+        }
+        for (int k = 0; k < 4; k++) {
+            assert_int_equal(t[4].op[at + blocks + k], 'R');
+            assert_int_equal(t[4].peer[at + blocks + k], bs[k]);
+        }
+    }
+    /* rank 6 is in the fan only: its ping-pong, its word, per fan two blocks and an answer */
+    assert_int_equal(t[6].n, 2 + 1 + 5 * (blocks / 4 + 1));
+    const int far_of[8] = {2, 3, 0, 1, -2, -2, -2, -2};
+    assert_peers_pair_up(t, 8, far_of);
+    for (int k = 2; k < 6; k++) {
+        const double *r = rows + k * MCAST_PROBE_ROW;
+        assert_true(r[0] == 1.0);
+        for (int c = 0; c < 4; c++) {
+            assert_true(r[2 + MCAST_PROBE_SIZES + c] > 0.0);
+            assert_true(r[2 + MCAST_PROBE_SIZES + c] == rows[2 * MCAST_PROBE_ROW + 2 + MCAST_PROBE_SIZES + c]);
+        }
+    }
+    mcast_machine_t m;
+    mcast_machine_default(&m);
+    char why[160] = "";
+    assert_int_equal(mcast_probe_fit_pairs(rows, pairs, 6, &m, why, sizeof(why)), KB_OK);
+    assert_non_null(strstr(m.source, "(4 streams from one host)"));
+    /* a fan of three, or of two a's, is no measurement */
+    assert_int_not_equal(mcast_probe_run(&(mcast_probe_ops_t) TR_OPS(t[4]), 4, pairs, 5, buf, rows), 0);
+    mcast_probe_pair_t two_a[4] = {pairs[0], pairs[1], pairs[2], pairs[3]};
+    two_a[3].a = 5;
+    two_a[3].b = 6;
+    assert_int_not_equal(mcast_probe_run(&(mcast_probe_ops_t) TR_OPS(t[4]), 4, two_a, 4, buf, rows), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1165,6 +1326,8 @@ int main(void)
         cmocka_unit_test(test_pairs_trunk),
         cmocka_unit_test(test_fit_switch_links),
         cmocka_unit_test(test_trunk_run),
+        cmocka_unit_test(test_fit_host_links),
+        cmocka_unit_test(test_fan_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
