@@ -132,7 +132,8 @@ bool fit_route_latency(const mcast_probe_sample_t *s, int npairs, mcast_machine_
  * trunk pairs' two runs at once; a ratio within 15 % of 1 is 1 (equal links measure a
  * little under 1: a stream's fixed part, flows of unequal shares that end apart; and a
  * few percent moved plans, E-SWL-1).  Nothing where a pair failed or the runs disagree. */
-bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t, mcast_machine_t *m)
+bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t,
+                      const std::vector<mcast_probe_sample_t> & /* rest */, mcast_machine_t *m)
 {
     const int k = (int) t.size();
     double run[2] = {0.0, 0.0};
@@ -161,15 +162,43 @@ bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t, mcast_machine_
     return true;
 }
 
+/* The streams' spread over what the bytes added (mcast_probe_fit's noise / signal) from
+ * the streaming pairs among s; 0 where none streamed. */
+double stream_noise(const std::vector<mcast_probe_sample_t> &s)
+{
+    std::vector<double> t[2];
+    for (const mcast_probe_sample_t &x : s) {
+        if (!x.trunk && !x.fan && !x.latency_only && x.stream_us[0] > 0.0 && x.stream_us[1] > 0.0) {
+            for (int c = 0; c < 2; c++) {
+                t[c].push_back(x.stream_us[c]);
+                t[c].push_back(x.stream2_us[c]);
+            }
+        }
+    }
+    if (t[0].size() < 2) {
+        return 0.0;
+    }
+    double noise = 0.0, least[2];
+    for (int c = 0; c < 2; c++) {
+        std::sort(t[c].begin(), t[c].end());
+        least[c] = t[c][0];
+        noise = std::max(noise, t[c][1] - t[c][0]);
+    }
+    return least[1] > least[0] ? noise / (least[1] - least[0]) : 0.0;
+}
+
 /* Host links (mcast_probe_pairs_routed; E-HOST-1): the fit of net.host_links from the
  * fan's runs: the per-byte cost of a host sending to several receivers at once is what
  * the large blocks took beyond the small ones (the least run of each) over the bytes
  * between them, as the streams' (the receivers' per-message costs, the same in both,
  * drop out); net.host_links = the one-receiver per-byte cost (net.wire_ns_per_byte)
- * over it, 1 within 15 % (as the switch links'), at most the fan's receivers, at least
- * 1.  Nothing where the fan failed or it does not stand out of the runs' noise (as the
- * streams': twice the larger spread of a size's two runs above the difference). */
-bool fit_host_links(const std::vector<mcast_probe_sample_t> &f, mcast_machine_t *m)
+ * over it, at most the fan's receivers, at least 1; 1 where within 15 % or within the
+ * two measurements' relative spread together (the fan's and the streams': a loaded
+ * host's runs fitted 1.39 for one-port hosts over TCP, E-HOST-1).  Nothing where the fan
+ * failed or it does not stand out of the runs' noise (as the streams': twice the larger
+ * spread of a size's two runs above the difference). */
+bool fit_host_links(const std::vector<mcast_probe_sample_t> &f,
+                    const std::vector<mcast_probe_sample_t> &rest, mcast_machine_t *m)
 {
     const int d = (int) f.size();
     double lo[2], noise = 0.0;
@@ -190,7 +219,8 @@ bool fit_host_links(const std::vector<mcast_probe_sample_t> &f, mcast_machine_t 
     const double per_byte = 1000.0 * signal / ((double) MCAST_PROBE_STREAM_BLOCKS *
                                                (double) (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL));
     double ratio = wire / per_byte;
-    if (std::fabs(std::log(ratio)) < std::log(1.15)) {
+    const double band = std::max(0.15, noise / signal + stream_noise(rest));
+    if (std::fabs(std::log(ratio)) < std::log(1.0 + band)) {
         ratio = 1.0;
     }
     m->host_links = std::min((double) d, std::max(1.0, ratio));
@@ -396,7 +426,8 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
      * after the rest's (the host links' first: they are the last pairs) */
     const struct {
         int mcast_probe_sample_t::*flag;
-        bool (*fit)(const std::vector<mcast_probe_sample_t> &, mcast_machine_t *);
+        bool (*fit)(const std::vector<mcast_probe_sample_t> &, const std::vector<mcast_probe_sample_t> &,
+                    mcast_machine_t *);
         const char *what, *streams;
     } apart[2] = {{&mcast_probe_sample_t::fan, fit_host_links, "host links", "streams from one host"},
                   {&mcast_probe_sample_t::trunk, fit_switch_links, "switch links", "streams at once"}};
@@ -409,7 +440,7 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
             continue;
         }
         const int rc = mcast_probe_fit(rest.data(), (int) rest.size(), m, why, len);
-        if (rc == KB_OK && !x.fit(own, m)) {
+        if (rc == KB_OK && !x.fit(own, rest, m)) {
             const size_t at = std::strlen(m->source);
             std::snprintf(m->source + at, sizeof(m->source) - at, ", no %s (%d %s failed or varied)",
                           x.what, (int) own.size(), x.streams);
