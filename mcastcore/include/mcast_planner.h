@@ -876,9 +876,10 @@ int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair
  * over the bytes between them is a per-byte cost (each receiver's per-message costs
  * drop out: a time over one receiver alone counted eight receive overheads against two,
  * and fitted 1.37 on perf/sim's fat-tree, E-HOST-1); net.host_links = the streams'
- * per-byte cost over it, 1 where within 15 % of 1, at most the b's count and at least
- * 1 (a's own link carries both); refused where the difference does not stand out of the
- * runs' noise (twice the larger gap between a size's two runs).  A torus node's
+ * per-byte cost over it, 1 where within 15 % of 1 or within the fan's and the streams'
+ * relative spread together (noise over what the bytes added, each), at most the b's
+ * count and at least 1 (a's own link carries both); refused where the difference does
+ * not stand out of the runs' noise (twice the larger gap between a size's two runs).  A torus node's
  * interface, a host with several rails.
  * Without such a topology: mcast_probe_pairs.  pairs holds MCAST_PROBE_MAX_ALL; returns
  * how many. */
