@@ -874,8 +874,7 @@ int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair
  * MCAST_PROBE_STREAM_BYTES) spread evenly over its b's at once and waits for each b's
  * empty answer.  As for the streams, the large blocks' least time less the small ones'
  * over the bytes between them is a per-byte cost (each receiver's per-message costs
- * drop out: a time over one receiver alone counted eight receive overheads against two,
- * and fitted 1.37 on perf/sim's fat-tree, E-HOST-1); net.host_links = the streams'
+ * drop out); net.host_links = the streams'
  * per-byte cost over it, 1 where within 15 % of 1 or within the fan's and the streams'
  * relative spread together (noise over what the bytes added, each), at most the b's
  * count and at least 1 (a's own link carries both); refused where the difference does

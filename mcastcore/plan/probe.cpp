@@ -193,10 +193,9 @@ double stream_noise(const std::vector<mcast_probe_sample_t> &s)
  * between them, as the streams' (the receivers' per-message costs, the same in both,
  * drop out); net.host_links = the one-receiver per-byte cost (net.wire_ns_per_byte)
  * over it, at most the fan's receivers, at least 1; 1 where within 15 % or within the
- * two measurements' relative spread together (the fan's and the streams': a loaded
- * host's runs fitted 1.39 for one-port hosts over TCP, E-HOST-1).  Nothing where the fan
- * failed or it does not stand out of the runs' noise (as the streams': twice the larger
- * spread of a size's two runs above the difference). */
+ * two measurements' relative spread together (the fan's and the streams', E-HOST-1).
+ * Nothing where the fan failed or it does not stand out of the runs' noise (as the
+ * streams': twice the larger spread of a size's two runs above the difference). */
 bool fit_host_links(const std::vector<mcast_probe_sample_t> &f,
                     const std::vector<mcast_probe_sample_t> &rest, mcast_machine_t *m)
 {
