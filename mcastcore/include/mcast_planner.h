@@ -861,7 +861,8 @@ int mcast_probe_pairs(int n, const int *node_of, int max_pairs, mcast_probe_pair
  * run: the fit takes a switch link's per-byte time as T / (K S) (T the least over the two
  * runs of their slowest stream) and net.switch_links = net.wire_ns_per_byte over it, 1
  * where that is within 15 % of 1 (a stream's fixed part counts in T, its staggered start
- * does not: equal links measure a little under 1, E-SWL-1): the link's capacity where the
+ * does not: equal links measure a little under 1, E-SWL-1) or within the two runs' and
+ * the streams' relative spread together (as the host links'): the link's capacity where the
  * streams filled it, else a lower bound.  Refused when a trunk pair failed or the two runs
  * differ by more than half the faster one.
  * Host links (E-HOST-1): on such a topology (a torus too), last, the host links' pairs

@@ -51,6 +51,19 @@ double spread_of(const double *v, int n)
     return w[1] - w[0];
 }
 
+/* Per stream (small blocks, large ones) of t: the least over every time into least; returns
+ * the larger of the two streams' distances from their least to their second least. */
+double least_and_noise(std::vector<double> (&t)[2], double (&least)[2])
+{
+    double noise = 0.0;
+    for (int c = 0; c < 2; c++) {
+        std::sort(t[c].begin(), t[c].end());
+        least[c] = t[c][0];
+        noise = std::max(noise, t[c][1] - t[c][0]);
+    }
+    return noise;
+}
+
 /* One rank per node, the lowest, nodes in the order of their first rank. */
 std::vector<int> leaders(int n, const int *node_of)
 {
@@ -128,12 +141,35 @@ bool fit_route_latency(const mcast_probe_sample_t *s, int npairs, mcast_machine_
     return true;
 }
 
+/* The streams' spread over what the bytes added (mcast_probe_fit's noise / signal) from
+ * the streaming pairs among s; 0 where none streamed. */
+double stream_noise(const std::vector<mcast_probe_sample_t> &s)
+{
+    std::vector<double> t[2];
+    for (const mcast_probe_sample_t &x : s) {
+        if (!x.trunk && !x.fan && !x.latency_only && x.stream_us[0] > 0.0 && x.stream_us[1] > 0.0) {
+            for (int c = 0; c < 2; c++) {
+                t[c].push_back(x.stream_us[c]);
+                t[c].push_back(x.stream2_us[c]);
+            }
+        }
+    }
+    if (t[0].size() < 2) {
+        return 0.0;
+    }
+    double least[2];
+    const double noise = least_and_noise(t, least);
+    return least[1] > least[0] ? noise / (least[1] - least[0]) : 0.0;
+}
+
 /* Switch links (mcast_probe_pairs_routed; E-SWL-1): the fit of net.switch_links from the
  * trunk pairs' two runs at once; a ratio within 15 % of 1 is 1 (equal links measure a
  * little under 1: a stream's fixed part, flows of unequal shares that end apart; and a
- * few percent moved plans, E-SWL-1).  Nothing where a pair failed or the runs disagree. */
+ * few percent moved plans, E-SWL-1), and so is one within the two runs' relative spread
+ * and the streams' together (as the host links', E-HOST-1).  Nothing where a pair failed
+ * or the runs disagree. */
 bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t,
-                      const std::vector<mcast_probe_sample_t> & /* rest */, mcast_machine_t *m)
+                      const std::vector<mcast_probe_sample_t> &rest, mcast_machine_t *m)
 {
     const int k = (int) t.size();
     double run[2] = {0.0, 0.0};
@@ -152,7 +188,8 @@ bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t,
     }
     const double bytes = (double) MCAST_PROBE_STREAM_BLOCKS * (double) MCAST_PROBE_STREAM_SMALL;
     double ratio = wire / (1000.0 * lo / ((double) k * bytes));
-    if (std::fabs(std::log(ratio)) < std::log(1.15)) {
+    const double band = std::max(0.15, (hi - lo) / lo + stream_noise(rest));
+    if (std::fabs(std::log(ratio)) < std::log(1.0 + band)) {
         ratio = 1.0;
     }
     m->switch_links = ratio;
@@ -160,31 +197,6 @@ bool fit_switch_links(const std::vector<mcast_probe_sample_t> &t,
     std::snprintf(m->source + at, sizeof(m->source) - at, ", switch links %.2fx (%d streams at once)",
                   m->switch_links, k);
     return true;
-}
-
-/* The streams' spread over what the bytes added (mcast_probe_fit's noise / signal) from
- * the streaming pairs among s; 0 where none streamed. */
-double stream_noise(const std::vector<mcast_probe_sample_t> &s)
-{
-    std::vector<double> t[2];
-    for (const mcast_probe_sample_t &x : s) {
-        if (!x.trunk && !x.fan && !x.latency_only && x.stream_us[0] > 0.0 && x.stream_us[1] > 0.0) {
-            for (int c = 0; c < 2; c++) {
-                t[c].push_back(x.stream_us[c]);
-                t[c].push_back(x.stream2_us[c]);
-            }
-        }
-    }
-    if (t[0].size() < 2) {
-        return 0.0;
-    }
-    double noise = 0.0, least[2];
-    for (int c = 0; c < 2; c++) {
-        std::sort(t[c].begin(), t[c].end());
-        least[c] = t[c][0];
-        noise = std::max(noise, t[c][1] - t[c][0]);
-    }
-    return least[1] > least[0] ? noise / (least[1] - least[0]) : 0.0;
 }
 
 /* Host links (mcast_probe_pairs_routed; E-HOST-1): the fit of net.host_links from the
@@ -501,12 +513,8 @@ MC_API int mcast_probe_fit(const mcast_probe_sample_t *s, int npairs, mcast_mach
             times[c].push_back(t2);
         }
     }
-    double least[2], noise = 0.0;
-    for (int c = 0; c < 2; c++) {
-        std::sort(times[c].begin(), times[c].end());
-        least[c] = times[c][0];
-        noise = std::max(noise, times[c][1] - times[c][0]);
-    }
+    double least[2];
+    const double noise = least_and_noise(times, least);
     const double signal = least[1] - least[0];
     const double slope = signal / ((double) MCAST_PROBE_STREAM_BLOCKS *
                                    (double) (MCAST_PROBE_STREAM_BYTES - MCAST_PROBE_STREAM_SMALL));
