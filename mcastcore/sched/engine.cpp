@@ -12,7 +12,10 @@
  * peer with that peer's receives in the same order.  The last receive from a peer
  * (MCAST_XF_LAST, which a transport may match by a tag of its own) is posted only once
  * the earlier receives from that peer completed: a peer whose stream is shorter than
- * ours can then never have its last message taken for a later block of ours.  Nothing here waits: the caller's
+ * ours can then never have its last message taken for a later block of ours.  Until then
+ * it waits aside (at most one per peer) and the receives after it in the list, from
+ * other peers, are posted: a rank fed by two peers (the two-tree's) does not hold one
+ * peer's stream behind the other's (E-LAST-1).  Nothing here waits: the caller's
  * progress loop (blocking bcast, Ibcast progress, a simulator) reports completions.
  *
  * Error mode (first failed op, or a peer that ended early): receives go on as
@@ -44,6 +47,7 @@ struct mcast_engine {
     uint32_t held_prefix = 0; /* blocks [0, held_prefix) held (a lower bound) */
     uint32_t first_bad = UINT32_MAX; /* the first block whose receive failed */
     std::vector<int> ended; /* peers whose stream ended early */
+    std::vector<size_t> held_back; /* last receives from a peer with earlier ones open */
     int status = 0;
     bool pumping = false;
     bool repump = false;
@@ -120,6 +124,17 @@ struct mcast_engine {
             release(slot);
         }
     }
+    /* Receive op i: posted, or failed without posting where its peer ended (nothing
+     * will come). */
+    void recv_one(size_t i, const mcast_op_t &o)
+    {
+        if (peer_ended(o.peer)) {
+            set_held(o.block, o.nblocks);
+            ++recv_done;
+            return;
+        }
+        post_one(MCAST_OP_RECV, i, o, o.last ? MCAST_XF_LAST : 0u);
+    }
     void pump()
     {
         if (pumping) { /* a transport completed inside post: loop again below */
@@ -129,18 +144,25 @@ struct mcast_engine {
         pumping = true;
         do {
             repump = false;
-            while (recv_out < size_t(p.window) && recv_next < nrecv) {
-                const mcast_op_t o = s->op(MCAST_OP_RECV, recv_next);
-                if (o.last && recv_pending_from(o.peer)) {
-                    break; /* the last receive from a peer waits for the earlier ones */
-                }
-                const size_t i = recv_next++;
-                if (peer_ended(o.peer)) { /* nothing will come: fail it without posting */
-                    set_held(o.block, o.nblocks);
-                    ++recv_done;
+            /* the last receives held back, in list order (they precede the rest) */
+            for (size_t k = 0; k < held_back.size() && recv_out < size_t(p.window);) {
+                const size_t i = held_back[k];
+                const mcast_op_t o = s->op(MCAST_OP_RECV, i);
+                if (!peer_ended(o.peer) && recv_pending_from(o.peer)) {
+                    ++k;
                     continue;
                 }
-                post_one(MCAST_OP_RECV, i, o, o.last ? MCAST_XF_LAST : 0u);
+                held_back.erase(held_back.begin() + long(k));
+                recv_one(i, o);
+            }
+            while (recv_out < size_t(p.window) && recv_next < nrecv) {
+                const mcast_op_t o = s->op(MCAST_OP_RECV, recv_next);
+                const size_t i = recv_next++;
+                if (o.last && !peer_ended(o.peer) && recv_pending_from(o.peer)) {
+                    held_back.push_back(i); /* waits for the earlier ones from its peer */
+                    continue;
+                }
+                recv_one(i, o);
             }
             while (send_out < size_t(p.max_sends) && send_next < nsend) {
                 const mcast_op_t o = s->op(MCAST_OP_SEND, send_next);
@@ -193,6 +215,7 @@ int start(mcast_engine *e, const mcast_sched *s, const mcast_engine_params_t *p,
     e->held_prefix = 0;
     e->first_bad = UINT32_MAX;
     e->ended.clear();
+    e->held_back.clear();
     e->status = 0;
     e->pumping = e->repump = false;
     e->pump();
@@ -294,7 +317,7 @@ MC_API void mcast_engine_counts(const mcast_engine_t *e, size_t *posted_recv, si
     if (e == nullptr) {
         return;
     }
-    if (posted_recv) *posted_recv = e->recv_next;
+    if (posted_recv) *posted_recv = e->recv_next - e->held_back.size();
     if (posted_send) *posted_send = e->send_next;
     if (done_recv) *done_recv = e->recv_done;
     if (done_send) *done_send = e->send_done;

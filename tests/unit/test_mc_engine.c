@@ -378,6 +378,23 @@ static void test_held_bytes(void **state)
     release(&ts);
 }
 
+/* The one receive slot (of the first `window`) posted to `peer`: it carries MCAST_XF_LAST;
+ * completed successfully. */
+static void complete_last_from(mcast_engine_t *e, int peer, int window)
+{
+    unsigned flags = 0;
+    int at = -1;
+    for (int i = 0; i < window; ++i) {
+        if (mcast_engine_slot_peer(e, i, &flags) == peer) {
+            assert_int_equal(at, -1);
+            at = i;
+            assert_true(flags & MCAST_XF_LAST);
+        }
+    }
+    assert_true(at >= 0);
+    assert_int_equal(mcast_engine_complete(e, at, 0), KB_OK);
+}
+
 /* The last receive from a peer is posted only after the earlier ones from it completed. */
 static void test_last_receive_waits(void **state)
 {
@@ -391,7 +408,6 @@ static void test_last_receive_waits(void **state)
     size_t pr = 0;
     mcast_engine_counts(e, &pr, NULL, NULL, NULL);
     assert_int_equal(pr, 4); /* blocks 0..3 */
-    unsigned flags = 0;
     /* complete the slots holding blocks 0, 1, 2 (slots are handed out 0, 1, 2, 3) */
     assert_int_equal(mcast_engine_complete(e, 0, 0), KB_OK);
     assert_int_equal(mcast_engine_complete(e, 1, 0), KB_OK);
@@ -401,18 +417,64 @@ static void test_last_receive_waits(void **state)
     assert_int_equal(mcast_engine_complete(e, 3, 0), KB_OK);
     mcast_engine_counts(e, &pr, NULL, NULL, NULL);
     assert_int_equal(pr, 5);
-    int last_slot = -1;
-    for (int i = 0; i < 4; ++i) {
-        if (mcast_engine_slot_peer(e, i, &flags) == 0) {
-            last_slot = i;
-            assert_true(flags & MCAST_XF_LAST);
-        }
-    }
-    assert_true(last_slot >= 0);
-    assert_int_equal(mcast_engine_complete(e, last_slot, 0), KB_OK);
+    complete_last_from(e, 0, 4);
     assert_true(mcast_engine_done(e));
     mcast_engine_destroy(e);
     release(&ts);
+}
+
+/* A rank fed by two peers (the two-tree's: blocks 0 and 2 from rank 0, 1 and 3 from rank
+ * 1, in that list order): the last receive from rank 0 waits for block 0 and the receives
+ * after it, from rank 1, are posted meanwhile (before: none until block 0 came,
+ * E-LAST-1); the held-back one is posted once its peer's earlier receive completed,
+ * with MCAST_XF_LAST; one whose peer ended is failed without posting. */
+static void test_last_receive_held_back(void **state)
+{
+    (void) state;
+    const mcast_op_t recv[4] = {{.peer = 0, .block = 0, .nblocks = 1, .step = 0, .last = 0},
+                                {.peer = 0, .block = 2, .nblocks = 1, .step = 1, .last = 0},
+                                {.peer = 1, .block = 1, .nblocks = 1, .step = 1, .last = 0},
+                                {.peer = 1, .block = 3, .nblocks = 1, .step = 2, .last = 0}};
+    for (int ended = 0; ended < 2; ++ended) {
+        mcast_sched_t *s = NULL;
+        assert_int_equal(mcast_sched_explicit(3, 2, 4, recv, 4, NULL, 0, &s), KB_OK);
+        mcast_engine_t *e = mcast_engine_create();
+        mcast_xport_t x = {NULL, never};
+        mcast_engine_params_t ep = {400, 100, 4, 1};
+        assert_int_equal(mcast_engine_start(e, s, &ep, &x), KB_OK);
+        size_t pr = 0, dr = 0;
+        unsigned flags = 0;
+        mcast_engine_counts(e, &pr, NULL, &dr, NULL);
+        assert_int_equal(pr, 2); /* block 0 from rank 0, block 1 from rank 1 */
+        assert_int_equal(mcast_engine_slot_peer(e, 0, &flags), 0);
+        assert_int_equal(flags & MCAST_XF_LAST, 0);
+        assert_int_equal(mcast_engine_slot_peer(e, 1, &flags), 1);
+        assert_int_equal(flags & MCAST_XF_LAST, 0);
+        assert_int_equal(mcast_engine_slot_peer(e, 2, NULL), -1);
+        if (ended) {
+            /* rank 0's stream ended: its held-back last receive fails unposted */
+            assert_int_equal(mcast_engine_peer_ended(e, 0, KB_ERR_ARG), KB_OK);
+            mcast_engine_counts(e, &pr, NULL, &dr, NULL);
+            assert_int_equal(dr, 1);
+            assert_int_equal(mcast_engine_complete(e, 0, KB_ERR_ARG), KB_OK);
+        } else {
+            assert_int_equal(mcast_engine_complete(e, 0, 0), KB_OK); /* block 0 */
+            mcast_engine_counts(e, &pr, NULL, &dr, NULL);
+            assert_int_equal(pr, 3);
+            complete_last_from(e, 0, 4); /* block 2 */
+        }
+        /* rank 1's last receive waits for block 1 */
+        mcast_engine_counts(e, &pr, NULL, &dr, NULL);
+        assert_int_equal(pr, 3);
+        assert_int_equal(mcast_engine_complete(e, 1, 0), KB_OK);
+        mcast_engine_counts(e, &pr, NULL, &dr, NULL);
+        assert_int_equal(pr, 4);
+        complete_last_from(e, 1, 4);
+        assert_true(mcast_engine_done(e));
+        assert_int_equal(mcast_engine_status(e) != 0, ended);
+        mcast_engine_destroy(e);
+        mcast_sched_free(s);
+    }
 }
 
 /* sync_sends: every send is posted with MCAST_XF_SYNC, and none without it. */
@@ -470,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_engine_rejects),
         cmocka_unit_test(test_held_bytes),
         cmocka_unit_test(test_last_receive_waits),
+        cmocka_unit_test(test_last_receive_held_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
