@@ -234,8 +234,8 @@
  * separate flows (net.shared_flows 1: SimGrid, and so perf/sim), a receive posted ahead
  * lets an eager block start before the previous one of the same connection has left,
  * and the two-tree's blocks arrive in bursts, the first of each late: its model adds
- * min(W - 1, B w / (o_send + o_recv)) * B w to every first arrival (fam_twotree.cpp;
- * evidence E-2TREE-2).  In the tree recurrence an eager copy to another node holds its
+ * 1/2 min(W - 1, B w / (o_send + o_recv), ceil(m / 2) - 1) * B w to every first arrival
+ * (fam_twotree.cpp; evidence E-2TREE-2, E-BURST-1, E-LAST-1).  In the tree recurrence an eager copy to another node holds its
  * slot for o_send only there (handed over, it is a flow of its own: occ = o_send), a
  * rank's blocks leave no faster than its CPU's share of each, o_recv + the o_send of
  * each copy to another node (sigma inside a node): P(u) also >= that, and the trees'

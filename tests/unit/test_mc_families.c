@@ -286,8 +286,8 @@ static void test_loggp_models(void **state)
 }
 
 /* Shared flows (mcast_loggp_t.shared_flows): the two-tree's first arrivals each get
- * b = min(W - 1, B w / (o_send + o_recv), ceil(m / 2) - 1) * B w more (a connection of
- * T0 carries ceil(m / 2) blocks: E-BURST-1).  n = 3: T0 is 2 -> 1, T1 is 1 -> 2, so both
+ * b = 1/2 min(W - 1, B w / (o_send + o_recv), ceil(m / 2) - 1) * B w more (a connection
+ * of T0 carries ceil(m / 2) blocks: E-BURST-1; the 1/2: E-LAST-1).  n = 3: T0 is 2 -> 1, T1 is 1 -> 2, so both
  * trees' depths, and the prediction, grow by 2 b; one block per tree (m = 2), rendezvous
  * blocks and a FIFO network get nothing. */
 static void test_twotree_shared_flows(void **state)
@@ -302,8 +302,8 @@ static void test_twotree_shared_flows(void **state)
         const double bw = (double) B * FLAT.wire_ns_per_byte * 1e-3;
         const double over = bw / (FLAT.o_send_us + FLAT.o_recv_us);
         /* W = 4: at most 3 blocks more; m = 4: 2 a tree, at most 1 more; m = 12: 6 a tree */
-        const double b4 = (over < 1.0 ? over : 1.0) * bw;
-        const double b12 = (over < 3.0 ? over : 3.0) * bw;
+        const double b4 = 0.5 * (over < 1.0 ? over : 1.0) * bw;
+        const double b12 = 0.5 * (over < 3.0 ? over : 3.0) * bw;
         const double fifo = mcast_level_predict_us(&l, 3, 4 * B, 4, &FLAT, 4, 1);
         const double sh = mcast_level_predict_us(&l, 3, 4 * B, 4, &shared, 4, 1);
         assert_true(fifo > 0.0);
