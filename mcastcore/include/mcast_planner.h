@@ -579,6 +579,9 @@ typedef struct mcast_plan_info {
     size_t shm_chunk_bytes;
     int shm_fit_ring;         /* shm: chunks fill the ring (more ranks than cores) */
     const int *node_of_rank;  /* [n] the input's node indices, or NULL (none given) */
+    int runner_up;            /* under auto, selected_by model: the best plan of another
+                                 algorithm (mcast_alg_t), MCAST_ALG_AUTO if none */
+    double runner_up_us;      /* its predicted time, -1 if none */
 } mcast_plan_info_t;
 int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info);
 /* transport "pml+shm" (twolevel, intra=shm): the leader of rank's node for this plan (the
@@ -630,40 +633,57 @@ int mcast_decide_class(mcast_input_fn_t input, void *ctx, size_t class_bytes,
                        size_t why_len);
 int mcast_plan_on_root(const mcast_class_choice_t *choice, mcast_input_fn_t input, void *ctx,
                        int root, size_t bytes, mcast_plan_t **out, char *why, size_t why_len);
+/* The runner-up of a class whose choice is ours by the model (plan0: mcast_decide_class's
+ * plan; selected_by "model", not deferred), for verification on live calls: the best plan
+ * of another algorithm where it is predicted within `within` (a fraction) of plan0's time,
+ * as a class choice of its own (selected_by "model:runner-up"; mcast_plan_on_root builds
+ * it on any root).  1 with *runner set, 0 when there is none (or within <= 0), or a
+ * KB_ERR_* (KB_ERR_NOMEM: this rank alone; decide again later). */
+int mcast_decide_runner_up(mcast_input_fn_t input, void *ctx, const mcast_plan_t *plan0,
+                           double within, mcast_class_choice_t *runner, char *why,
+                           size_t why_len);
 
 /* Verification on live calls (issue 47).  A size class decided by the model (selected_by
  * "model", "previous", "unmodelled" or "previous:unmodelled"; never a forced algorithm or
  * a rule) is checked on the application's first blocking calls of that class: they run
  * the chosen candidate and the other one (our plan where the module below was chosen, the
- * module below where ours was) alternately, 1 + `trials` calls each, chosen first (the
- * first call of each warms it up: plans built, buffers touched, connections made; not
- * counted).  Each rank times its own calls; after the last trial call the ranks agree on the slowest rank's
+ * module below where ours was) in turn, 1 + `trials` calls each, chosen first (the first
+ * call of each warms it up: plans built, buffers touched, connections made; not counted).
+ * Where ours was chosen and the model's margin is small (mcast_decide_runner_up: the best
+ * plan of another algorithm predicted within a fraction of it), that runner-up is a third
+ * candidate (mcast_verify_add_runner_up): chosen, other, runner-up in turn.  Each rank
+ * times its own calls; after the last trial call the ranks agree on the slowest rank's
  * median per candidate (MPI_MAX over mcast_verify_local) and every rank concludes alike
- * from those two numbers: the other candidate wins only if it is faster than the chosen
- * one by more than `margin` (a fraction).  The verdict holds for `recheck` calls of the
- * class, then the trials run again (the interval doubling each time); recheck 0: never.
- * Calls are counted per class, the same on every rank (every rank makes the same blocking
- * calls in the same order, and a class depends only on the type signature's bytes).
- * Nonblocking calls use the same state through mcast_verify_pick_at / _record_at (the
- * glue's agreement there is the shared segment's board, mcast_shm.h). */
+ * from those numbers: another candidate wins only if it is faster than the chosen one by
+ * more than `margin` (a fraction; the fastest such one).  The verdict holds for `recheck`
+ * calls of the class, then the trials run again (the interval doubling each time);
+ * recheck 0: never.  Calls are counted per class, the same on every rank (every rank
+ * makes the same blocking calls in the same order, and a class depends only on the type
+ * signature's bytes).  Nonblocking calls use the same state through mcast_verify_pick_at
+ * / _record_at (the glue's agreement there is the shared segment's board, mcast_shm.h). */
 #define MCAST_VERIFY_MAX_TRIALS 8
-enum { MCAST_VERIFY_CHOSEN = 0, MCAST_VERIFY_OTHER = 1 };
+#define MCAST_VERIFY_CANDIDATES 3 /* at most: chosen, other, runner-up */
+enum { MCAST_VERIFY_CHOSEN = 0, MCAST_VERIFY_OTHER = 1, MCAST_VERIFY_RUNNER_UP = 2 };
 typedef struct mcast_verify {
     int trials;               /* per candidate, 1..MCAST_VERIFY_MAX_TRIALS (0: off) */
     double margin;
     uint64_t recheck;         /* calls until the next trials (0: never again) */
+    int candidates;           /* 2, or 3 with a runner-up */
     int calls;                /* calls made in the current trials */
     int verdict;              /* MCAST_VERIFY_*: what runs once settled */
     int settled;              /* the trials of this round are over */
     int rounds;               /* trials concluded so far */
     uint64_t settled_calls;   /* calls since the last conclusion */
-    double t[2][MCAST_VERIFY_MAX_TRIALS];
-    double agreed[2];         /* the last agreed times (seconds), per candidate */
+    double t[MCAST_VERIFY_CANDIDATES][MCAST_VERIFY_MAX_TRIALS];
+    double agreed[MCAST_VERIFY_CANDIDATES]; /* the last agreed times (seconds), per candidate */
     uint32_t seen;            /* mcast_verify_record_at: the trial calls recorded (bit = index) */
 } mcast_verify_t;
-/* Trials clamped to 1..MCAST_VERIFY_MAX_TRIALS (trials <= 0: off, every call CHOSEN);
- * margin clamped to [0, 1). */
+/* Two candidates; trials clamped to 1..MCAST_VERIFY_MAX_TRIALS (trials <= 0: off, every
+ * call CHOSEN); margin clamped to [0, 1). */
 void mcast_verify_init(mcast_verify_t *v, int trials, double margin, uint64_t recheck);
+/* The runner-up as a third candidate, before the first call: 1, else 0 (off, or calls
+ * made: nothing changes). */
+int mcast_verify_add_runner_up(mcast_verify_t *v);
 /* Whether the selected_by of a class's choice is the model's (verification applies). */
 int mcast_verify_applies(const char *selected_by);
 /* The candidate this call runs (MCAST_VERIFY_*). */
@@ -672,24 +692,26 @@ int mcast_verify_pick(const mcast_verify_t *v);
  * counts as slowest).  1: the trials are over and the ranks must now agree
  * (mcast_verify_local, MPI_MAX over the ranks, mcast_verify_conclude), else 0. */
 int mcast_verify_record(mcast_verify_t *v, int cand, double seconds);
-/* This rank's median time per candidate over the trials just made. */
-void mcast_verify_local(const mcast_verify_t *v, double out[2]);
-/* Concludes from the agreed (slowest rank's) times: returns the verdict. */
-int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2]);
+/* This rank's median time per candidate over the trials just made: out[v->candidates]. */
+void mcast_verify_local(const mcast_verify_t *v, double *out);
+/* Concludes from the agreed (slowest rank's) times, agreed[v->candidates] (NULL: none):
+ * returns the verdict. */
+int mcast_verify_conclude(mcast_verify_t *v, const double *agreed);
 /* Nonblocking calls (MPI_Ibcast): they start from Open MPI's progress engine and may
  * complete in any order, so a call's index in its class (0, 1, ...: taken at the call, the
  * same on every rank) names its candidate and its trial.  pick_at: the candidate of call
- * `index`: during the trials (index < 2 (trials + 1)) chosen and other alternately, chosen
- * first; after them the verdict once concluded, -1 before (that call waits for the
+ * `index`: during the trials (index < candidates (trials + 1)) the candidates in turn,
+ * chosen first; after them the verdict once concluded, -1 before (that call waits for the
  * agreement).  record_at: trial call `index` took `seconds` here (negative: it failed);
  * 1 when it completes the trials (each index counts once), then mcast_verify_local, the
  * agreement and mcast_verify_conclude as for blocking calls; else 0.  One round: the
  * verdict holds (the recheck is for blocking calls). */
 int mcast_verify_pick_at(const mcast_verify_t *v, int64_t index);
 int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double seconds);
-/* This rank's least time per candidate over the trials just made: what nonblocking trials
- * compare (they start without a barrier, so the ranks' skew only adds to some calls). */
-void mcast_verify_least(const mcast_verify_t *v, double out[2]);
+/* This rank's least time per candidate over the trials just made, out[v->candidates]:
+ * what nonblocking trials compare (they start without a barrier, so the ranks' skew only
+ * adds to some calls). */
+void mcast_verify_least(const mcast_verify_t *v, double *out);
 
 /* Self-calibration across nodes (issue 47; docs/machine-model.md, "Self-calibration").
  * Where a communicator spans nodes over a network the built-in model does not describe

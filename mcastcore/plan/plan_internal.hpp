@@ -130,6 +130,10 @@ struct mcast_plan {
     /* the module below's predicted time under auto (-1: not compared) and its algorithm */
     double previous_us = -1;
     const char *previous = "";
+    /* under auto, selected by the model: the best plan of another algorithm and its
+     * predicted time (MCAST_ALG_AUTO, -1: none) */
+    int runner_up = MCAST_ALG_AUTO;
+    double runner_up_us = -1;
     mcast_plan_transport_t transport = MCAST_PLAN_PML;
     int shm_slots = 0;
     size_t shm_slot_bytes = 0, shm_chunk_bytes = 0;

@@ -296,13 +296,31 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
      * rounds carry many): the floor between nodes does not apply to them */
     ev.sag_segment_min = f.segment_min_bytes != 0 ? f.segment_min_bytes
                                                   : std::min(eff.segment_max_bytes, PLAN_SEGMENT_MIN);
-    Candidate best;
+    /* each algorithm's best, then the cheapest of them (earlier on ties) and the runner-up:
+     * the cheapest of another algorithm (mcast_decide_runner_up) */
+    Candidate best, second;
+    int best_alg = MCAST_ALG_AUTO, second_alg = MCAST_ALG_AUTO;
     for (int a : algs) {
-        ev.evaluate(a, best);
+        Candidate c;
+        ev.evaluate(a, c);
+        if (better(c.t, best.t)) {
+            second = best;
+            second_alg = best_alg;
+            best = c;
+            best_alg = a;
+        } else if (better(c.t, second.t)) {
+            second = c;
+            second_alg = a;
+        }
     }
     require(best.algorithm != MCAST_ALG_AUTO, "planner: no candidate applies");
     TreePtr tree = has_tree(best) ? build_tree(in2, ev.chain, best) : TreePtr();
     fill_plan(out, in2, best, std::move(tree), by, M);
+    if (f.algorithm == MCAST_ALG_AUTO && by == "model" && second_alg != MCAST_ALG_AUTO &&
+        std::isfinite(second.t)) {
+        out.runner_up = second_alg;
+        out.runner_up_us = second.t;
+    }
     if (in.component == MCAST_COMP_PATHMC && (ALGS[best.algorithm].info.component & MCAST_COMP_PATHMC) == 0) {
         out.defer = true;
     }

@@ -33,6 +33,7 @@
  */
 #include "plan/plan_internal.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -298,6 +299,8 @@ MC_API int mcast_plan_get_info(const mcast_plan_t *p, mcast_plan_info_t *info)
     info->shm_fit_ring = p->shm_fit_ring;
     info->node_of_rank = p->node_of_rank.empty() ? nullptr : p->node_of_rank.data();
     info->variant = p->level.variant;
+    info->runner_up = p->runner_up;
+    info->runner_up_us = p->runner_up_us;
     return KB_OK;
 }
 
@@ -470,3 +473,58 @@ MC_API int mcast_plan_on_root(const mcast_class_choice_t *choice, mcast_input_fn
     return rc == KB_OK ? mcast_plan_select(&in, out, why, why_len) : rc;
 }
 
+namespace {
+
+/* Two plans that send the same messages: one tree each (no family), the same transport,
+ * segment, sends in flight and window, and every rank the same parent (the order of a
+ * rank's sends may differ: a trial could not tell it from noise where the model prices the
+ * plans alike, which is what brought them this close). */
+bool same_tree_plan(const mcast_plan &a, const mcast_plan &b)
+{
+    const kb_tree_t *x = a.tree.t, *y = b.tree.t;
+    if (x == nullptr || y == nullptr || a.family >= 0 || b.family >= 0 || !a.trees.empty() ||
+        !b.trees.empty() || a.transport != b.transport || a.segment_bytes != b.segment_bytes ||
+        a.max_sends != b.max_sends || a.window != b.window || x->n != y->n || x->root != y->root) {
+        return false;
+    }
+    return std::equal(x->parent, x->parent + x->n, y->parent);
+}
+
+} // namespace
+
+MC_API int mcast_decide_runner_up(mcast_input_fn_t input, void *ctx, const mcast_plan_t *plan0,
+                                  double within, mcast_class_choice_t *runner, char *why,
+                                  size_t why_len)
+{
+    if (input == nullptr || plan0 == nullptr || runner == nullptr) {
+        return KB_ERR_ARG;
+    }
+    if (!(within > 0.0) || plan0->defer || plan0->selected_by != "model" ||
+        plan0->runner_up == MCAST_ALG_AUTO || !(plan0->predicted_us >= 0.0) ||
+        !(plan0->runner_up_us <= plan0->predicted_us * (1.0 + within))) {
+        return 0;
+    }
+    mcast_plan_input_t in;
+    mcast_forced_t f;
+    int rc = input(ctx, 0, plan0->class_bytes, &in, &f);
+    if (rc != KB_OK) {
+        return rc;
+    }
+    if ((ALGS[plan0->runner_up].info.component & in.component) == 0) {
+        return 0; /* (coll/pathmc's runner-up of coll/kbinomial: the module below's) */
+    }
+    f.algorithm = plan0->runner_up;
+    in.forced = &f;
+    in.selected_by = "model:runner-up";
+    mcast_plan_t *p = nullptr;
+    rc = mcast_plan_select(&in, &p, why, why_len);
+    if (rc != KB_OK) {
+        return rc;
+    }
+    /* another algorithm may build the same tree (a postal tree of k-nomial shape): no
+     * candidate of its own */
+    const bool same = same_tree_plan(*plan0, *p);
+    rc = mcast_class_choice_of(p, runner);
+    mcast_plan_free(p);
+    return rc != KB_OK ? rc : same ? 0 : 1;
+}

@@ -12,6 +12,9 @@
 
 #define MC_API extern "C" __attribute__((visibility("default")))
 
+/* record_at's bit per trial call */
+static_assert(MCAST_VERIFY_CANDIDATES * (MCAST_VERIFY_MAX_TRIALS + 1) <= 32, "seen's bits");
+
 MC_API void mcast_verify_init(mcast_verify_t *v, int trials, double margin, uint64_t recheck)
 {
     if (v == nullptr) {
@@ -21,9 +24,21 @@ MC_API void mcast_verify_init(mcast_verify_t *v, int trials, double margin, uint
     v->trials = trials <= 0 ? 0 : std::min(trials, MCAST_VERIFY_MAX_TRIALS);
     v->margin = !(margin >= 0.0) ? 0.0 : std::min(margin, 0.99);
     v->recheck = recheck;
+    v->candidates = 2;
     v->verdict = MCAST_VERIFY_CHOSEN;
     v->settled = v->trials == 0;
-    v->agreed[0] = v->agreed[1] = -1.0;
+    for (double &a : v->agreed) {
+        a = -1.0;
+    }
+}
+
+MC_API int mcast_verify_add_runner_up(mcast_verify_t *v)
+{
+    if (v == nullptr || v->trials == 0 || v->calls != 0 || v->rounds != 0 || v->seen != 0) {
+        return 0;
+    }
+    v->candidates = MCAST_VERIFY_CANDIDATES;
+    return 1;
 }
 
 MC_API int mcast_verify_applies(const char *selected_by)
@@ -45,7 +60,7 @@ MC_API int mcast_verify_pick(const mcast_verify_t *v)
     if (v == nullptr || v->settled) {
         return v == nullptr ? MCAST_VERIFY_CHOSEN : v->verdict;
     }
-    return v->calls % 2 == 0 ? MCAST_VERIFY_CHOSEN : MCAST_VERIFY_OTHER;
+    return v->calls % v->candidates; /* chosen, other (, runner-up) in turn */
 }
 
 MC_API int mcast_verify_record(mcast_verify_t *v, int cand, double seconds)
@@ -62,18 +77,19 @@ MC_API int mcast_verify_record(mcast_verify_t *v, int cand, double seconds)
         }
         return 0;
     }
-    const int c = cand == MCAST_VERIFY_OTHER ? 1 : 0;
-    const int i = v->calls / 2 - 1; /* each candidate's first call warms it up: not counted */
+    const int c = cand > 0 && cand < v->candidates ? cand : 0;
+    const int i = v->calls / v->candidates - 1; /* each one's first call warms it up: not counted */
     if (i >= 0 && i < MCAST_VERIFY_MAX_TRIALS) {
         v->t[c][i] = seconds < 0.0 ? std::numeric_limits<double>::max() : seconds;
     }
     v->calls++;
-    return v->calls >= 2 * (v->trials + 1) ? 1 : 0;
+    return v->calls >= v->candidates * (v->trials + 1) ? 1 : 0;
 }
 
-MC_API void mcast_verify_local(const mcast_verify_t *v, double out[2])
+MC_API void mcast_verify_local(const mcast_verify_t *v, double *out)
 {
-    for (int c = 0; c < 2; c++) {
+    const int nc = v == nullptr ? 2 : v->candidates;
+    for (int c = 0; c < nc; c++) {
         out[c] = -1.0;
         if (v == nullptr || v->trials == 0) {
             continue;
@@ -92,20 +108,25 @@ MC_API void mcast_verify_local(const mcast_verify_t *v, double out[2])
     }
 }
 
-MC_API int mcast_verify_conclude(mcast_verify_t *v, const double agreed[2])
+MC_API int mcast_verify_conclude(mcast_verify_t *v, const double *agreed)
 {
     if (v == nullptr) {
         return MCAST_VERIFY_CHOSEN;
     }
-    if (agreed != nullptr) {
-        v->agreed[0] = agreed[0];
-        v->agreed[1] = agreed[1];
+    for (int c = 0; c < v->candidates; c++) {
+        v->agreed[c] = agreed != nullptr ? agreed[c] : -1.0;
     }
-    /* the other candidate must be faster by more than the margin; anything unmeasured
-     * (negative, NaN) keeps the chosen one */
-    const bool other = agreed != nullptr && agreed[0] >= 0.0 && agreed[1] >= 0.0 &&
-                       agreed[1] < agreed[0] * (1.0 - v->margin);
-    v->verdict = other ? MCAST_VERIFY_OTHER : MCAST_VERIFY_CHOSEN;
+    /* another candidate must be faster than the chosen one by more than the margin (the
+     * fastest such one wins); anything unmeasured (negative, NaN) keeps the chosen one */
+    int verdict = MCAST_VERIFY_CHOSEN;
+    const double *a = v->agreed;
+    for (int c = 1; a[0] >= 0.0 && c < v->candidates; c++) {
+        if (a[c] >= 0.0 && a[c] < a[0] * (1.0 - v->margin) &&
+            (verdict == MCAST_VERIFY_CHOSEN || a[c] < a[verdict])) {
+            verdict = c;
+        }
+    }
+    v->verdict = verdict;
     v->settled = 1;
     v->settled_calls = 0;
     v->rounds++;
@@ -117,21 +138,21 @@ MC_API int mcast_verify_pick_at(const mcast_verify_t *v, int64_t index)
     if (v == nullptr || v->trials == 0 || index < 0) {
         return MCAST_VERIFY_CHOSEN;
     }
-    if (index < 2 * int64_t(v->trials + 1)) {
-        return index % 2 == 0 ? MCAST_VERIFY_CHOSEN : MCAST_VERIFY_OTHER;
+    if (index < v->candidates * int64_t(v->trials + 1)) {
+        return int(index % v->candidates);
     }
     return v->settled ? v->verdict : -1;
 }
 
 MC_API int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double seconds)
 {
-    const int64_t calls = v == nullptr ? 0 : 2 * int64_t(v->trials + 1);
+    const int64_t calls = v == nullptr ? 0 : v->candidates * int64_t(v->trials + 1);
     if (v == nullptr || v->trials == 0 || v->settled || index < 0 || index >= calls ||
         (v->seen & (uint32_t(1) << index)) != 0) {
         return 0;
     }
     v->seen |= uint32_t(1) << index;
-    const int c = int(index % 2), i = int(index / 2) - 1; /* each one's first call warms it up */
+    const int c = int(index % v->candidates), i = int(index / v->candidates) - 1; /* (warm-up) */
     if (i >= 0) {
         v->t[c][i] = seconds < 0.0 ? std::numeric_limits<double>::max() : seconds;
     }
@@ -139,9 +160,10 @@ MC_API int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double secon
     return v->calls == calls ? 1 : 0;
 }
 
-MC_API void mcast_verify_least(const mcast_verify_t *v, double out[2])
+MC_API void mcast_verify_least(const mcast_verify_t *v, double *out)
 {
-    for (int c = 0; c < 2; c++) {
+    const int nc = v == nullptr ? 2 : v->candidates;
+    for (int c = 0; c < nc; c++) {
         out[c] = -1.0;
         const int n = v == nullptr ? 0 : std::min(v->trials, MCAST_VERIFY_MAX_TRIALS);
         for (int i = 0; i < n; i++) {

@@ -641,6 +641,7 @@ set --
 OSU=${OSU:-$BUILD_DIR/../../perf/osu_style_bcast}
 if [ -n "${MATRIX_DRY:-}" ]; then
     echo "PASS verify takes a class back"; echo "PASS verify datatype matrix"
+    echo "PASS verify with a runner-up, datatype matrix"
 else
     out=$(mktemp)
     timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE_PREV[@]}" "${PML_OB1[@]}" \
@@ -650,7 +651,7 @@ else
         "$OSU" -c -M osu -m 32768:131072 -i 10 -I 10 -x 4 -X 4 >"$out" 2>&1
     rc=$?
     nv=$(grep -c '^coll:kbinomial: comm=0 size=4 class_bytes=[0-9]*: verified (round 1, 3 calls' "$out")
-    if [ $rc -eq 0 ] && [ "$nv" -ge 3 ] && ! grep 'verified (round' "$out" | grep -qv 'ours runs'; then
+    if [ $rc -eq 0 ] && [ "$nv" -ge 3 ] && ! grep 'verified (round' "$out" | grep -Eqv '(ours|our runner-up) runs'; then
         pass=$((pass + 1)); echo "PASS verify takes a class back: $nv classes measured, ours kept in each"
     else
         fail=$((fail + 1)); echo "FAIL verify takes a class back (exit $rc, $nv verdicts)"
@@ -663,6 +664,20 @@ else
         pass=$((pass + 1)); echo "PASS verify datatype matrix: $(grep -c 'verified (round' "$out") verdicts, data right"
     else
         fail=$((fail + 1)); echo "FAIL verify datatype matrix (exit $rc)"; tail -n 5 "$out" | sed 's/^/    /'
+    fi
+    # with every class's runner-up a third candidate (verify_runner_up 10: any our plan of
+    # another algorithm within 11x): its plans run in the trials, and where it wins, every
+    # later call of the class; the data checked throughout
+    timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE_PREV[@]}" "${PML_OB1[@]}" \
+        --mca coll_kbinomial_verify_trials 2 --mca coll_kbinomial_verify_runner_up 10 \
+        --mca coll_kbinomial_verbose 1 "$CHECK" -l 100000 >"$out" 2>&1
+    rc=$?
+    nr=$(grep -c 'verified (round 1, 2 calls each.*, runner-up (ours, [a-z_]*) [0-9.]* us: ' "$out")
+    if [ $rc -eq 0 ] && grep -q "np=4 .* 0 failures" "$out" && [ "$nr" -ge 1 ]; then
+        pass=$((pass + 1)); echo "PASS verify with a runner-up, datatype matrix: $nr verdicts of three, $(grep -c 'our runner-up runs' "$out") for the runner-up, data right"
+    else
+        fail=$((fail + 1)); echo "FAIL verify with a runner-up, datatype matrix (exit $rc, $nr verdicts of three)"
+        grep -E 'FAIL|rror|verified' "$out" | tail -n 5 | sed 's/^/    /'
     fi
     rm -f "$out"
 fi

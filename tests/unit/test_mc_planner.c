@@ -759,6 +759,150 @@ static int decide_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *i
     return KB_OK;
 }
 
+/* The runner-up (mcast_decide_runner_up): under auto, where the model chose our plan, the
+ * best plan of another algorithm: a different algorithm, predicted no faster than the
+ * choice, as that algorithm forced predicts (its plan on any root is that choice), never
+ * faster than the cheapest forced one (auto evaluates a subset of the registry); offered
+ * only within the given fraction; none for a deferred or forced choice. */
+/* Whether algorithm alg forced on c's input at cb builds the tree of the plan `info`
+ * describes (every rank's parent), in the same segments (the test's own comparison,
+ * through the C API). */
+static int same_tree_as_forced(const decide_ctx_t *c, size_t cb, const mcast_plan_info_t *info,
+                               int alg)
+{
+    decide_ctx_t fc = *c;
+    fc.forced.algorithm = alg;
+    mcast_class_choice_t ch;
+    mcast_plan_t *pf = NULL;
+    assert_int_equal(mcast_decide_class(decide_input, &fc, cb, &ch, &pf, NULL, 0), KB_OK);
+    mcast_plan_info_t fi;
+    mcast_plan_get_info(pf, &fi);
+    int same = NULL != info->tree && NULL != fi.tree && info->family < 0 && fi.family < 0 &&
+               info->segment_bytes == fi.segment_bytes && info->max_sends == fi.max_sends &&
+               info->window == fi.window && info->tree->n == fi.tree->n;
+    for (int r = 0; same && r < fi.tree->n; ++r) { /* (the order of a rank's sends aside) */
+        same = info->tree->parent[r] == fi.tree->parent[r];
+    }
+    mcast_plan_free(pf);
+    return same;
+}
+
+static void test_runner_up(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const size_t sizes[] = {100, 8192, 65536, 2000000};
+    const int ns[] = {5, 12, 33};
+    int offered = 0, same_trees = 0;
+    for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni) {
+        for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); ++si) {
+            decide_ctx_t c = {.n = ns[ni], .m = &mach};
+            mcast_forced_default(&c.forced);
+            c.forced.compare_previous = 0; /* ours always: selected_by model */
+            const size_t cb = mcast_class_bytes(mcast_size_class(sizes[si]));
+            mcast_class_choice_t choice, ru;
+            mcast_plan_t *p0 = NULL;
+            char why[256] = "";
+            assert_int_equal(mcast_decide_class(decide_input, &c, cb, &choice, &p0, why,
+                                                sizeof(why)), KB_OK);
+            mcast_plan_info_t info;
+            mcast_plan_get_info(p0, &info);
+            assert_string_equal(info.selected_by, "model");
+            assert_true(info.runner_up != MCAST_ALG_AUTO);
+            assert_true(info.runner_up != info.algorithm);
+            assert_true(info.runner_up_us >= info.predicted_us * (1.0 - 1e-9));
+            const double gap = info.runner_up_us / info.predicted_us - 1.0;
+            printf("# runner-up: n=%d class_bytes=%zu %s %.1f us, %s +%.1f %%\n", c.n, cb,
+                   info.name, info.predicted_us, mcast_registry_get(info.runner_up)->name,
+                   100.0 * gap);
+            /* the cheapest forced algorithm other than the choice is no slower */
+            double cheapest = -1.0;
+            for (int a = 1; a < mcast_registry_count(); ++a) {
+                const mcast_alg_info_t *ai = mcast_registry_get(a);
+                if (a == info.algorithm || 0 == (ai->component & MCAST_COMP_KBINOMIAL)) {
+                    continue;
+                }
+                decide_ctx_t fc = c;
+                fc.forced.algorithm = a;
+                mcast_plan_t *pf = NULL;
+                if (KB_OK != mcast_decide_class(decide_input, &fc, cb, &ru, &pf, NULL, 0)) {
+                    continue;
+                }
+                mcast_plan_info_t fi;
+                mcast_plan_get_info(pf, &fi);
+                if (cheapest < 0.0 || fi.predicted_us < cheapest) {
+                    cheapest = fi.predicted_us;
+                }
+                if (a == info.runner_up) { /* the same prediction as forced */
+                    assert_true(fabs(fi.predicted_us - info.runner_up_us) <=
+                                1e-9 * info.runner_up_us);
+                }
+                mcast_plan_free(pf);
+            }
+            assert_true(cheapest >= 0.0 && cheapest <= info.runner_up_us * (1.0 + 1e-9));
+            /* offered within the fraction only, and only where it sends otherwise than the
+             * choice (not the same tree in the same segments: postal and k-nomial trees of
+             * 5 ranks at 100 B) */
+            const int distinct = !same_tree_as_forced(&c, cb, &info, info.runner_up);
+            assert_int_equal(mcast_decide_runner_up(decide_input, &c, p0, 0.0, &ru, why,
+                                                    sizeof(why)), 0);
+            if (gap > 1e-6) {
+                assert_int_equal(mcast_decide_runner_up(decide_input, &c, p0, gap * 0.99, &ru,
+                                                        why, sizeof(why)), 0);
+            }
+            assert_int_equal(mcast_decide_runner_up(decide_input, &c, p0, gap * 1.01 + 1e-9,
+                                                    &ru, why, sizeof(why)), distinct);
+            same_trees += !distinct;
+            if (!distinct) {
+                mcast_plan_free(p0);
+                continue;
+            }
+            offered++;
+            assert_int_equal(ru.algorithm, info.runner_up);
+            assert_int_equal(ru.defer, 0);
+            assert_string_equal(ru.selected_by, "model:runner-up");
+            for (int root = 0; root < c.n; root += c.n - 1) { /* built on any root */
+                mcast_plan_t *p = NULL;
+                assert_int_equal(mcast_plan_on_root(&ru, decide_input, &c, root, cb, &p, why,
+                                                    sizeof(why)), KB_OK);
+                mcast_plan_info_t ri;
+                mcast_plan_get_info(p, &ri);
+                assert_int_equal(ri.algorithm, info.runner_up);
+                assert_string_equal(ri.selected_by, "model:runner-up");
+                assert_int_equal(ri.runner_up, MCAST_ALG_AUTO); /* (forced: no runner-up) */
+                if (0 == root) {
+                    assert_true(fabs(ri.predicted_us - info.runner_up_us) <=
+                                1e-9 * info.runner_up_us);
+                }
+                mcast_plan_free(p);
+            }
+            mcast_plan_free(p0);
+        }
+    }
+    printf("# runner-up: %d offered, %d the same tree as the choice\n", offered, same_trees);
+    assert_true(offered >= 6 && same_trees >= 1 && offered + same_trees == 12);
+    /* none for a deferred choice (2 ranks: the module below), a forced one, a bad call */
+    decide_ctx_t c = {.n = 2, .m = &mach};
+    mcast_forced_default(&c.forced);
+    mcast_class_choice_t choice, ru;
+    mcast_plan_t *p0 = NULL;
+    assert_int_equal(mcast_decide_class(decide_input, &c, 65536, &choice, &p0, NULL, 0), KB_OK);
+    assert_int_equal(choice.defer, 1);
+    assert_int_equal(mcast_decide_runner_up(decide_input, &c, p0, 10.0, &ru, NULL, 0), 0);
+    mcast_plan_free(p0);
+    c.n = 12;
+    c.forced.algorithm = MCAST_ALG_KBINOMIAL;
+    assert_int_equal(mcast_decide_class(decide_input, &c, 65536, &choice, &p0, NULL, 0), KB_OK);
+    mcast_plan_info_t info;
+    mcast_plan_get_info(p0, &info);
+    assert_int_equal(info.runner_up, MCAST_ALG_AUTO);
+    assert_int_equal(mcast_decide_runner_up(decide_input, &c, p0, 10.0, &ru, NULL, 0), 0);
+    assert_int_equal(mcast_decide_runner_up(decide_input, &c, NULL, 10.0, &ru, NULL, 0), KB_ERR_ARG);
+    assert_int_equal(mcast_decide_runner_up(NULL, &c, p0, 10.0, &ru, NULL, 0), KB_ERR_ARG);
+    mcast_plan_free(p0);
+}
+
 static void test_decision_api(void **state)
 {
     (void) state;
@@ -3200,6 +3344,7 @@ int main(void)
         cmocka_unit_test(test_two_level_plans),
         cmocka_unit_test(test_previous),
         cmocka_unit_test(test_decision_api),
+        cmocka_unit_test(test_runner_up),
         cmocka_unit_test(test_unmodelled),
         cmocka_unit_test(test_mcast_plans),
         cmocka_unit_test(test_pathlg_plans),

@@ -7,7 +7,9 @@
  * interval doubles; trials are clamped and 0 is off; only the model's choices apply.
  * Nonblocking calls (pick_at / record_at): a call's index names its candidate; trials
  * recorded in any order, each index once, the agreement asked for by the last one to
- * complete; calls after the trials wait (-1) until the verdict, then run it.
+ * complete; calls after the trials wait (-1) until the verdict, then run it.  With a
+ * runner-up the three candidates take turns (chosen, other, runner-up), and the fastest
+ * of those beating the chosen one by more than the margin wins.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -216,6 +218,78 @@ static void test_by_index_any_order(void **state)
     assert_int_equal(mcast_verify_record_at(&v, 1, 1e-6), 0);
 }
 
+static void test_runner_up_third_candidate(void **state)
+{
+    (void) state;
+    mcast_verify_t v;
+    mcast_verify_init(&v, 2, 0.10, 0);
+    assert_int_equal(mcast_verify_add_runner_up(&v), 1);
+    assert_int_equal(v.candidates, 3);
+    /* turns: chosen, other, runner-up; the first three warm up (huge times, not counted) */
+    const double t[3][2] = {{10e-6, 12e-6}, {9.5e-6, 9.5e-6}, {7e-6, 8e-6}};
+    int n = 0;
+    for (int i = 0;; i++) {
+        const int cand = mcast_verify_pick(&v);
+        assert_int_equal(cand, i % 3);
+        n++;
+        if (mcast_verify_record(&v, cand, i < 3 ? 5.0 : t[cand][i / 3 - 1])) {
+            break;
+        }
+        assert_true(n < 3 * 3);
+    }
+    assert_int_equal(n, 9);
+    double local[MCAST_VERIFY_CANDIDATES];
+    mcast_verify_local(&v, local);
+    assert_true(local[0] > 10.99e-6 && local[0] < 11.01e-6); /* even count: the middle two */
+    assert_true(local[1] == 9.5e-6);
+    assert_true(local[2] > 7.49e-6 && local[2] < 7.51e-6);
+    /* other 13.6 % and runner-up 31.8 % faster: the fastest of them runs */
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_RUNNER_UP);
+    assert_true(v.agreed[2] == local[2]);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_RUNNER_UP);
+        mcast_verify_record(&v, MCAST_VERIFY_RUNNER_UP, 1e-6);
+    }
+    /* a runner-up within the margin keeps the chosen one; the other beyond it still wins */
+    mcast_verify_init(&v, 2, 0.10, 0);
+    mcast_verify_add_runner_up(&v);
+    double agreed[3] = {10e-6, 11e-6, 9.5e-6};
+    assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_CHOSEN);
+    mcast_verify_init(&v, 2, 0.10, 0);
+    mcast_verify_add_runner_up(&v);
+    agreed[1] = 8e-6;
+    assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_OTHER);
+    /* an unmeasured runner-up is never picked */
+    mcast_verify_init(&v, 2, 0.10, 0);
+    mcast_verify_add_runner_up(&v);
+    agreed[1] = 11e-6;
+    agreed[2] = -1.0;
+    assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_CHOSEN);
+    /* not once the calls have started, nor when off */
+    mcast_verify_init(&v, 2, 0.10, 0);
+    mcast_verify_record(&v, mcast_verify_pick(&v), 1e-6);
+    assert_int_equal(mcast_verify_add_runner_up(&v), 0);
+    assert_int_equal(v.candidates, 2);
+    mcast_verify_init(&v, 0, 0.10, 0);
+    assert_int_equal(mcast_verify_add_runner_up(&v), 0);
+    /* nonblocking: a call's index names its candidate among the three */
+    mcast_verify_init(&v, 1, 0.0, 0);
+    mcast_verify_add_runner_up(&v);
+    for (int64_t i = 0; i < 6; i++) {
+        assert_int_equal(mcast_verify_pick_at(&v, i), (int) (i % 3));
+    }
+    assert_int_equal(mcast_verify_pick_at(&v, 6), -1);
+    const int64_t order[6] = {5, 1, 0, 4, 2, 3};
+    const double by_index[6] = {9.0, 9.0, 9.0, 3e-6, 4e-6, 2e-6};
+    for (int k = 0; k < 6; k++) {
+        assert_int_equal(mcast_verify_record_at(&v, order[k], by_index[order[k]]), k == 5 ? 1 : 0);
+    }
+    mcast_verify_least(&v, local);
+    assert_true(local[0] == 3e-6 && local[1] == 4e-6 && local[2] == 2e-6);
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_RUNNER_UP);
+    assert_int_equal(mcast_verify_pick_at(&v, 6), MCAST_VERIFY_RUNNER_UP);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_recheck_doubles),
         cmocka_unit_test(test_off_clamps_and_applies),
         cmocka_unit_test(test_by_index_any_order),
+        cmocka_unit_test(test_runner_up_third_candidate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

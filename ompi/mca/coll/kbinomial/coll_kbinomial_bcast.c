@@ -67,6 +67,7 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.verify_trials, sizeof(c->common.verify_trials));
     h = mcast_digest_bytes(h, &c->common.verify_margin, sizeof(c->common.verify_margin));
     h = mcast_digest_bytes(h, &c->common.verify_recheck, sizeof(c->common.verify_recheck));
+    h = mcast_digest_bytes(h, &c->common.verify_runner_up, sizeof(c->common.verify_runner_up));
     /* (a rank that measures the network needs every other rank in the measurement) */
     h = mcast_digest_bytes(h, &c->common.self_calibrate, sizeof(c->common.self_calibrate));
     h = mcast_digest_bytes(h, &c->common.self_calibrate_from, sizeof(c->common.self_calibrate_from));

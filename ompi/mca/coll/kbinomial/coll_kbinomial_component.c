@@ -70,6 +70,7 @@ static int kbinomial_register(void)
     c->common.self_calibrate_from = 65536;
     c->common.verify_margin = 0.05;
     c->common.verify_recheck = 10000;
+    c->common.verify_runner_up = 0.1; /* (E-VERIFY-5) */
     const mcast_var_t vars[] = {
         {"k", "k-binomial fan-out bound k, 1..64 (knomial: the radix, 2..64); 0 = the planner's optimal k (default 0)",
          MCA_BASE_VAR_TYPE_INT, &f->k, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ},
@@ -119,9 +120,9 @@ static int kbinomial_register(void)
         {"verify_trials", "Under algorithm=auto, a size class the model decided (ours or "
          "the module below, selected_by model, previous, unmodelled) is checked on the "
          "application's first blocking MPI_Bcast calls of that class: they run the chosen "
-         "plan and the other one alternately, one warm-up call and this many timed calls "
-         "each, then the ranks agree "
-         "on the slowest rank's median time of each and keep the faster (the other one "
+         "plan and the other one in turn (and our runner-up: verify_runner_up), one warm-up "
+         "call and this many timed calls each, then the ranks agree "
+         "on the slowest rank's median time of each and keep the fastest (another one "
          "only if faster by more than verify_margin), 0..8; 0 (or compare_previous false) "
          "= off, the model's choice always; -1 = 4 on a communicator whose ranks share one "
          "node and each have a core (Open MPI does not yield when idle), off elsewhere: "
@@ -152,6 +153,12 @@ static int kbinomial_register(void)
         {"verify_recheck", "Calls of a size class after a verdict before its trials run "
          "again (the interval doubles each time); 0 = never (default 10000)",
          MCA_BASE_VAR_TYPE_INT, &c->common.verify_recheck, OPAL_INFO_LVL_6,
+         MCA_BASE_VAR_SCOPE_ALL_EQ},
+        {"verify_runner_up", "Where verification runs and the model chose our plan: our "
+         "best plan of another algorithm is a third candidate in the trials when it is "
+         "predicted within this fraction of the choice (0 .. 10; 0 = never; default 0.1; "
+         "docs/parameters.md)",
+         MCA_BASE_VAR_TYPE_DOUBLE, &c->common.verify_runner_up, OPAL_INFO_LVL_6,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"machine_file", "Machine model the planner predicts with (LogGP parameters across nodes "
          "and inside a node, with provenance; format in docs/machine-model.md); empty = the "
@@ -250,6 +257,13 @@ static void validate(void)
                            "[0, 0.99]; using 0.05", c0->common.verify_margin);
         }
         c0->common.verify_margin = 0.05;
+    }
+    if (!(c0->common.verify_runner_up >= 0.0 && c0->common.verify_runner_up <= 10.0)) {
+        if (0 == OPAL_PROC_MY_NAME.vpid) {
+            opal_output(0, "coll:kbinomial: coll_kbinomial_verify_runner_up=%g is outside "
+                           "[0, 10]; using 0.1", c0->common.verify_runner_up);
+        }
+        c0->common.verify_runner_up = 0.1;
     }
     mcast_param_range("kbinomial", "sync_sends", &f->sync_sends, -1, 1, d.sync_sends);
     mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;

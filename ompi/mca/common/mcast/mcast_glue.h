@@ -34,10 +34,13 @@ typedef struct mcast_common_params {
     int fallback;
     /* Verification on live calls (mcast_planner.h): trials per candidate (0 = off,
      * MCAST_VERIFY_TRIALS_AUTO = by the communicator: mcast_module.c, verify_trials_of),
-     * the margin the other candidate must win by, calls until a re-check (0 = never) */
+     * the margin another candidate must win by, calls until a re-check (0 = never) */
     int verify_trials;
     double verify_margin;
     int verify_recheck;
+    /* our runner-up is a third candidate where predicted within this fraction of our
+     * choice (mcast_decide_runner_up; 0 = never) */
+    double verify_runner_up;
     /* Self-calibration across nodes (mcast_calib.h): 1 = measure the network at a
      * communicator's first blocking broadcast of at least self_calibrate_from bytes where
      * the built-in model would be used over TCP, and plan the size classes from there on

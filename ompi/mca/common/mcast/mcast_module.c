@@ -606,8 +606,8 @@ decide_now(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
     if (KB_ERR_NOMEM == rc) {
         return NULL;
     }
-    d->made = true;
     if (KB_OK != rc) {
+        d->made = true;
         d->failed = true;
         d->why = dup_str('\0' != why[0] ? why : "no plan for these parameters");
         return d;
@@ -619,10 +619,20 @@ decide_now(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
     const int trials = verify_trials_of(m, par);
     if (trials > 0 && 0 != ctx.compare_previous && ompi_comm_size(comm) >= 2 &&
         mcast_verify_applies(d->choice.selected_by)) {
+        /* ours chosen by a small margin: our runner-up is a candidate too (a decision on
+         * root 0's agreed input, as the choice: every rank has it or none) */
+        const int ru = mcast_decide_runner_up(module_input, &ctx, p, par->verify_runner_up,
+                                              &d->runner_up, why, sizeof(why));
+        if (KB_ERR_NOMEM == ru) {
+            mcast_plan_free(p);
+            return NULL; /* (nothing kept: decided again at a later call) */
+        }
         mcast_verify_init(&d->verify, trials, par->verify_margin,
                           (uint64_t) (par->verify_recheck > 0 ? par->verify_recheck : 0));
+        d->has_runner_up = 1 == ru && mcast_verify_add_runner_up(&d->verify);
         d->verifying = true;
     }
+    d->made = true;
     if (d->choice.defer && m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: the module below serves this "
                         "size class (selected_by=%s; our plan would be algorithm=%s)\n",
@@ -634,14 +644,23 @@ decide_now(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
     return d;
 }
 
-/* Which candidate a call runs: the class's decision, or (a verified class) ours or the
- * module below's. */
-enum { WANT_DECISION = -1, WANT_OURS = 0, WANT_BELOW = 1 };
+/* Which candidate a call runs: the class's decision, or (a verified class) ours, the
+ * module below's or our runner-up. */
+enum { WANT_DECISION = -1, WANT_OURS = 0, WANT_BELOW = 1, WANT_RUNNER_UP = 2 };
 
-/* A verified class's candidate (MCAST_VERIFY_CHOSEN / _OTHER) as what the call runs. */
+/* A verified class's candidate (MCAST_VERIFY_*) as what the call runs. */
 static int want_of_candidate(const mcast_decision_t *d, int cand)
 {
+    if (MCAST_VERIFY_RUNNER_UP == cand) {
+        return d->has_runner_up ? WANT_RUNNER_UP : WANT_OURS;
+    }
     return (0 != d->choice.defer) != (MCAST_VERIFY_OTHER == cand) ? WANT_BELOW : WANT_OURS;
+}
+
+/* The runner-up's plans share the cache with the class's own under a key of their own. */
+static inline int runner_up_key(int cls)
+{
+    return MCAST_MAX_CLASSES + cls;
 }
 
 /* What a call of a verified class runs (mcast_planner.h, "Verification on live calls"):
@@ -664,12 +683,13 @@ static int want_of(const mcast_module_t *m, int cls, bool trial)
 
 /* The plan of (class, root): the class's decision built on this root's chain
  * (mcast_plan_on_root); under WANT_OURS our plan of a deferred choice (the planner's plan
- * it stood against), under WANT_BELOW none.  NULL with *why set when there is none, NULL
- * with *defer set when the call goes to the module below, NULL with *no_memory set when
- * this rank had no memory to build it (a local failure: the caller must not decide on it). */
+ * it stood against), under WANT_RUNNER_UP the class's runner-up, under WANT_BELOW none.
+ * NULL with *why set when there is none, NULL with *defer set when the call goes to the
+ * module below, NULL with *no_memory set when this rank had no memory to build it (a local
+ * failure: the caller must not decide on it). */
 static mcast_cached_plan_t *plan_build(mcast_module_t *m, struct ompi_communicator_t *comm,
-                                       const mcast_decision_t *d, int cls, int root,
-                                       const char **why, bool *no_memory);
+                                       const mcast_class_choice_t *choice, int key, int cls,
+                                       int root, const char **why, bool *no_memory);
 
 static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
                                      int root, int want, const char **why, bool *defer,
@@ -688,24 +708,28 @@ static mcast_cached_plan_t *plan_for(mcast_module_t *m, struct ompi_communicator
         *defer = true;
         return NULL;
     }
-    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, cls, root);
-    return NULL != e ? e : plan_build(m, comm, d, cls, root, why, no_memory);
+    const bool runner = WANT_RUNNER_UP == want && d->has_runner_up;
+    const int key = runner ? runner_up_key(cls) : cls;
+    mcast_cached_plan_t *e = mcast_plan_cache_find(&m->plans, key, root);
+    return NULL != e ? e
+                     : plan_build(m, comm, runner ? &d->runner_up : &d->choice, key, cls, root,
+                                  why, no_memory);
 }
 
 /* (out of line: a cached plan's call does not pay this one's frame; E-CALL-1) */
 static __attribute__((noinline)) mcast_cached_plan_t *
-plan_build(mcast_module_t *m, struct ompi_communicator_t *comm, const mcast_decision_t *d, int cls,
-           int root, const char **why, bool *no_memory)
+plan_build(mcast_module_t *m, struct ompi_communicator_t *comm, const mcast_class_choice_t *choice,
+           int key, int cls, int root, const char **why, bool *no_memory)
 {
     mcast_cached_plan_t *e = NULL;
     module_input_ctx_t ctx = {m, comm, 0};
     mcast_plan_t *p = NULL;
     static _Thread_local char err[256]; /* (*why outlives the call; one per thread) */
-    mcast_class_choice_t ours = d->choice;
+    mcast_class_choice_t ours = *choice;
     if (ours.defer) {
         ours.defer = 0; /* a verified class's trial of our plan */
         snprintf(ours.selected_by, sizeof(ours.selected_by), "%.50s+verify",
-                 d->choice.selected_by);
+                 choice->selected_by);
     }
     const int rc = mcast_plan_on_root(&ours, module_input, &ctx, root,
                                       mcast_class_bytes(cls), &p, err, sizeof(err));
@@ -714,7 +738,7 @@ plan_build(mcast_module_t *m, struct ompi_communicator_t *comm, const mcast_deci
         *why = err;
         return NULL;
     }
-    e = mcast_plan_cache_insert(&m->plans, cls, root, p);
+    e = mcast_plan_cache_insert(&m->plans, key, root, p);
     if (NULL == e) {
         *no_memory = true;
     }
@@ -957,7 +981,7 @@ static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls
     mcast_verify_t *v = &b->v[key];
     int cand = mcast_verify_pick_at(v, vidx);
     if (cand < 0) {
-        double agreed[2];
+        double agreed[MCAST_VERIFY_CANDIDATES] = {-1.0, -1.0, -1.0}; /* (the board: two) */
         const int got = mcast_shm_seg_board_max(m->shm, key, agreed);
         if (0 == got) {
             return MCAST_AGAIN;
@@ -1276,7 +1300,7 @@ static void nbv_record(nb_call_t *c, int status)
     OPAL_THREAD_LOCK(&o->lock);
     mcast_verify_t *v = &o->nbv->v[c->vkey];
     if (mcast_verify_record_at(v, c->vidx, t)) {
-        double local[2];
+        double local[MCAST_VERIFY_CANDIDATES];
         mcast_verify_least(v, local);
         (void) mcast_shm_seg_board_put(o->shm, c->vkey, local);
     }
@@ -1458,20 +1482,28 @@ static void verify_after(mcast_module_t *m, struct ompi_communicator_t *comm, in
     if (!mcast_verify_record(&d->verify, cand, OMPI_SUCCESS == rc ? seconds : -1.0)) {
         return;
     }
-    double t[2];
+    double t[MCAST_VERIFY_CANDIDATES];
     mcast_verify_local(&d->verify, t);
-    const int arc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, comm,
-                                                 comm->c_coll->coll_allreduce_module);
+    /* (the same count on every rank: the runner-up is decided on agreed inputs) */
+    const int arc = comm->c_coll->coll_allreduce(MPI_IN_PLACE, t, d->verify.candidates, MPI_DOUBLE,
+                                                 MPI_MAX, comm, comm->c_coll->coll_allreduce_module);
     const int verdict = mcast_verify_conclude(&d->verify, OMPI_SUCCESS == arc ? t : NULL);
     if (m->ops->params->verbose >= 1 && 0 == ompi_comm_rank(comm)) {
-        const bool below = (0 != d->choice.defer) != (MCAST_VERIFY_OTHER == verdict);
+        const int want = want_of_candidate(d, verdict);
+        char runner[120] = "";
+        const mcast_alg_info_t *ru = mcast_registry_get(d->runner_up.algorithm);
+        if (d->has_runner_up && NULL != ru) {
+            snprintf(runner, sizeof(runner), ", runner-up (ours, %s) %.1f us", ru->name,
+                     1e6 * d->verify.agreed[MCAST_VERIFY_RUNNER_UP]);
+        }
         fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: verified (round %d, %d "
-                        "calls each, slowest rank's medians): chosen %s %.1f us, other %.1f us: "
+                        "calls each, slowest rank's medians): chosen %s %.1f us, other %.1f us%s: "
                         "%s runs this size class\n",
                 m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
                 d->verify.rounds, d->verify.trials, d->choice.defer ? "(the module below)" : "(ours)",
-                1e6 * d->verify.agreed[0], 1e6 * d->verify.agreed[1],
-                below ? "the module below" : "ours");
+                1e6 * d->verify.agreed[0], 1e6 * d->verify.agreed[1], runner,
+                WANT_BELOW == want ? "the module below"
+                                   : WANT_RUNNER_UP == want ? "our runner-up" : "ours");
         fflush(stderr);
     }
 }
@@ -1557,7 +1589,7 @@ static __attribute__((noinline)) int bcast_call(void *buf, int count,
         /* (the segment's pages the counted trials' chunks take are written once before
          * the first of them, not at the candidates' first calls, which are not counted:
          * a communicator used once pays only its call's pages; E-SHM-3) */
-        if (vd->verify.calls >= 2) {
+        if (vd->verify.calls >= vd->verify.candidates) {
             mcast_shm_seg_warm(m->shm, bytes);
         }
         rc = comm->c_coll->coll_barrier(comm, comm->c_coll->coll_barrier_module);

@@ -56,6 +56,8 @@ typedef struct mcast_decision {
     char *why;            /* the planner's reason when failed (malloc'ed) */
     bool verifying;       /* the choice is checked on live blocking calls (verify) */
     mcast_verify_t verify;
+    bool has_runner_up;   /* verify has a third candidate: our runner_up plan */
+    mcast_class_choice_t runner_up; /* (mcast_decide_runner_up) */
 } mcast_decision_t;
 
 typedef struct mcast_plan_cache {
