@@ -697,6 +697,10 @@ void mcast_verify_local(const mcast_verify_t *v, double *out);
 /* Concludes from the agreed (slowest rank's) times, agreed[v->candidates] (NULL: none):
  * returns the verdict. */
 int mcast_verify_conclude(mcast_verify_t *v, const double *agreed);
+/* The last round's cost, from the agreed times (seconds): what its calls of the candidates
+ * other than the verdict took beyond the verdict's time, (trials + 1) calls each, warm-up
+ * included; 0 before a conclusion or where a time is unmeasured. */
+double mcast_verify_cost(const mcast_verify_t *v);
 /* Nonblocking calls (MPI_Ibcast): they start from Open MPI's progress engine and may
  * complete in any order, so a call's index in its class (0, 1, ...: taken at the call, the
  * same on every rank) names its candidate and its trial.  pick_at: the candidate of call

@@ -133,6 +133,22 @@ MC_API int mcast_verify_conclude(mcast_verify_t *v, const double *agreed)
     return v->verdict;
 }
 
+MC_API double mcast_verify_cost(const mcast_verify_t *v)
+{
+    if (v == nullptr || v->rounds == 0 || v->trials == 0) {
+        return 0.0;
+    }
+    const double *a = v->agreed, tv = a[v->verdict];
+    double extra = 0.0;
+    for (int c = 0; c < v->candidates; c++) {
+        if (!(a[c] >= 0.0 && tv >= 0.0) || a[c] == std::numeric_limits<double>::max()) {
+            return 0.0; /* (a failed or unmeasured candidate: no figure) */
+        }
+        extra += std::max(0.0, a[c] - tv);
+    }
+    return extra * (v->trials + 1);
+}
+
 MC_API int mcast_verify_pick_at(const mcast_verify_t *v, int64_t index)
 {
     if (v == nullptr || v->trials == 0 || index < 0) {

@@ -243,9 +243,13 @@ static void test_runner_up_third_candidate(void **state)
     assert_true(local[0] > 10.99e-6 && local[0] < 11.01e-6); /* even count: the middle two */
     assert_true(local[1] == 9.5e-6);
     assert_true(local[2] > 7.49e-6 && local[2] < 7.51e-6);
+    assert_true(mcast_verify_cost(&v) == 0.0); /* (no conclusion yet) */
     /* other 13.6 % and runner-up 31.8 % faster: the fastest of them runs */
     assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_RUNNER_UP);
     assert_true(v.agreed[2] == local[2]);
+    /* the cost: 3 calls each of the chosen (11 us) and the other (9.5) against 7.5 */
+    const double cost = mcast_verify_cost(&v);
+    assert_true(cost > 16.49e-6 && cost < 16.51e-6);
     for (int i = 0; i < 5; i++) {
         assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_RUNNER_UP);
         mcast_verify_record(&v, MCAST_VERIFY_RUNNER_UP, 1e-6);
@@ -259,12 +263,18 @@ static void test_runner_up_third_candidate(void **state)
     mcast_verify_add_runner_up(&v);
     agreed[1] = 8e-6;
     assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_OTHER);
-    /* an unmeasured runner-up is never picked */
+    /* an unmeasured runner-up is never picked, and leaves no cost figure */
     mcast_verify_init(&v, 2, 0.10, 0);
     mcast_verify_add_runner_up(&v);
     agreed[1] = 11e-6;
     agreed[2] = -1.0;
     assert_int_equal(mcast_verify_conclude(&v, agreed), MCAST_VERIFY_CHOSEN);
+    assert_true(mcast_verify_cost(&v) == 0.0);
+    /* two candidates, the chosen one kept: the other's 1 us more, 3 calls */
+    mcast_verify_init(&v, 2, 0.10, 0);
+    const double two[2] = {10e-6, 11e-6};
+    assert_int_equal(mcast_verify_conclude(&v, two), MCAST_VERIFY_CHOSEN);
+    assert_true(mcast_verify_cost(&v) > 2.99e-6 && mcast_verify_cost(&v) < 3.01e-6);
     /* not once the calls have started, nor when off */
     mcast_verify_init(&v, 2, 0.10, 0);
     mcast_verify_record(&v, mcast_verify_pick(&v), 1e-6);

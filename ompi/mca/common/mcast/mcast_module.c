@@ -1498,12 +1498,14 @@ static void verify_after(mcast_module_t *m, struct ompi_communicator_t *comm, in
         }
         fprintf(stderr, "coll:%s: comm=%u size=%d class_bytes=%zu: verified (round %d, %d "
                         "calls each, slowest rank's medians): chosen %s %.1f us, other %.1f us%s: "
-                        "%s runs this size class\n",
+                        "%s runs this size class (the trials took about %.1f us more than it "
+                        "would have)\n",
                 m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), mcast_class_bytes(cls),
                 d->verify.rounds, d->verify.trials, d->choice.defer ? "(the module below)" : "(ours)",
                 1e6 * d->verify.agreed[0], 1e6 * d->verify.agreed[1], runner,
                 WANT_BELOW == want ? "the module below"
-                                   : WANT_RUNNER_UP == want ? "our runner-up" : "ours");
+                                   : WANT_RUNNER_UP == want ? "our runner-up" : "ours",
+                1e6 * mcast_verify_cost(&d->verify));
         fflush(stderr);
     }
 }
