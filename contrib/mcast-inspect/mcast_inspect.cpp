@@ -6,7 +6,8 @@
  * same call and the same inputs the components make) for the plan and prints, one
  * labelled section each: the input, the chain (ordering), the plan's tree, the
  * per-step link conflicts of its FPFS single-packet schedule and the plan's model
- * (parameters, predicted time, selected_by).  Optionally draws the fabric with the
+ * (parameters, predicted time, selected_by, and under auto the runner-up verification
+ * would try beside the choice).  Optionally draws the fabric with the
  * tree on top as Graphviz DOT (SVG/PNG through `dot`).
  *
  *   fabric + hosts --pm_order_hosts--> chain --mcast_plan_select--> plan (tree, ...)
@@ -541,6 +542,14 @@ static int inspect_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *
 
 /* The planner's input as the components build it: the chain, the ranks' nodes (ranks on
  * one host share a node), the torus where the topology is one. */
+/* The runner-up's line after selected_by, where there is one. */
+void add_runner_up(std::vector<std::string> &L, const std::string &line)
+{
+    if (!line.empty()) {
+        L.push_back(line);
+    }
+}
+
 void build_plan(Inspection &in)
 {
     const int n = (int) in.hosts.size();
@@ -621,6 +630,19 @@ void build_plan(Inspection &in)
                                     sizeof(err))) {
         throw Fail(EXIT_INPUT, fmt("algorithm %s: %s", in.opt.algorithm.c_str(), err));
     }
+    /* the runner-up verification would try beside the choice (mcast_decide_runner_up at
+     * any margin: none where there is no other algorithm or it builds the same tree) */
+    std::string runner_line;
+    mcast_class_choice_t ru;
+    if (1 == mcast_decide_runner_up(inspect_input, &ictx, p0, 1e9, &ru, err, sizeof(err))) {
+        mcast_plan_info_t i0;
+        mcast_plan_get_info(p0, &i0);
+        runner_line = fmt("runner_up: algorithm=%s predicted_us=%.1f (%.1f %% over the choice: "
+                          "verification's third candidate where coll_kbinomial_verify_runner_up "
+                          "is at least that)",
+                          mcast_registry_get(i0.runner_up)->name, i0.runner_up_us,
+                          100.0 * (i0.runner_up_us / i0.predicted_us - 1.0));
+    }
     if (choice.defer) {
         in.plan = p0; /* the module below serves the class on every root */
     } else {
@@ -679,6 +701,7 @@ void build_plan(Inspection &in)
         L.push_back(fmt("predicted_us: %.1f (at the size class's %zu bytes)", info.predicted_us,
                         info.class_bytes));
         L.push_back(fmt("selected_by: %s", info.selected_by));
+        add_runner_up(L, runner_line);
         return;
     }
     if (nullptr == in.tree) {
@@ -710,6 +733,7 @@ void build_plan(Inspection &in)
         L.push_back(fmt("predicted_us: %.1f (at the size class's %zu bytes)", info.predicted_us,
                         info.class_bytes));
         L.push_back(fmt("selected_by: %s", info.selected_by));
+        add_runner_up(L, runner_line);
         return;
     }
     if (info.k > 0 && (MCAST_ALG_KBINOMIAL == info.algorithm || MCAST_ALG_KNOMIAL == info.algorithm)) {
@@ -724,6 +748,7 @@ void build_plan(Inspection &in)
                                                          in.opt.max_sends, node.data(),
                                                          pi.all_local, &machine)));
     L.push_back(fmt("selected_by: %s", info.selected_by));
+    add_runner_up(L, runner_line);
 }
 
 /* A schedule family's messages: every rank's sends of the plan's schedule, at the
@@ -750,8 +775,11 @@ void family_messages(Inspection &in)
                                    &rounds, err, sizeof(err))) {
         throw Fail(EXIT_INTERNAL, fmt("the core's schedule fails its check: %s", err));
     }
-    in.model_lines.insert(in.model_lines.end() - 3,
-                          fmt("rounds_checked: %ld (every rank's schedule executed together)", rounds));
+    /* (before the formula's line, which the predicted time and selected_by follow) */
+    auto at = std::find_if(in.model_lines.begin(), in.model_lines.end(),
+                           [](const std::string &l) { return 0 == l.rfind("formula: ", 0); });
+    in.model_lines.insert(at, fmt("rounds_checked: %ld (every rank's schedule executed together)",
+                                  rounds));
     in.nsteps = 0;
     for (int r = 0; r < n; ++r) {
         const size_t ns = mcast_sched_count(scheds[r], MCAST_OP_SEND);

@@ -87,6 +87,15 @@ check "--list-algorithms: every line names its component" \
 run auto --topology "$TORUS" --bytes 1M
 check "auto exits 0" status_is auto 0
 check "auto: the plan line says selected_by=model" grep -q '^plan: algorithm=[a-z]* .*selected_by=model' "$tmp/auto.out"
+# the runner-up verification would try: another algorithm, predicted no faster; none where
+# an algorithm is forced
+auto_alg=$(sed -n 's/^plan: algorithm=\([a-z_]*\) .*/\1/p' "$tmp/auto.out")
+ru_alg=$(sed -n 's/^runner_up: algorithm=\([a-z_]*\) predicted_us=\([0-9.]*\) (\([0-9.]*\) % over.*/\1/p' "$tmp/auto.out")
+ru_pct=$(sed -n 's/^runner_up: algorithm=[a-z_]* predicted_us=[0-9.]* (\([0-9.]*\) % over.*/\1/p' "$tmp/auto.out")
+check "auto: a runner-up of another algorithm, no faster" \
+    test -n "$ru_alg" -a "$ru_alg" != "$auto_alg" -a -n "$ru_pct"
+run forced_ru --topology "$TORUS" --bytes 1M --algorithm kbinomial
+check "forced: no runner-up" test "$(grep -c '^runner_up:' "$tmp/forced_ru.out")" = 0
 
 # 3c. The schedule families: no tree, every rank's schedule checked together in exactly the
 #     family's rounds, the conflicts of all their messages, a picture of the first block.
