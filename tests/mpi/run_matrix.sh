@@ -103,6 +103,7 @@ row() {
 CHECK=$BUILD_DIR/bcast_check
 ERRORS=$BUILD_DIR/bcast_errors
 IMULTI=$BUILD_DIR/ibcast_multi
+FOLLOW=$BUILD_DIR/bcast_follow
 MISMATCH=$BUILD_DIR/bcast_mismatch
 INSPECT=${INSPECT:-$BUILD_DIR/../../contrib/mcast-inspect/mcast-inspect}
 # The algorithm names come from the one registry (mcast-inspect --list-algorithms):
@@ -642,6 +643,7 @@ OSU=${OSU:-$BUILD_DIR/../../perf/osu_style_bcast}
 if [ -n "${MATRIX_DRY:-}" ]; then
     echo "PASS verify takes a class back"; echo "PASS verify datatype matrix"
     echo "PASS verify with a runner-up, datatype matrix"
+    echo "PASS verify verdicts followed by MPI_Ibcast and MPI_Bcast_init"
 else
     out=$(mktemp)
     timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE_PREV[@]}" "${PML_OB1[@]}" \
@@ -670,7 +672,7 @@ else
     # later call of the class; the data checked throughout
     timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE_PREV[@]}" "${PML_OB1[@]}" \
         --mca coll_kbinomial_verify_trials 2 --mca coll_kbinomial_verify_runner_up 10 \
-        --mca coll_kbinomial_verbose 1 "$CHECK" -l 100000 >"$out" 2>&1
+        "$CHECK" -l 100000 >"$out" 2>&1
     rc=$?
     nr=$(grep -c 'verified (round 1, 2 calls each.*, runner-up (ours, [a-z_]*) [0-9.]* us: ' "$out")
     if [ $rc -eq 0 ] && grep -q "np=4 .* 0 failures" "$out" && [ "$nr" -ge 1 ]; then
@@ -678,6 +680,19 @@ else
     else
         fail=$((fail + 1)); echo "FAIL verify with a runner-up, datatype matrix (exit $rc, $nr verdicts of three)"
         grep -E 'FAIL|rror|verified' "$out" | tail -n 5 | sed 's/^/    /'
+    fi
+    # each class's verdict (margin 0: any faster candidate wins, the runner-up too) followed
+    # by its MPI_Ibcast and persistent calls from every root, a vector type's too
+    timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE_PREV[@]}" "${PML_OB1[@]}" \
+        --mca coll_kbinomial_verify_trials 2 --mca coll_kbinomial_verify_runner_up 10 \
+        --mca coll_kbinomial_verify_margin 0 "$FOLLOW" >"$out" 2>&1
+    rc=$?
+    nv=$(grep -c 'verified (round 1, 2 calls' "$out")
+    if [ $rc -eq 0 ] && grep -q "np=4 .* 0 failures" "$out" && [ "$nv" -ge 3 ]; then
+        pass=$((pass + 1)); echo "PASS verify verdicts followed by MPI_Ibcast and MPI_Bcast_init: $nv verdicts ($(grep -c 'our runner-up runs' "$out") the runner-up's, $(grep -c 'module below runs' "$out") the module below's), data right"
+    else
+        fail=$((fail + 1)); echo "FAIL verify verdicts followed by MPI_Ibcast and MPI_Bcast_init (exit $rc, $nv verdicts)"
+        grep -E 'FAIL|rror|bcast_follow' "$out" | tail -n 5 | sed 's/^/    /'
     fi
     rm -f "$out"
 fi
