@@ -53,7 +53,7 @@
  *                  connection start at once, and the first of them arrives late: every
  *                  first arrival above (tree roots included) gets
  *                    b = 1/2 min(W - 1, B w / (o_send + o_recv), ceil(m / 2) - 1) * B w
- *                  more (the 1/2 since E-LAST-1), W the window the engine posts (at least the one above), B w the
+ *                  more (the 1/2 fitted: fitted.hpp, E-LAST-1), W the window the engine posts (at least the one above), B w the
  *                  block's wire time, o_send + o_recv what spaces a connection's blocks
  *                  apart, ceil(m / 2) a T0 connection's blocks (no more behind the first:
  *                  a block a tree has alone arrives on time; E-BURST-1).  The form is
@@ -88,6 +88,7 @@
  *   root 0:  block 0 -> 8, block 1 -> 7, block 2 -> 8, ...  (one block per round)
  */
 #include "algos/fam_core.hpp"
+#include "model/fitted.hpp"
 
 #include <algorithm>
 #include <array>
@@ -484,9 +485,8 @@ double twotree_burst(int n, size_t M, uint32_t m, const Model &md)
     /* a connection of T0 carries ceil(m / 2) blocks: at most that many - 1 behind the
      * first (evidence E-BURST-1) */
     const double behind = double((m + 1) / 2) - 1.0;
-    /* half the fitted term since the engine posts other peers' receives past a held-back
-     * last one (evidence E-LAST-1) */
-    return 0.5 * std::min({double(W - 1), overlap, behind}) * bw;
+    /* (fitted: fitted.hpp, evidence E-LAST-1) */
+    return mcast_fit::TWOTREE_BURST * std::min({double(W - 1), overlap, behind}) * bw;
 }
 
 double twotree_predict(int n, size_t M, uint32_t m, const Model &md)

@@ -5,6 +5,8 @@
  * in the machine file instead (mcastcore/plan/machine.cpp), where mcast-calibrate
  * measures it; these describe how a schedule's messages queue, which the machine file does
  * not say.  Policy constants (margins, floors) stay next to the rule that uses them.
+ * Why each holds beyond the simulator it was fitted on, or that it was not checked there:
+ * evidence E-FIT-1.
  */
 #ifndef MCAST_FITTED_HPP
 #define MCAST_FITTED_HPP
@@ -21,6 +23,12 @@ constexpr double MULTITREE_LAG1_HOP = 0.8;
  * link (net.shared_flows 1; plan_tree_model.cpp, "Shared flows"; edst's is 1/2).  Fitted
  * on SimGrid's pipelined chains (perf/sim): evidence E-TOUR-1. */
 constexpr double TREE_BURST = 0.25;
+
+/* The two-tree's burst where flows share a link (fam_twotree.cpp, "Shared flows"): the
+ * share of min(W - 1, B w / spacing, blocks behind the first) block wire times a first
+ * arrival is late.  Fitted on SimGrid's nine perf/sim platforms after the engine's receive
+ * change: evidence E-LAST-1 (the form: E-2TREE-2, its bound: E-BURST-1). */
+constexpr double TWOTREE_BURST = 0.5;
 
 /* The circulant's round after the first block costs max(g, (A - B / q) h) (fam_circulant.cpp):
  * the share of rounds whose forwarded block arrived too recently grows with q.  Fitted on
