@@ -113,13 +113,16 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     *forced = forced_params();
     mcast_locality_input(loc, MCAST_COMP_KBINOMIAL, root, bytes, in, chain);
     in->machine = mcast_machine_of("kbinomial", c->machine_file);
-    /* the built-in model over TCP between nodes: Open MPI's own choice under auto, unless
-     * the network was measured (kbinomial_calibrate_wanted) and the size class is one the
-     * measured model plans (bytes: the class's, the same on every rank) */
-    in->unmodelled_network = 0 == strncmp(in->machine->source, "defaults", 8) && !loc->all_local &&
-                             loc->nnodes > 1 && mcast_network_tcp();
+    /* Between nodes without a machine file: the size classes from self_calibrate_from plan
+     * with what the network measured (kbinomial_calibrate_wanted), on every network; below
+     * (or where nothing was measured) the built-in model, which over TCP does not describe
+     * the network: Open MPI's own choice under auto (bytes: the class's, the same on every
+     * rank) */
+    const bool across_defaults = 0 == strncmp(in->machine->source, "defaults", 8) &&
+                                 !loc->all_local && loc->nnodes > 1;
+    in->unmodelled_network = across_defaults && mcast_network_tcp();
     in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
-    if (m->calibrated && in->unmodelled_network && bytes >= c->common.self_calibrate_from) {
+    if (m->calibrated && across_defaults && bytes >= c->common.self_calibrate_from) {
         in->machine = &m->calib;
         in->unmodelled_network = 0;
     }
@@ -151,16 +154,17 @@ static bool kbinomial_segment(mcast_module_t *m, int *slots, size_t *slot_bytes)
     return true;
 }
 
-/* Measure the network where auto would plan on the built-in model over TCP between nodes
- * (the unmodelled case above): every input here is agreed (parameters and machine file by
- * the digest, the network by the digest's TCP flag, the nodes by the exchange). */
+/* Measure the network where auto would plan on the built-in model between nodes (no
+ * machine file), whatever the network: over TCP the built-in model does not describe it
+ * (E-TCP-1), and elsewhere it describes no machine of the user's (E-SIM-4): every input
+ * here is agreed (parameters and machine file by the digest, the nodes by the exchange). */
 static bool kbinomial_calibrate_wanted(mcast_module_t *m, struct ompi_communicator_t *comm)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
     const mcast_locality_t *loc = m->comm_state;
     (void) comm;
     return 0 != c->common.self_calibrate && MCAST_ALG_AUTO == c->common.algorithm &&
-           loc->discovered && !loc->all_local && loc->nnodes > 1 && mcast_network_tcp() &&
+           loc->discovered && !loc->all_local && loc->nnodes > 1 &&
            0 == strncmp(mcast_machine_of("kbinomial", c->machine_file)->source, "defaults", 8);
 }
 

@@ -130,20 +130,22 @@ static int kbinomial_register(void)
          "win in a benchmark loop (default -1; docs/parameters.md)",
          MCA_BASE_VAR_TYPE_INT, &c->common.verify_trials, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
-        {"self_calibrate", "Under algorithm=auto, on a communicator that spans nodes over "
-         "TCP without a machine file: 1 = measure the network at its first blocking MPI_Bcast "
+        {"self_calibrate", "Under algorithm=auto, on a communicator that spans nodes without "
+         "a machine file (any network: TCP, UCX, InfiniBand): 1 = measure the network at its first blocking MPI_Bcast "
          "of at least self_calibrate_from bytes (ping-pongs between up to 8 pairs of nodes spread over the "
          "communicator, at once, agreed among the ranks; the verbose line says what was "
          "measured and what it cost) and plan those size classes with it; later communicators "
          "whose ranks all hold that model take it without measuring; a measurement too noisy "
-         "to fit keeps the rule; 0 = the rule: Open MPI's own choice below 1 MiB "
-         "and our copy of it above (default 1, docs/parameters.md)",
+         "to fit keeps the built-in model; 0 = the built-in model (over TCP its rule: Open "
+         "MPI's own choice below 1 MiB and our copy of it above) (default 1, "
+         "docs/parameters.md)",
          MCA_BASE_VAR_TYPE_INT, &c->common.self_calibrate, OPAL_INFO_LVL_5,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"self_calibrate_from", "Self-calibration measures the network at the first "
          "blocking MPI_Bcast of at least this many bytes and plans the size classes from "
-         "there on with it; smaller ones keep the TCP rule (default 65536, Open MPI's TCP "
-         "eager limit: below it its trees' sends complete before the data arrives)",
+         "there on with it; smaller ones keep the built-in model (over TCP its rule) "
+         "(default 65536, Open MPI's TCP eager limit: below it its trees' sends complete "
+         "before the data arrives)",
          MCA_BASE_VAR_TYPE_SIZE_T, &c->common.self_calibrate_from, OPAL_INFO_LVL_6,
          MCA_BASE_VAR_SCOPE_ALL_EQ},
         {"verify_margin", "How much faster (a fraction, 0 .. 0.99) the other candidate must "

@@ -1465,8 +1465,9 @@ static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
                     mcast_comm_id(comm), ompi_comm_size(comm), m->calib.source, 1e-3 * cost_us);
         } else {
             fprintf(stderr, "coll:%s: comm=%u size=%d: self-calibration not used (%s; %.1f ms): "
-                            "the built-in model's rule for TCP\n",
-                    m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), why, 1e-3 * cost_us);
+                            "the built-in model%s\n",
+                    m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), why, 1e-3 * cost_us,
+                    mcast_network_tcp() ? "'s rule for TCP" : "");
         }
         fflush(stderr);
     }
