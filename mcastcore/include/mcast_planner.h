@@ -718,10 +718,11 @@ int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double seconds);
 void mcast_verify_least(const mcast_verify_t *v, double *out);
 
 /* Self-calibration across nodes (issue 47; docs/machine-model.md, "Self-calibration").
- * Where a communicator spans nodes over a network the built-in model does not describe
- * (TCP) and no machine file is given, the glue measures the network at the communicator's
+ * Where a communicator spans nodes and no machine file is given (any network: over TCP
+ * the built-in model does not describe it, E-TCP-1; elsewhere it describes no machine of
+ * the user's, E-SIM-4), the glue measures the network at the communicator's
  * first blocking broadcast of at least coll_kbinomial_self_calibrate_from bytes (64 KiB;
- * smaller size classes keep the TCP rule: E-CAL-3 (12), (13)) (once per job: later
+ * smaller size classes keep the built-in model, over TCP its rule: E-CAL-3 (12), (13)) (once per job: later
  * communicators whose ranks all hold the model take it from the first call's exchange):
  * disjoint pairs of nodes spread over the communicator (mcast_probe_pairs: node i with
  * node i + ceil(N/2), the lowest rank of each, at most max_pairs).  Every pair at once runs ping-pongs at the sizes
