@@ -561,28 +561,14 @@ if [ -n "$COMP" ]; then
             fi
         done
     fi
-    # over UCX (pml ucx on the hosts' TCP, TESTBEDS.md's flags) the network is not the TCP
+    # over UCX (pml ucx on the hosts' TCP: contrib/cluster/mpirun-ucx) the network is not the TCP
     # BTL's, and without a machine file the components measure it too (E-SIM-4): a verbose
     # line of what was measured, every size class from SELFCAL_FROM predicted with its
     # per-byte cost (at least half of class_bytes x that cost: the root sends the bytes
     # at least once; the built-in model's InfiniBand-class link predicts about a hundredth),
     # the smaller ones with the built-in model, the data right
     if ompi_info 2>/dev/null | grep -q "MCA pml: ucx"; then
-        cat >"$WORK/mpirun-ucx" <<'UCX'
-#!/bin/bash
-# the cluster's mpirun with pml ucx (any transport, any device) instead of ob1 + btl tcp
-a=()
-while [ $# -gt 0 ]; do
-    if [ "$1" = --mca ] && [ "$2" = pml ]; then
-        a+=(--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any); shift 3; continue
-    fi
-    if [ "$1" = --mca ] && [ "$2" = btl ]; then a+=(--mca btl self); shift 3; continue; fi
-    a+=("$1"); shift
-done
-exec "${MPIRUN_UCX:-mpirun}" "${a[@]}"
-UCX
-        chmod +x "$WORK/mpirun-ucx"
-        if MPIRUN_UCX=${MCAST_MPIRUN:-mpirun} MCAST_MPIRUN="$WORK/mpirun-ucx" selfcal_try "$WORK/selfucx.err" \
+        if MPIRUN_UCX=${MCAST_MPIRUN:-mpirun} MCAST_MPIRUN="$TOP/contrib/cluster/mpirun-ucx" selfcal_try "$WORK/selfucx.err" \
             "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
             --mca coll_kbinomial_verbose 1 "$OSU" -c -m 1:1048576 -i 3 -x 1; then
             line=$(grep -m1 "^coll:kbinomial: comm=0 size=$N: self-calibrated" "$WORK/selfucx.err")
