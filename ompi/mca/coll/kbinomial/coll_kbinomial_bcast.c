@@ -118,8 +118,7 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
      * (or where nothing was measured) the built-in model, which over TCP does not describe
      * the network: Open MPI's own choice under auto (bytes: the class's, the same on every
      * rank) */
-    const bool across_defaults = 0 == strncmp(in->machine->source, "defaults", 8) &&
-                                 !loc->all_local && loc->nnodes > 1;
+    const bool across_defaults = mcast_locality_across_builtin(loc, in->machine);
     in->unmodelled_network = across_defaults && mcast_network_tcp();
     in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
     if (m->calibrated && across_defaults && bytes >= c->common.self_calibrate_from) {
@@ -164,8 +163,7 @@ static bool kbinomial_calibrate_wanted(mcast_module_t *m, struct ompi_communicat
     const mcast_locality_t *loc = m->comm_state;
     (void) comm;
     return 0 != c->common.self_calibrate && MCAST_ALG_AUTO == c->common.algorithm &&
-           loc->discovered && !loc->all_local && loc->nnodes > 1 &&
-           0 == strncmp(mcast_machine_of("kbinomial", c->machine_file)->source, "defaults", 8);
+           mcast_locality_across_builtin(loc, mcast_machine_of("kbinomial", c->machine_file));
 }
 
 static mcast_locality_t *kbinomial_locality(mcast_module_t *m)

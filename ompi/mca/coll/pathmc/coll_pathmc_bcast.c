@@ -306,8 +306,7 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     in->mcast_chunk_bytes = mca_coll_pathmc_mcast_chunk(st);
     in->machine = mcast_machine_of("pathmc", kbinomial_string("machine_file"));
     /* the built-in model over TCP between nodes: Open MPI's own choice under auto */
-    in->unmodelled_network = 0 == strncmp(in->machine->source, "defaults", 8) && !loc->all_local &&
-                             loc->nnodes > 1 && mcast_network_tcp();
+    in->unmodelled_network = mcast_locality_across_builtin(loc, in->machine) && mcast_network_tcp();
     in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
     in->forced = forced;
 }

@@ -403,6 +403,12 @@ void mcast_locality_input(const mcast_locality_t *loc, int component, int root, 
     in->hosts = mcast_locality_topo_hosts(loc);
 }
 
+bool mcast_locality_across_builtin(const mcast_locality_t *loc, const struct mcast_machine *machine)
+{
+    return loc->discovered && !loc->all_local && loc->nnodes > 1 &&
+           0 == strncmp(machine->source, "defaults", 8);
+}
+
 const char *const *mcast_locality_topo_hosts(const mcast_locality_t *loc)
 {
     return NULL != loc->topo ? (const char *const *) loc->hosts : NULL;

@@ -88,6 +88,14 @@ struct mcast_plan_input;
 void mcast_locality_input(const mcast_locality_t *loc, int component, int root, size_t bytes,
                           struct mcast_plan_input *in, int *chain);
 
+/* Whether the communicator spans nodes (discovered) and the machine model is the built-in
+ * one (no machine file): where the built-in model describes no network of the user's, so
+ * the components measure it (self-calibration) or, over TCP, defer to Open MPI's own
+ * choice.  Every input is agreed: the machine file by the parameter digest, the nodes by
+ * the exchange. */
+struct mcast_machine;
+bool mcast_locality_across_builtin(const mcast_locality_t *loc, const struct mcast_machine *machine);
+
 /* Every rank's host in the network topology's names where a topology names them (the
  * plans' and the probe's routes), else NULL. */
 const char *const *mcast_locality_topo_hosts(const mcast_locality_t *loc);
