@@ -29,7 +29,10 @@
 #             probe: what the components' self-calibration measures on the whole platform
 #             (mcast-calibrate --probe inside SMPI, every rank: the same core code and pairs
 #             as coll_kbinomial_self_calibrate, with the platform's topology file as the
-#             components take it), the other keys built in
+#             components take it), the other keys built in, for every plan at every size;
+#             user: what a user without a machine file gets: the probe's model for kbinomial's
+#             size classes from 64 KiB (coll_kbinomial_self_calibrate_from), the built-in
+#             model below and for coll/pathmc's plans (sim_bcast --measured-from)
 # Writes DIR/<platform>.csv: size_bytes,contender,time_us,model_us,predicted_us,check,
 # lower_bound_us,ratio_to_lower_bound (contender ours-auto, ours-<name>, smpi-<name>,
 # smpi-<name>@<ordering>); DIR/summary.md; DIR/provenance.txt.
@@ -60,12 +63,13 @@ while [ $# -gt 0 ]; do
         --eager) EAGER="$2"; shift ;;
         --build-dir) BUILD="$2"; shift ;;
         --generate) GENERATE="$2"; shift ;;
-        -h|--help) sed -n 2,32p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,36p "$0"; exit 0 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
-case "$MACHINE_KIND" in calibrated|derived|none|probe) ;; *) echo "--machine calibrated|derived|none|probe" >&2; exit 2 ;; esac
+case "$MACHINE_KIND" in calibrated|derived|none|probe|user) ;; *) echo "--machine calibrated|derived|none|probe|user" >&2; exit 2 ;; esac
+SELF_CALIBRATE_FROM=65536 # coll_kbinomial_self_calibrate_from's default (--machine user)
 DATE="$(date +%Y-%m-%d)"
 [ -n "$OUT" ] || OUT="$TOP/perf/results/$DATE-simgrid$([ $QUICK = 1 ] && echo -quick || true)"
 mkdir -p "$OUT" "$BUILD/obj"
@@ -195,16 +199,18 @@ run_job() {  # platform sizes ours peers [extra sim_bcast args...]
     if [ "$MACHINE_KIND" = calibrated ]; then
         calibrate "$p"
         mfile="$p.calibrated.machine"
-    elif [ "$MACHINE_KIND" = probe ]; then
+    elif [ "$MACHINE_KIND" = probe ] || [ "$MACHINE_KIND" = user ]; then
         probe "$p"
         mfile="$p.probe.machine"
     fi
+    local measured=()
+    [ "$MACHINE_KIND" = user ] && measured=(--measured-from "$SELF_CALIBRATE_FROM")
     ( set -a; . "$PLAT/$p.env"; set +a
       MACHINE="$PLAT/$mfile"
       [ "$MACHINE_KIND" = none ] && MACHINE=none
       smpirun -platform "$PLAT/$p.xml" -hostfile "$PLAT/$p.hosts" -np "$NP" "${CFG[@]}" \
           "$BUILD/sim_bcast" --sizes "$sizes" --ours "$ours" --peers "$peers" \
-          --machine "$MACHINE" --topology "$PLAT/$TOPOLOGY" --tag "platform=$p" "$@" )
+          --machine "$MACHINE" --topology "$PLAT/$TOPOLOGY" --tag "platform=$p" "${measured[@]}" "$@" )
 }
 
 for p in $PLATFORMS; do
@@ -240,6 +246,8 @@ RC=0
         echo "machine files: platforms/<platform>.calibrated.machine (mcast-calibrate in SMPI, 16 ranks)"
     elif [ "$MACHINE_KIND" = probe ]; then
         echo "machine files: platforms/<platform>.probe.machine (self-calibration's probe in SMPI, every rank)"
+    elif [ "$MACHINE_KIND" = user ]; then
+        echo "machine files: platforms/<platform>.probe.machine for kbinomial from $SELF_CALIBRATE_FROM bytes, else the built-in model (as a user without a machine file)"
     elif [ "$MACHINE_KIND" = none ]; then
         echo "machine files: none (the built-in model, as a user without a machine file)"
     else

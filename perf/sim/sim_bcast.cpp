@@ -141,6 +141,8 @@ struct Options {
     std::vector<std::string> peers{"all"};
     bool peers_reordered = true;
     std::string machine;   /* machine file (mcast-calibrate); empty = built-in defaults */
+    size_t measured_from = 0; /* >0: the machine file only where the components plan with
+                               * self-calibration's measurement (kbinomial, classes from it) */
     std::string topology;  /* the platform's topology file (names every host) */
     int root = 0;
     size_t check_budget_mb = 1024;
@@ -187,7 +189,11 @@ static void usage()
     std::fprintf(stderr,
                  "sim_bcast --machine FILE|none --topology FILE [--sizes a,b,..] [--ours LIST|all|none] (all: every registry algorithm; -NAME drops one)\n"
                  "          [--peers LIST|all|none] [--no-reordered-peers] [--root R]\n"
-                 "          [--check-budget-mb MB] [--tag TEXT] [--trace]\n"
+                 "          [--check-budget-mb MB] [--tag TEXT] [--trace] [--measured-from BYTES]\n"
+                 "--measured-from: the machine file is what self-calibration measured: as in the\n"
+                 "       components without a machine file, kbinomial plans the size classes from\n"
+                 "       BYTES (coll_kbinomial_self_calibrate_from) with it, every other plan (smaller\n"
+                 "       classes, pathmc's) with the built-in model\n"
                  "--trace: our engine's every post ('T post US RANK SLOT S|R PEER OFFSET LEN') and\n"
                  "       completion ('T done US RANK SLOT') on stderr, simulated microseconds\n"
                  "ours:  auto, or a registry algorithm (mcast-inspect --list-algorithms) with\n"
@@ -232,6 +238,11 @@ static bool parse_args(int argc, char **argv, Options &o)
             if (o.machine == "none") { /* the built-in model: no machine file */
                 o.machine.clear();
             }
+        } else if (a == "--measured-from") {
+            if (!parse_size(next(), &o.measured_from)) {
+                usage();
+                std::exit(2);
+            }
         } else if (a == "--topology") {
             o.topology = next();
         } else if (a == "--root") {
@@ -267,6 +278,8 @@ struct Platform {
     pm_topology_t *graph = nullptr;   /* coll/pathmc's switch network (pathlg), or NULL */
     std::vector<const char *> host_ptrs;
     mcast_machine_t machine{};
+    mcast_machine_t builtin{};        /* the built-in model (--measured-from) */
+    size_t measured_from = 0;         /* --measured-from */
 };
 
 static bool load_platform(const Options &o, int rank, int n, Platform &P, std::string &err)
@@ -298,6 +311,8 @@ static bool load_platform(const Options &o, int rank, int n, Platform &P, std::s
     P.all_local = P.nnodes == 1;
     char ebuf[512] = "";
     mcast_machine_default(&P.machine);
+    mcast_machine_default(&P.builtin);
+    P.measured_from = o.measured_from;
     if (!o.machine.empty() && mcast_machine_load(o.machine.c_str(), &P.machine, ebuf, sizeof ebuf) != KB_OK) {
         err = std::string("machine file: ") + ebuf;
         return false;
@@ -480,7 +495,13 @@ static int sim_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *in, 
     in->node_of_rank = P.node_of.data();
     in->all_local = P.all_local ? 1 : 0;
     in->nnodes = P.nnodes;
-    in->machine = &P.machine;
+    /* --measured-from: the model kbinomial_input (coll_kbinomial_bcast.c) gives a
+     * communicator across nodes without a machine file once the probe has run; the class's
+     * bytes decide, as there */
+    const bool measured = P.measured_from == 0 ||
+                          (component == MCAST_COMP_KBINOMIAL &&
+                           mcast_class_bytes(mcast_size_class(bytes)) >= P.measured_from);
+    in->machine = measured ? &P.machine : &P.builtin;
     in->forced = f;
     in->rules = nullptr;
     /* both components' discovery orders the hosts by the topology file */
@@ -804,9 +825,11 @@ int main(int argc, char **argv)
     mcast_engine_t *eng = mcast_engine_create();
 
     if (rank == 0) {
-        std::printf("# sim_bcast ranks=%d nodes=%d root=%d ordering=%s torus=%s machine=%s %s\n", n,
+        std::printf("# sim_bcast ranks=%d nodes=%d root=%d ordering=%s torus=%s machine=%s%s %s\n", n,
                     P.nnodes, o.root, P.ordering.c_str(), P.torus ? "yes" : "no",
-                    P.machine.source, o.tag.c_str());
+                    P.machine.source,
+                    P.measured_from > 0 ? " (kbinomial from --measured-from, else the built-in model)" : "",
+                    o.tag.c_str());
         const mcast_loggp_t &g = P.machine.net;
         std::printf("# machine net: o_send_us=%g o_recv_us=%g latency_us=%g gap_ns_per_byte=%g "
                     "wire_ns_per_byte=%g recv_ns_per_byte=%g eager_bytes=%zu shared_flows=%d\n",
