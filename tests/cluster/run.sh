@@ -519,6 +519,30 @@ if [ -n "$COMP" ]; then
         else
             bad "self-calibration with a topology file on $N hosts: osu_style_bcast failed"; tail -5 "$WORK/selftopo.err"
         fi
+        # coll/pathmc given the same file measures too (E-SIM-5: its plans priced with the
+        # network's numbers; coll/kbinomial's parameters): its own verbose line, once, at
+        # the first call from SELFCAL_FROM; fitted, its plan lines from there leave the TCP
+        # rule; the data is right
+        if selfcal_try "$WORK/selfpm.err" "$CLUSTER" run -- -np "$N" --mca mca_base_component_path "$COMP:$PKGLIB" \
+            --mca coll_pathmc_verbose 1 --mca coll_pathmc_topology_file "$WORK/net.topo" \
+            "$OSU" -c -m 1:$((2 * SELFCAL_FROM)) -i 3 -x 1; then
+            lines=$(grep -c "^coll:pathmc: comm=0 size=$N: self-calibrat" "$WORK/selfpm.err")
+            line=$(grep -m1 "^coll:pathmc: comm=0 size=$N: self-calibrat" "$WORK/selfpm.err")
+            first=$(grep -n -m1 "^coll:pathmc: comm=0 size=$N: self-calibrat" "$WORK/selfpm.err" | cut -d: -f1)
+            below=$(grep -n "^coll:pathmc: comm=0 .*class_bytes=$((SELFCAL_FROM / 2))[^0-9]" "$WORK/selfpm.err" | tail -1 | cut -d: -f1)
+            if [ "$lines" != 1 ]; then
+                bad "coll/pathmc's self-calibration on $N hosts: $lines verbose lines of it (1 expected)"; grep -v ' algorithm=' "$WORK/selfpm.err" | head -5
+            elif [ -z "$below" ] || [ "$first" -lt "$below" ]; then
+                bad "coll/pathmc's self-calibration on $N hosts: not at the first call of $SELFCAL_FROM B (line $first, the last $((SELFCAL_FROM / 2)) B line ${below:-none})"
+            elif echo "$line" | grep -q "self-calibrated" &&
+                [ -n "$(grep "^coll:pathmc: comm=0 .*selected_by=[a-z:]*unmodelled" "$WORK/selfpm.err" | class_of | awk -v f=$SELFCAL_FROM '$1 >= f')" ]; then
+                bad "coll/pathmc's self-calibration on $N hosts: fitted, but a plan line from $SELFCAL_FROM B still says unmodelled"; grep -m3 unmodelled "$WORK/selfpm.err"
+            else
+                ok "coll/pathmc's self-calibration on $N hosts: data validated 1..$((2 * SELFCAL_FROM)) B; ${line#coll:pathmc: comm=0 } (run $TRIES)"
+            fi
+        else
+            bad "coll/pathmc's self-calibration on $N hosts: osu_style_bcast failed"; tail -5 "$WORK/selfpm.err"
+        fi
     fi
     # the same measurement kept as a machine file (mcast-calibrate --probe runs the core's
     # method over MPI): net keys from it, the file read by the components

@@ -112,19 +112,11 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
     (void) comm;
     *forced = forced_params();
     mcast_locality_input(loc, MCAST_COMP_KBINOMIAL, root, bytes, in, chain);
-    in->machine = mcast_machine_of("kbinomial", c->machine_file);
     /* Between nodes without a machine file: the size classes from self_calibrate_from plan
-     * with what the network measured (kbinomial_calibrate_wanted), on every network; below
-     * (or where nothing was measured) the built-in model, which over TCP does not describe
-     * the network: Open MPI's own choice under auto (bytes: the class's, the same on every
-     * rank) */
-    const bool across_defaults = mcast_locality_across_builtin(loc, in->machine);
-    in->unmodelled_network = across_defaults && mcast_network_tcp();
-    in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
-    if (m->calibrated && across_defaults && bytes >= c->common.self_calibrate_from) {
-        in->machine = &m->calib;
-        in->unmodelled_network = 0;
-    }
+     * with what the network measured, on every network; below (or where nothing was
+     * measured) the built-in model, which over TCP does not describe the network: Open
+     * MPI's own choice under auto (bytes: the class's, the same on every rank) */
+    mcast_module_machine_input(m, loc, mcast_machine_of("kbinomial", c->machine_file), bytes, in);
     in->forced = forced;
     in->rules = m->use_rules ? c->rules : NULL;
     /* A segment per node (one node: shm; across nodes: twolevel's intra=shm).  It is copied
@@ -159,11 +151,9 @@ static bool kbinomial_segment(mcast_module_t *m, int *slots, size_t *slot_bytes)
  * here is agreed (parameters and machine file by the digest, the nodes by the exchange). */
 static bool kbinomial_calibrate_wanted(mcast_module_t *m, struct ompi_communicator_t *comm)
 {
-    const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
-    const mcast_locality_t *loc = m->comm_state;
     (void) comm;
-    return 0 != c->common.self_calibrate && MCAST_ALG_AUTO == c->common.algorithm &&
-           mcast_locality_across_builtin(loc, mcast_machine_of("kbinomial", c->machine_file));
+    return mcast_module_calibrate_wanted(
+        m, m->comm_state, mcast_machine_of("kbinomial", mca_coll_kbinomial_component.machine_file));
 }
 
 static mcast_locality_t *kbinomial_locality(mcast_module_t *m)

@@ -187,6 +187,30 @@ static bool kbinomial_forced(void)
     return 1 == forced;
 }
 
+/* coll/kbinomial's self-calibration parameters, which are pathmc's too (one setting for
+ * both components, as the machine file; without coll/kbinomial: off), into pathmc's common
+ * parameters, where the module's call reads them.  Read once per process, before the first
+ * exchange's digest (two threads may both copy them: the same values). */
+static void kbinomial_calibration_params(void)
+{
+    static volatile int known = 0;
+    if (known) {
+        return;
+    }
+    mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
+    const int on = mca_base_var_find("ompi", "coll", "kbinomial", "self_calibrate");
+    const int from = mca_base_var_find("ompi", "coll", "kbinomial", "self_calibrate_from");
+    const int *on_value = NULL;
+    const size_t *from_value = NULL;
+    const bool both = on >= 0 && from >= 0 &&
+                      OPAL_SUCCESS == mca_base_var_get_value(on, &on_value, NULL, NULL) &&
+                      OPAL_SUCCESS == mca_base_var_get_value(from, &from_value, NULL, NULL) &&
+                      NULL != on_value && NULL != from_value;
+    c->common.self_calibrate = both ? *on_value : 0;
+    c->common.self_calibrate_from = both ? *from_value : 0;
+    known = 1;
+}
+
 static mcast_forced_t forced_params(void)
 {
     mcast_forced_t f = mca_coll_pathmc_component.forced;
@@ -198,11 +222,14 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
 {
     const mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
     (void) m;
+    kbinomial_calibration_params();
     const mcast_forced_t f = forced_params();
     uint64_t h = mcast_forced_digest(&f, mcast_machine_of("pathmc", kbinomial_string("machine_file")));
     h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
     h = mcast_digest_bytes(h, &c->common.unparsed, sizeof(c->common.unparsed));
+    h = mcast_digest_bytes(h, &c->common.self_calibrate, sizeof(c->common.self_calibrate));
+    h = mcast_digest_bytes(h, &c->common.self_calibrate_from, sizeof(c->common.self_calibrate_from));
     const int kb_forced = kbinomial_forced() ? 1 : 0;
     h = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
     const int tcp = mcast_network_tcp();
@@ -304,11 +331,21 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     in->topology = st->net_topo;
     in->hosts = NULL != st->net_topo ? (const char *const *) st->locality->hosts : NULL;
     in->mcast_chunk_bytes = mca_coll_pathmc_mcast_chunk(st);
-    in->machine = mcast_machine_of("pathmc", kbinomial_string("machine_file"));
-    /* the built-in model over TCP between nodes: Open MPI's own choice under auto */
-    in->unmodelled_network = mcast_locality_across_builtin(loc, in->machine) && mcast_network_tcp();
-    in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
+    /* between nodes without a machine file: measured from self_calibrate_from, as
+     * kbinomial's plans (E-SIM-5); the built-in model over TCP: Open MPI's own choice */
+    mcast_module_machine_input(m, loc, mcast_machine_of("pathmc", kbinomial_string("machine_file")),
+                               bytes, in);
     in->forced = forced;
+}
+
+/* Measure the network as coll/kbinomial does (its parameters: kbinomial_calibration_params):
+ * the torus, path and multicast plans are priced with the model too (E-SIM-5). */
+static bool pathmc_calibrate_wanted(mcast_module_t *m, struct ompi_communicator_t *comm)
+{
+    const mca_coll_pathmc_state_t *st = m->comm_state;
+    (void) comm;
+    return mcast_module_calibrate_wanted(
+        m, st->locality, mcast_machine_of("pathmc", kbinomial_string("machine_file")));
 }
 
 static void pathmc_context(mcast_module_t *m, char *buf, size_t len)
@@ -339,6 +376,7 @@ const mcast_component_ops_t mca_coll_pathmc_ops = {
     .locality = pathmc_locality,
     .may_apply = pathmc_may_apply,
     .input = pathmc_input,
+    .calibrate_wanted = pathmc_calibrate_wanted,
     .context = pathmc_context,
     .run = mca_coll_pathmc_mcast_run,
     .irun = mca_coll_pathmc_mcast_irun,

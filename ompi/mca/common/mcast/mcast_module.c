@@ -1473,6 +1473,28 @@ static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
     }
 }
 
+bool mcast_module_calibrate_wanted(const mcast_module_t *m, const mcast_locality_t *loc,
+                                   const mcast_machine_t *model)
+{
+    const mcast_common_params_t *p = m->ops->params;
+    return 0 != p->self_calibrate && MCAST_ALG_AUTO == p->algorithm &&
+           mcast_locality_across_builtin(loc, model);
+}
+
+void mcast_module_machine_input(const mcast_module_t *m, const mcast_locality_t *loc,
+                                const mcast_machine_t *model, size_t bytes,
+                                mcast_plan_input_t *in)
+{
+    const bool across = mcast_locality_across_builtin(loc, model);
+    in->machine = model;
+    in->unmodelled_network = across && mcast_network_tcp();
+    in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
+    if (m->calibrated && across && bytes >= m->ops->params->self_calibrate_from) {
+        in->machine = &m->calib;
+        in->unmodelled_network = 0;
+    }
+}
+
 /* A verified class's blocking call is over: its time counts in the trials; after the
  * last trial call the ranks agree on the slowest rank's medians and every rank concludes
  * alike (every rank reaches this call: the class and the call count are the same on every

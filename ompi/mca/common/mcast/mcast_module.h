@@ -233,6 +233,20 @@ int mcast_module_istart(void *buf, int count, struct ompi_datatype_t *dtype, int
 bool mcast_module_passes_now(mcast_module_t *m, struct ompi_communicator_t *comm, size_t bytes,
                              int root);
 
+/* Self-calibration (mcast_calib.h; mcast_planner.h, "Self-calibration"), the same in both
+ * components.  `model` is the component's machine file's model (or the built-in one).
+ * calibrate_wanted: whether the module measures the network, under auto, across nodes on
+ * the built-in model, with self_calibrate on.  machine_input: in->machine (and the TCP
+ * flags) for a size class of `bytes`: the measured model for the classes from
+ * self_calibrate_from once the communicator measured (or took the job's), else `model`
+ * and, across nodes over TCP on the built-in model, the rule (in->unmodelled_network).
+ * Every input is agreed (parameters and files by the digest, the nodes by the exchange). */
+bool mcast_module_calibrate_wanted(const mcast_module_t *m, const struct mcast_locality *loc,
+                                   const mcast_machine_t *model);
+void mcast_module_machine_input(const mcast_module_t *m, const struct mcast_locality *loc,
+                                const mcast_machine_t *model, size_t bytes,
+                                mcast_plan_input_t *in);
+
 /* At the component's close: the progress function that moves started setups on. */
 void mcast_module_fini(void);
 
