@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""perf/sim/analyze.py RESULT_DIR: per-platform CSV, PNG plots and summary.md from the raw
+"""perf/sim/analyze.py RESULT_DIR [--peers-from DIR]: per-platform CSV, PNG plots and summary.md from the raw
 sim_bcast output (RESULT_DIR/<platform>.raw.csv) and the platform facts
 (RESULT_DIR/platforms/<platform>.env).
 
@@ -17,6 +17,10 @@ M / B_agg) from the platform's LB_FAR_US, LB_NEAR_US, LB_ROOT_GBPS, LB_AGG_GBPS.
 simulated plan may beat it: exits 1 when one does, or when a data check failed.  Result
 directories older than the bound (their .env without LB_*) are analysed with the old
 single-port reference max(alpha * ceil(log2 p), M / B) and say so; it is not a bound.
+--peers-from DIR: SMPI's rows (smpi-*) of the sizes RESULT_DIR ran, taken from DIR/<platform>.csv
+(an earlier run's analysis of the same platforms: SMPI's algorithms do not depend on our
+model, and the simulation is deterministic), for a run of ours alone (run.sh --peers none);
+summary.md names DIR.
 """
 import csv
 import math
@@ -86,8 +90,28 @@ def lower_bound(env):
             "reference max(alpha*ceil(log2 p), M/B)")
 
 
+def peers_from(path, sizes):
+    """SMPI's rows of `sizes` from an analysed <platform>.csv (no plan column there)."""
+    rows = []
+    if not os.path.exists(path):
+        return rows
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["contender"].startswith("smpi-") and int(r["size_bytes"]) in sizes:
+                rows.append({"size": int(r["size_bytes"]), "cont": r["contender"],
+                             "t": float(r["time_us"]), "model": None, "pred": None,
+                             "check": r["check"], "plan": ""})
+    return rows
+
+
 def main():
-    out = sys.argv[1]
+    args = sys.argv[1:]
+    peers_dir = None
+    if "--peers-from" in args:
+        i = args.index("--peers-from")
+        peers_dir = args[i + 1]
+        del args[i:i + 2]
+    out = args[0]
     platforms = [f[:-8] for f in sorted(os.listdir(out)) if f.endswith(".raw.csv")]
     order = ["torus-8x8", "fattree-128", "flat-1024", "irregular-64", "torus-16x16"]
     platforms.sort(key=lambda p: order.index(p) if p in order else 99)
@@ -96,6 +120,8 @@ def main():
                "core's planner and engine as the components do (sim_bcast.cpp); `ours-auto` is",
                "what users get, `ours-<name>` a registry algorithm forced (the model's k and",
                "segment).  LB = max(FAR, NEAR + M/B_root, M/B_agg) (make_platforms.py).", ""]
+    if peers_dir is not None:
+        summary += [f"SMPI's rows from {peers_dir} (analyze.py --peers-from).", ""]
     headline = ["## auto vs the best SMPI algorithm and vs our best forced plan", "",
                 "| platform | p | size | auto runs | auto us | best forced ours | us | best SMPI | us | "
                 "auto / SMPI | auto / forced |",
@@ -122,6 +148,8 @@ def main():
         rows = read_raw(os.path.join(out, p + ".raw.csv"))
         if not rows:
             continue
+        if peers_dir is not None:
+            rows += peers_from(os.path.join(peers_dir, p + ".csv"), {r["size"] for r in rows})
         lb, lb_text = lower_bound(env)
         if "LB_FAR_US" not in env:
             summary.append(f"{p}: no LB_* facts in its .env: ratios are to the old single-port "

@@ -30,9 +30,9 @@
 #             (mcast-calibrate --probe inside SMPI, every rank: the same core code and pairs
 #             as coll_kbinomial_self_calibrate, with the platform's topology file as the
 #             components take it), the other keys built in, for every plan at every size;
-#             user: what a user without a machine file gets: the probe's model for kbinomial's
-#             size classes from 64 KiB (coll_kbinomial_self_calibrate_from), the built-in
-#             model below and for coll/pathmc's plans (sim_bcast --measured-from)
+#             user: what a user without a machine file gets: the probe's model for the size
+#             classes from 64 KiB (coll_kbinomial_self_calibrate_from), the built-in model
+#             below (sim_bcast --measured-from)
 # Writes DIR/<platform>.csv: size_bytes,contender,time_us,model_us,predicted_us,check,
 # lower_bound_us,ratio_to_lower_bound (contender ours-auto, ours-<name>, smpi-<name>,
 # smpi-<name>@<ordering>); DIR/summary.md; DIR/provenance.txt.
@@ -247,7 +247,7 @@ RC=0
     elif [ "$MACHINE_KIND" = probe ]; then
         echo "machine files: platforms/<platform>.probe.machine (self-calibration's probe in SMPI, every rank)"
     elif [ "$MACHINE_KIND" = user ]; then
-        echo "machine files: platforms/<platform>.probe.machine for kbinomial from $SELF_CALIBRATE_FROM bytes, else the built-in model (as a user without a machine file)"
+        echo "machine files: platforms/<platform>.probe.machine from $SELF_CALIBRATE_FROM bytes, else the built-in model (as a user without a machine file)"
     elif [ "$MACHINE_KIND" = none ]; then
         echo "machine files: none (the built-in model, as a user without a machine file)"
     else

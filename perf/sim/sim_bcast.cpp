@@ -142,7 +142,7 @@ struct Options {
     bool peers_reordered = true;
     std::string machine;   /* machine file (mcast-calibrate); empty = built-in defaults */
     size_t measured_from = 0; /* >0: the machine file only where the components plan with
-                               * self-calibration's measurement (kbinomial, classes from it) */
+                               * self-calibration's measurement (the classes from it) */
     std::string topology;  /* the platform's topology file (names every host) */
     int root = 0;
     size_t check_budget_mb = 1024;
@@ -191,9 +191,9 @@ static void usage()
                  "          [--peers LIST|all|none] [--no-reordered-peers] [--root R]\n"
                  "          [--check-budget-mb MB] [--tag TEXT] [--trace] [--measured-from BYTES]\n"
                  "--measured-from: the machine file is what self-calibration measured: as in the\n"
-                 "       components without a machine file, kbinomial plans the size classes from\n"
-                 "       BYTES (coll_kbinomial_self_calibrate_from) with it, every other plan (smaller\n"
-                 "       classes, pathmc's) with the built-in model\n"
+                 "       components without a machine file, the size classes from BYTES\n"
+                 "       (coll_kbinomial_self_calibrate_from) plan with it, smaller ones with the\n"
+                 "       built-in model\n"
                  "--trace: our engine's every post ('T post US RANK SLOT S|R PEER OFFSET LEN') and\n"
                  "       completion ('T done US RANK SLOT') on stderr, simulated microseconds\n"
                  "ours:  auto, or a registry algorithm (mcast-inspect --list-algorithms) with\n"
@@ -495,12 +495,11 @@ static int sim_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *in, 
     in->node_of_rank = P.node_of.data();
     in->all_local = P.all_local ? 1 : 0;
     in->nnodes = P.nnodes;
-    /* --measured-from: the model kbinomial_input (coll_kbinomial_bcast.c) gives a
-     * communicator across nodes without a machine file once the probe has run; the class's
+    /* --measured-from: the model mcast_module_machine_input (mcast_module.c) gives both
+     * components across nodes without a machine file once the probe has run; the class's
      * bytes decide, as there */
     const bool measured = P.measured_from == 0 ||
-                          (component == MCAST_COMP_KBINOMIAL &&
-                           mcast_class_bytes(mcast_size_class(bytes)) >= P.measured_from);
+                          mcast_class_bytes(mcast_size_class(bytes)) >= P.measured_from;
     in->machine = measured ? &P.machine : &P.builtin;
     in->forced = f;
     in->rules = nullptr;
@@ -828,7 +827,7 @@ int main(int argc, char **argv)
         std::printf("# sim_bcast ranks=%d nodes=%d root=%d ordering=%s torus=%s machine=%s%s %s\n", n,
                     P.nnodes, o.root, P.ordering.c_str(), P.torus ? "yes" : "no",
                     P.machine.source,
-                    P.measured_from > 0 ? " (kbinomial from --measured-from, else the built-in model)" : "",
+                    P.measured_from > 0 ? " (from --measured-from, else the built-in model)" : "",
                     o.tag.c_str());
         const mcast_loggp_t &g = P.machine.net;
         std::printf("# machine net: o_send_us=%g o_recv_us=%g latency_us=%g gap_ns_per_byte=%g "
