@@ -247,6 +247,14 @@ for np in 3 5; do
         --mca coll_kbinomial_algorithm chain --mca coll_kbinomial_segment_bytes 8192 "$MISMATCH" -m 200000 -d 20000
     row "mismatch np=$np auto" '[a-z_]*' "$np" PML_OB1 "$MISMATCH" -m 1000000 -d 4000
 done
+# A stream of two blocks where the receivers expect one: their one receive is the last
+# (its own tag) and matches the root's second block; the first, which they did not
+# expect, only the sentinel beside it takes (mcast_pml.c, E-PROBE-1), blocking and not.
+for nb in "" -n; do
+    row "mismatch np=5 binomial 2 blocks for 1 $nb" binomial 5 PML_OB1 \
+        --mca coll_kbinomial_algorithm binomial --mca coll_kbinomial_segment_bytes 8192 \
+        "$MISMATCH" -m 16384 -d 8192 $nb
+done
 
 # 1d. The shared segment (shm, one node): chunks of 512 and 1000 bytes (a datatype's
 #     element then straddles chunks; the convertor packs short), rings of 2 and 3 slots,

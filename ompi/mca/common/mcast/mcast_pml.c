@@ -7,6 +7,10 @@
  *   idle (1024 polls  probe: last message of a peer where more was expected -> cancel
  *   without progress)        its receives, mcast_engine_peer_ended; extra messages of a
  *                            peer whose last we await -> drain them
+ *   last receive      also a sentinel: a receive of the stream's other tag from the
+ *   from a peer       same peer, cancelled once the last message came; matched, the
+ *                    peer sent more than we expect (instead of a probe, whose
+ *                    opal_progress delayed every small call's completion)
  *   blocking          poll / opal_progress until the engine is done
  *   nonblocking       a progress function polls every active Ibcast; the request
  *                     completes when its engine is done
@@ -50,6 +54,8 @@ typedef struct mcast_slot {
     char *stage;   /* staging (non-contiguous datatypes) */
     size_t stage_cap;
     void *sink;    /* a receive without memory for it: its message's room (sink_map) */
+    /* a last receive's sentinel (xport_post; NULL: none, then the probe) */
+    ompi_request_t *sentinel;
 } mcast_slot_t;
 
 /* A message taken off the queue and dropped once it arrived: its buffer, malloc'ed
@@ -148,10 +154,77 @@ static int unpack_range(mcast_call_t *c, mcast_slot_t *s)
 
 static void finish_slot(mcast_call_t *c, int i);
 
-/* A slot whose completion probes the PML (finish_slot), which then progresses. */
+/* A slot whose completion asks the PML for a longer stream (finish_slot): a last receive.
+ * Its probe (no sentinel) runs opal_progress; a sentinel's cancel does not in ob1 and
+ * ucx but may in a PML that waits for a cancel to be confirmed (cm's MTLs): either way
+ * not inside a nonblocking call's start. */
 static bool probes_at_finish(const mcast_slot_t *s)
 {
     return MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST);
+}
+
+/* The sentinel's datatype: two bytes with a gap between them.  ob1 reads a message above
+ * its eager size straight into a contiguous receive buffer, all of it, also beyond a
+ * shorter buffer (a truncated receive of 0 bytes took 4 KiB and more past it over vader,
+ * 64 KiB over tcp, Open MPI 4.1.4); into a buffer with gaps it goes through the
+ * convertor, which stops at the buffer's end (E-PROBE-1).  Made at the first use, kept
+ * to mcast_pml_fini; NULL: could not be made (then the probe). */
+static opal_mutex_t sentinel_lock = OPAL_MUTEX_STATIC_INIT;
+static ompi_datatype_t *sentinel_type = NULL;
+static bool sentinel_tried = false;
+static char sentinel_room[3];
+
+static ompi_datatype_t *sentinel_datatype(void)
+{
+    OPAL_THREAD_LOCK(&sentinel_lock);
+    if (!sentinel_tried) {
+        sentinel_tried = true;
+        const int len[2] = {1, 1}, disp[2] = {0, 2};
+        ompi_datatype_t *t = NULL;
+        if (OMPI_SUCCESS == ompi_datatype_create_indexed(2, len, disp, &ompi_mpi_byte.dt, &t)) {
+            if (OMPI_SUCCESS == ompi_datatype_commit(&t)) {
+                sentinel_type = t;
+            } else {
+                ompi_datatype_destroy(&t);
+            }
+        }
+    }
+    ompi_datatype_t *t = sentinel_type;
+    OPAL_THREAD_UNLOCK(&sentinel_lock);
+    return t;
+}
+
+/* The sentinel of a last receive from s->peer: a receive of c->tag posted after every
+ * receive of ours with that tag from the peer.  The peer's messages match in the order
+ * it sent them, so once its last message (c->tag_last) came, a message of c->tag it sent
+ * before that one and we did not expect has matched the sentinel (or waits in the queue,
+ * where a sentinel posted later takes it).  A probe answered the same but runs
+ * opal_progress when nothing matches: on the TCP BTL one more turn of the event loop
+ * before every small call returned (E-PROBE-1).  Tags differ per call, so the sentinel
+ * never takes a later call's message. */
+static void sentinel_post(mcast_call_t *c, mcast_slot_t *s)
+{
+    ompi_datatype_t *t = sentinel_datatype();
+    ompi_request_t *r = MPI_REQUEST_NULL;
+    const int rc = NULL != t ? MCA_PML_CALL(irecv(sentinel_room, 1, t, s->peer, c->tag, c->comm, &r))
+                             : OMPI_ERROR;
+    s->sentinel = OMPI_SUCCESS == rc ? r : NULL; /* (none: the probe instead) */
+}
+
+/* Cancels and frees s's sentinel; true when it had matched (a message we did not expect).
+ * A PML completes a cancelled receive at once (ob1, ucx); one still open after the cancel
+ * had matched, and the PML frees it once its message is in (its room is static: what
+ * it writes there is never read). */
+static bool sentinel_settle(mcast_slot_t *s)
+{
+    if (NULL == s->sentinel) {
+        return false;
+    }
+    ompi_request_cancel(s->sentinel);
+    const bool matched = !REQUEST_COMPLETE(s->sentinel) || !s->sentinel->req_status._cancelled;
+    ompi_request_free(&s->sentinel);
+    s->sentinel = NULL;
+    return matched;
 }
 
 static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_t off, size_t len,
@@ -169,6 +242,7 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
     s->flags = flags;
     s->err = OMPI_SUCCESS;
     s->seq = c->posts++;
+    s->sentinel = NULL;
     if (0 != c->trace) {
         mcast_trace(MCAST_OP_SEND == kind ? MCAST_TR_POST_SEND : MCAST_TR_POST_RECV,
                     mcast_comm_id(c->comm), ompi_comm_rank(c->comm), c->trace, slot, peer, off,
@@ -214,6 +288,9 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
         return rc;
     }
     s->active = true;
+    if (MCAST_OP_RECV == kind && (flags & MCAST_XF_LAST)) {
+        sentinel_post(c, s);
+    }
     if (REQUEST_COMPLETE(s->req) && !(probes_at_finish(s) && mcast_calltime())) {
         /* done inside the PML's call (an eager send written out, a receive whose message
          * had come): the engine's next op goes now, not a progress turn later, when
@@ -257,7 +334,8 @@ static void finish_slot(mcast_call_t *c, int i)
      * it before it is forwarded, and drain the peer (also when the last message
      * already failed by its length: the peer's earlier, longer stream must not be
      * left unmatched, or its sends never complete). */
-    if (MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST) && probe(c, s->peer, c->tag)) {
+    if (MCAST_OP_RECV == s->kind && (s->flags & MCAST_XF_LAST) &&
+        (NULL != s->sentinel ? sentinel_settle(s) : probe(c, s->peer, c->tag))) {
         st = MPI_ERR_TRUNCATE;
         add_drain(c, s->peer);
     }
@@ -400,6 +478,7 @@ static void peer_ended(mcast_call_t *c, int peer)
         ompi_request_free(&s->req);
         s->req = MPI_REQUEST_NULL;
         s->active = false;
+        (void) sentinel_settle(s); /* (a shorter stream: nothing matched it) */
         /* cancelled (or, had it matched meanwhile, still a mismatched stream) */
         mcast_engine_complete(c->engine, i, MPI_ERR_TRUNCATE);
     }
@@ -778,6 +857,7 @@ static int call_start(mcast_call_t *c)
 static void call_cleanup(mcast_call_t *c)
 {
     for (int i = 0; NULL != c->slots && i < c->nslots; i++) {
+        (void) sentinel_settle(&c->slots[i]); /* (none left open by a finished call) */
         free(c->slots[i].stage);
         sink_unmap(c->slots[i].sink, c->slots[i].len);
     }
@@ -1146,4 +1226,9 @@ void mcast_pml_fini(void)
     for (mcast_ireq_t *r; NULL != (r = mcast_spare_take(&spare_ireqs));) {
         OBJ_RELEASE(r);
     }
+    if (NULL != sentinel_type) { /* (no call is running: the component closes) */
+        ompi_datatype_destroy(&sentinel_type);
+        sentinel_type = NULL;
+    }
+    sentinel_tried = false;
 }
