@@ -33,6 +33,10 @@ typedef struct mca_coll_kbinomial_component_t {
     int idle_spin_us;           /* blocking waits where Open MPI yields when idle: */
     int idle_sleep_us;          /* spin this long, then sleep this long per poll */
 } mca_coll_kbinomial_component_t;
+/* (the start the other component of ours reads: mcast_component_head_t) */
+_Static_assert(offsetof(mca_coll_kbinomial_component_t, common) ==
+                   offsetof(mcast_component_head_t, common),
+               "mcast_component_head_t must describe the component's start");
 
 MCAST_MODULE_DECLSPEC extern mca_coll_kbinomial_component_t mca_coll_kbinomial_component;
 

@@ -33,6 +33,10 @@ typedef struct mca_coll_pathmc_component_t {
     int mcast_ttl;
     int mcast_auth;         /* 1: datagrams authenticated (pm_mcproto.h) */
 } mca_coll_pathmc_component_t;
+/* (the start the other component of ours reads: mcast_component_head_t) */
+_Static_assert(offsetof(mca_coll_pathmc_component_t, common) ==
+                   offsetof(mcast_component_head_t, common),
+               "mcast_component_head_t must describe the component's start");
 
 enum { MCA_COLL_PATHMC_MC_NONE = 0, MCA_COLL_PATHMC_MC_IP, MCA_COLL_PATHMC_MC_IB, MCA_COLL_PATHMC_MC_AUTO };
 extern const char *const mca_coll_pathmc_transport_names[];

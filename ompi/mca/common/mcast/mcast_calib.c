@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
@@ -113,29 +114,78 @@ static int pml_recv(void *ctx, int peer, void *buf, size_t bytes)
     return OMPI_SUCCESS != rc ? rc : wait_idle(1, &req, NULL, false);
 }
 
-static opal_mutex_t job_lock = OPAL_MUTEX_STATIC_INIT;
-static mcast_machine_t job_model;
-static uint64_t job_digest; /* 0: none measured yet */
+/* The job's measured model.  Each .so links this file, so each has a store; both
+ * components use one, the store of the first of our components in Open MPI's list of
+ * coll components (the list is fixed once MPI_Init selected them, and every caller walks
+ * it the same way), so that a model one component measured spares the other its probe
+ * (E-SIM-5).  Its layout is this file's: the store and the component heads carry magic
+ * numbers, and a component of another build is not used. */
+#define MCAST_JOB_STORE_MAGIC 0x6d636a6f62763101ULL
+struct mcast_job_store {
+    uint64_t magic;
+    uint64_t size;
+    opal_mutex_t lock;
+    mcast_machine_t model;
+    uint64_t digest; /* 0: none measured yet */
+};
+static struct mcast_job_store own_store = {.magic = MCAST_JOB_STORE_MAGIC,
+                                           .size = sizeof(struct mcast_job_store),
+                                           .lock = OPAL_MUTEX_STATIC_INIT};
+static struct mcast_job_store *volatile job_store_used = NULL;
+
+struct mcast_job_store *mcast_calib_own_store(void)
+{
+    return &own_store;
+}
+
+static struct mcast_job_store *job_store(void)
+{
+    struct mcast_job_store *s = job_store_used;
+    if (NULL != s) {
+        return s;
+    }
+    s = &own_store;
+    mca_base_component_list_item_t *cli;
+    OPAL_LIST_FOREACH (cli, &ompi_coll_base_framework.framework_components,
+                       mca_base_component_list_item_t) {
+        const mca_base_component_t *c = cli->cli_component;
+        if (NULL == c || (0 != strcmp(c->mca_component_name, "kbinomial") &&
+                          0 != strcmp(c->mca_component_name, "pathmc"))) {
+            continue;
+        }
+        const mcast_component_head_t *h = (const mcast_component_head_t *) c;
+        struct mcast_job_store *t = h->common.job_store;
+        if (MCAST_COMMON_ABI == h->common.abi && NULL != t && MCAST_JOB_STORE_MAGIC == t->magic &&
+            sizeof(struct mcast_job_store) == t->size) {
+            s = t;
+            break;
+        }
+    }
+    job_store_used = s; /* (two threads find the same one) */
+    return s;
+}
 
 void mcast_calib_remember(const mcast_machine_t *model)
 {
-    OPAL_THREAD_LOCK(&job_lock);
-    if (0 == job_digest) {
-        job_model = *model;
+    struct mcast_job_store *s = job_store();
+    OPAL_THREAD_LOCK(&s->lock);
+    if (0 == s->digest) {
+        s->model = *model;
         const uint64_t h = mcast_machine_digest(14695981039346656037ULL, model);
-        job_digest = 0 != h ? h : 1;
+        s->digest = 0 != h ? h : 1;
     }
-    OPAL_THREAD_UNLOCK(&job_lock);
+    OPAL_THREAD_UNLOCK(&s->lock);
 }
 
 uint64_t mcast_calib_known(mcast_machine_t *out)
 {
-    OPAL_THREAD_LOCK(&job_lock);
-    const uint64_t d = job_digest;
+    struct mcast_job_store *s = job_store();
+    OPAL_THREAD_LOCK(&s->lock);
+    const uint64_t d = s->digest;
     if (0 != d && NULL != out) {
-        *out = job_model;
+        *out = s->model;
     }
-    OPAL_THREAD_UNLOCK(&job_lock);
+    OPAL_THREAD_UNLOCK(&s->lock);
     return d;
 }
 

@@ -25,11 +25,15 @@ int mcast_calib_run(struct ompi_communicator_t *comm, const int *node_of,
                     const pm_topology_t *topology, const char *const *hosts,
                     mcast_machine_t *model, double *cost_us, char *why, size_t len);
 
-/* The job's measured model: the first one this process measured (kept for the rest of
- * the job; later measurements do not replace it).  mcast_calib_known returns its digest
+/* The job's measured model: the first one this process measured, by either component
+ * (kept for the rest of the job; later measurements do not replace it).  mcast_calib_known returns its digest
  * (0: none yet) and copies it into *out when out is not NULL; it never blocks beyond a
  * short lock (it runs inside the nonblocking exchange too). */
 void mcast_calib_remember(const mcast_machine_t *model);
 uint64_t mcast_calib_known(mcast_machine_t *out);
+
+/* This .so's store of the job's model, for its component's common parameters
+ * (mcast_common_params_t.job_store): where both components are loaded they use one. */
+struct mcast_job_store *mcast_calib_own_store(void);
 
 #endif /* MCAST_CALIB_H */

@@ -1,5 +1,6 @@
 /* Shared component glue: see mcast_glue.h. */
 #include "mcast_glue.h"
+#include "mcast_calib.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +228,8 @@ int mcast_register_common_params(const mca_base_component_t *comp, int component
     char help[4096];
     int rc;
 
+    out->abi = MCAST_COMMON_ABI;
+    out->job_store = mcast_calib_own_store();
     out->unparsed = 0;
     out->priority = default_priority;
     out->verbose = 0;

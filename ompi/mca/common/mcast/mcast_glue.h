@@ -13,6 +13,7 @@
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "ompi/communicator/communicator.h"
+#include "ompi/mca/common/mcast/mcast_compat.h"
 #include "mcast_planner.h"
 
 typedef enum {
@@ -26,8 +27,17 @@ typedef enum {
 #define MCAST_VERIFY_TRIALS_AUTO (-1)
 #define MCAST_VERIFY_AUTO_TRIALS 4
 
-/* Parameters every component has. */
+/* Parameters every component has, right after the component's Open MPI part in both of
+ * our component structures (mcast_component_head_t). */
+#define MCAST_COMMON_ABI 0x6d63617374763101ULL /* this layout ("mcastv1", 1) */
+struct mcast_job_store;
 typedef struct mcast_common_params {
+    /* MCAST_COMMON_ABI: the other component of ours reads job_store only where it finds
+     * it (a build of another layout is never read further) */
+    uint64_t abi;
+    /* the process's job model (mcast_calib.h): this .so's own store; both components use
+     * the one of the first of ours Open MPI lists (mcast_calib.c, job_store) */
+    struct mcast_job_store *job_store;
     int priority;
     int verbose;
     int algorithm;
@@ -54,6 +64,12 @@ typedef struct mcast_common_params {
      * one, as for a value set differently on some ranks. */
     uint64_t unparsed;
 } mcast_common_params_t;
+
+/* The start both component structures share (coll_kbinomial.h, coll_pathmc.h). */
+typedef struct mcast_component_head {
+    mcast_coll_component_t super;
+    mcast_common_params_t common;
+} mcast_component_head_t;
 
 /* The registration functions below: a value this process cannot read (one Open MPI
  * refuses, such as an unknown enum name or an int out of range, or one it would read
