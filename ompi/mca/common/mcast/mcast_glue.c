@@ -570,6 +570,15 @@ bool mcast_fallback_allowed(const char *component, int policy, struct ompi_commu
     return true;
 }
 
+bool mcast_pml_ucx(void)
+{
+    static int known = -1; /* (two threads may both look: the same answer) */
+    if (known < 0) {
+        known = 0 == strcmp(mca_pml_base_selected_component.pmlm_version.mca_component_name, "ucx");
+    }
+    return 1 == known;
+}
+
 bool mcast_network_tcp(void)
 {
     static int known = -1; /* the PML and the BTLs are chosen once per process */

@@ -158,4 +158,7 @@ bool mcast_fallback_allowed(const char *component, int policy, struct ompi_commu
  * parameter digest, so ranks that differ disagree and the module below serves. */
 bool mcast_network_tcp(void);
 
+/* The process's PML is ucx (chosen once per process). */
+bool mcast_pml_ucx(void);
+
 #endif /* MCAST_GLUE_H */

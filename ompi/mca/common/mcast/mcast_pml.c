@@ -167,7 +167,9 @@ static bool probes_at_finish(const mcast_slot_t *s)
  * its eager size straight into a contiguous receive buffer, all of it, also beyond a
  * shorter buffer (a truncated receive of 0 bytes took 4 KiB and more past it over vader,
  * 64 KiB over tcp, Open MPI 4.1.4); into a buffer with gaps it goes through the
- * convertor, which stops at the buffer's end (E-PROBE-1).  Made at the first use, kept
+ * convertor, which stops at the buffer's end (E-PROBE-1).  ucx truncates without writing
+ * past a buffer and builds a generic datatype of its own for one with gaps (about 1 us
+ * more per call): there the sentinel is 0 contiguous bytes.  Made at the first use, kept
  * to mcast_pml_fini; NULL: could not be made (then the probe). */
 static opal_mutex_t sentinel_lock = OPAL_MUTEX_STATIC_INIT;
 static ompi_datatype_t *sentinel_type = NULL;
@@ -204,9 +206,11 @@ static ompi_datatype_t *sentinel_datatype(void)
  * never takes a later call's message. */
 static void sentinel_post(mcast_call_t *c, mcast_slot_t *s)
 {
-    ompi_datatype_t *t = sentinel_datatype();
+    const bool contiguous = mcast_pml_ucx();
+    ompi_datatype_t *t = contiguous ? &ompi_mpi_byte.dt : sentinel_datatype();
     ompi_request_t *r = MPI_REQUEST_NULL;
-    const int rc = NULL != t ? MCA_PML_CALL(irecv(sentinel_room, 1, t, s->peer, c->tag, c->comm, &r))
+    const int rc = NULL != t ? MCA_PML_CALL(irecv(sentinel_room, contiguous ? 0 : 1, t, s->peer,
+                                                  c->tag, c->comm, &r))
                              : OMPI_ERROR;
     s->sentinel = OMPI_SUCCESS == rc ? r : NULL; /* (none: the probe instead) */
 }
