@@ -165,12 +165,11 @@ static bool probes_at_finish(const mcast_slot_t *s)
 
 /* The sentinel's datatype: two bytes with a gap between them.  ob1 reads a message above
  * its eager size straight into a contiguous receive buffer, all of it, also beyond a
- * shorter buffer (a truncated receive of 0 bytes took 4 KiB and more past it over vader,
- * 64 KiB over tcp, Open MPI 4.1.4); into a buffer with gaps it goes through the
- * convertor, which stops at the buffer's end (E-PROBE-1).  ucx truncates without writing
- * past a buffer and builds a generic datatype of its own for one with gaps (about 1 us
- * more per call): there the sentinel is 0 contiguous bytes.  Made at the first use, kept
- * to mcast_pml_fini; NULL: could not be made (then the probe). */
+ * shorter buffer; into a buffer with gaps it goes through the convertor, which stops at
+ * the buffer's end.  ucx truncates without writing past a buffer and builds a generic
+ * datatype of its own for one with gaps, which costs per call: there the sentinel is 0
+ * contiguous bytes (E-PROBE-1).  Made at the first use, kept to mcast_pml_fini; NULL:
+ * could not be made (then the probe). */
 static opal_mutex_t sentinel_lock = OPAL_MUTEX_STATIC_INIT;
 static ompi_datatype_t *sentinel_type = NULL;
 static bool sentinel_tried = false;
