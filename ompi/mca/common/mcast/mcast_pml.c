@@ -177,9 +177,12 @@ static char sentinel_room[3];
 
 static ompi_datatype_t *sentinel_datatype(void)
 {
+    /* made once: later calls read it without the lock (the flag is stored after it) */
+    if (__atomic_load_n(&sentinel_tried, __ATOMIC_ACQUIRE)) {
+        return sentinel_type;
+    }
     OPAL_THREAD_LOCK(&sentinel_lock);
     if (!sentinel_tried) {
-        sentinel_tried = true;
         const int len[2] = {1, 1}, disp[2] = {0, 2};
         ompi_datatype_t *t = NULL;
         if (OMPI_SUCCESS == ompi_datatype_create_indexed(2, len, disp, &ompi_mpi_byte.dt, &t)) {
@@ -189,6 +192,7 @@ static ompi_datatype_t *sentinel_datatype(void)
                 ompi_datatype_destroy(&t);
             }
         }
+        __atomic_store_n(&sentinel_tried, true, __ATOMIC_RELEASE);
     }
     ompi_datatype_t *t = sentinel_type;
     OPAL_THREAD_UNLOCK(&sentinel_lock);
@@ -254,6 +258,8 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
     if (len > (size_t) INT_MAX) {
         s->err = MPI_ERR_COUNT;
         len = 0; /* keep the peer in step: an empty message it will reject */
+    } else if (flags & MCAST_XF_VOID) {
+        /* error mode: `nothing` (below) */
     } else if (len > 0 && !c->staged) {
         data = c->base + off;
     } else if (len > 0 && MCAST_OP_SEND == kind) {
@@ -281,12 +287,26 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
             }
         }
     }
+    /* An empty receive (a notice, or one the error paths above emptied) takes a longer
+     * message as the sentinel does, truncated without writing past its room; an error
+     * mode's send never sends the buffer's bytes (one byte in place of a notice). */
+    ompi_datatype_t *rtype = &ompi_mpi_byte.dt;
+    int rcount = (int) len;
+    if (flags & MCAST_XF_VOID) {
+        data = nothing;
+    } else if (MCAST_OP_RECV == kind && 0 == len) {
+        data = sentinel_room;
+        if (!mcast_pml_ucx() && NULL != sentinel_datatype()) {
+            rtype = sentinel_datatype();
+            rcount = 1;
+        }
+    }
     int rc = (MCAST_OP_SEND == kind)
                  ? MCA_PML_CALL(isend(data, (int) len, MPI_BYTE, peer, tag,
                                       (flags & MCAST_XF_SYNC) ? MCA_PML_BASE_SEND_SYNCHRONOUS
                                                               : MCA_PML_BASE_SEND_STANDARD,
                                       c->comm, &s->req))
-                 : MCA_PML_CALL(irecv(data, (int) len, MPI_BYTE, peer, tag, c->comm, &s->req));
+                 : MCA_PML_CALL(irecv(data, rcount, rtype, peer, tag, c->comm, &s->req));
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -814,12 +834,21 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
                         sink_len[i] = 0;
                     }
                 }
+                /* an empty receive (a notice's) as xport_post takes it; a notice's send is
+                 * the one byte of error mode, every other send empty */
+                ompi_datatype_t *rt = &ompi_mpi_byte.dt;
+                int rcount = (int) sink_len[i];
+                if (MCAST_OP_RECV == k && 0 == sink_len[i] && !mcast_pml_ucx() &&
+                    NULL != sentinel_datatype()) {
+                    rt = sentinel_datatype();
+                    rcount = 1;
+                }
                 const int rc = (MCAST_OP_RECV == k)
-                                   ? MCA_PML_CALL(irecv(NULL != sink[i] ? sink[i] : none,
-                                                        (int) sink_len[i], MPI_BYTE, op.peer, t,
-                                                        comm, &req[k][i]))
-                                   : MCA_PML_CALL(isend(none, 0, MPI_BYTE, op.peer, t,
-                                                        MCA_PML_BASE_SEND_STANDARD, comm, &req[k][i]));
+                                   ? MCA_PML_CALL(irecv(NULL != sink[i] ? sink[i] : sentinel_room,
+                                                        rcount, rt, op.peer, t, comm, &req[k][i]))
+                                   : MCA_PML_CALL(isend(none, 0 == op.nblocks ? 1 : 0, MPI_BYTE,
+                                                        op.peer, t, MCA_PML_BASE_SEND_STANDARD,
+                                                        comm, &req[k][i]));
                 if (OMPI_SUCCESS == rc) {
                     posted++;
                 } else {
