@@ -341,7 +341,7 @@ long greedy(const Multi &mt, uint32_t m, bool urgent, int lag, int want, Ops *re
                 best->head = 0;
             }
             if (v == want && sends != nullptr) {
-                sends->push_back(mcast_op_t{best->child, j, 1, uint32_t(round), 0});
+                sends->push_back(mcast_op_t{best->child, j, 1, uint32_t(round), 0, 0});
             }
             arrived.push_back(Arrival{best->child, j});
             --pending;
@@ -349,7 +349,7 @@ long greedy(const Multi &mt, uint32_t m, bool urgent, int lag, int want, Ops *re
         for (const Arrival &a : arrived) {
             const kb_tree_t *t = mt.t[a.block % uint32_t(mt.T)];
             if (a.to == want && recvs != nullptr) {
-                recvs->push_back(mcast_op_t{t->parent[a.to], a.block, 1, uint32_t(round), 0});
+                recvs->push_back(mcast_op_t{t->parent[a.to], a.block, 1, uint32_t(round), 0, 0});
             }
             hold(a.to, a.block);
         }

@@ -35,8 +35,9 @@
  *
  * Errors never stop the engine: after the first error (a failed or mismatched op, a
  * peer that ended early) it keeps receiving what its peers send (so they never block
- * on it) and turns every later send into an empty message flagged MCAST_XF_VOID (so
- * its peers see a length mismatch and fail the same way); it finishes with that error.
+ * on it) and turns every later send into an empty message flagged MCAST_XF_VOID (a
+ * one-byte message in place of a notice, which is empty anyway; so its peers see a
+ * length mismatch and fail the same way); it finishes with that error.
  *
  * Slots: receives use slots [0, window), sends [window, window + max_sends); a
  * transport keeps one request per slot.
@@ -60,9 +61,13 @@ typedef enum { MCAST_OP_RECV = 0, MCAST_OP_SEND = 1 } mcast_op_kind_t;
 typedef struct mcast_op {
     int peer;          /* group rank */
     uint32_t block;    /* first block */
-    uint32_t nblocks;  /* >= 1 */
+    uint32_t nblocks;  /* >= 1; 0 for a NOTICE: an empty message (block 0, last) that
+                          closes a stream a peer expects (mcast_plan_schedule) */
     uint32_t step;     /* generator's round (nondecreasing along a list) */
     int last;          /* 1: the last op of this list with this peer */
+    int after;         /* a notice send: 1 + the peer whose stream to this rank must have
+                          ended first (its last receive completed), 0: none; so an error
+                          this rank finds there still reaches the notice's receiver */
 } mcast_op_t;
 
 typedef struct mcast_sched mcast_sched_t; /* opaque, immutable once built */
@@ -99,7 +104,8 @@ int mcast_sched_explicit(int n, int rank, uint32_t nblocks, const mcast_op_t *re
  * nondecreasing.  KB_OK, or KB_ERR_ARG with the first violation in errbuf.  The number
  * of rounds of that execution (each rank posts at most max_sends sends and window
  * receives per round, a block received in round t is forwarded from round t+1) goes to
- * *rounds when not NULL. */
+ * *rounds when not NULL: the round the last block arrives (notices, ops of no blocks,
+ * must complete but are not counted). */
 int mcast_sched_check(int n, int root, mcast_sched_t *const *scheds, int window, int max_sends,
                       long *rounds, char *errbuf, size_t errlen);
 
@@ -107,7 +113,8 @@ int mcast_sched_check(int n, int root, mcast_sched_t *const *scheds, int window,
  * Engine and transport seam
  * ------------------------------------------------------------------------- */
 #define MCAST_XF_LAST 1u  /* the last op of its list with this peer */
-#define MCAST_XF_VOID 2u  /* error mode: send 0 bytes instead of the data */
+#define MCAST_XF_VOID 2u  /* error mode: send 0 bytes instead of the data (1 byte, len 1,
+                             in place of a notice; never the buffer's bytes) */
 #define MCAST_XF_SYNC 4u  /* a synchronous send (MPI_Issend semantics): it completes only
                              once its receiver has it, so max_sends bounds the messages on
                              the wire for eager sizes too (mcast_engine_params_t.sync_sends) */

@@ -32,6 +32,7 @@
  * smaller k, then larger S).
  */
 #include "plan/plan_internal.hpp"
+#include "sched/mc_core.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -187,6 +188,44 @@ MC_API int mcast_plan_blocks(const mcast_plan_t *p, size_t bytes, size_t *block_
     return KB_OK;
 }
 
+namespace {
+
+/* The schedule of `m` blocks as planned (no notices). */
+int plan_sched(const mcast_plan_t *p, int rank, size_t bytes, uint32_t m, mcast_sched_t **out);
+
+/* The block count from which the pairs a plan's ranks talk over stop growing with it:
+ * one tree, 1; the two-tree 2; the scatter, a block per position (a two-level plan's
+ * inter-node level counts nodes).  The circulant's pairs fill from q + 1 blocks, but its
+ * notices would cost about as much as its broadcast below that (q - 1 more messages a
+ * rank: 1.7 - 2x at one block in the simulator, E-PAIRS-1): 1, unprotected, as Open
+ * MPI's own algorithms are. */
+uint32_t pair_blocks(const mcast_plan_t *p)
+{
+    if (p->family < 0) {
+        return 1; /* (edst's trees take blocks in turn: not measured, not protected) */
+    }
+    int n = p->n;
+    if (p->two_level && !p->node_of_rank.empty()) {
+        std::vector<int> nodes(p->node_of_rank);
+        std::sort(nodes.begin(), nodes.end());
+        n = int(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+    }
+    switch (p->level.family) {
+    case MCAST_FAM_TWOTREE:
+        return 2;
+    case MCAST_FAM_SCATTER_ALLGATHER:
+        return uint32_t(n);
+    default:
+        return 1;
+    }
+}
+
+} // namespace
+
+/* Below pair_blocks(p) blocks a rank's lists get notices for the pairs the plan uses
+ * with more blocks (mc::with_pairs_of): every pair of ranks that talks at some size talks
+ * at every size, so a signature that differs in size between ranks (an erroneous program)
+ * ends in an error, not a wait (E-PAIRS-1). */
 MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mcast_sched_t **out)
 {
     if (p == nullptr || out == nullptr || rank < 0 || rank >= p->n) {
@@ -198,6 +237,29 @@ MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mc
     if (ALGS[p->algorithm].transport != MCAST_PLAN_PML) {
         return KB_ERR_ARG; /* not a point-to-point schedule: the glue's transport runs it */
     }
+    const uint32_t full = pair_blocks(p);
+    int rc = plan_sched(p, rank, bytes, m, out);
+    if (rc != KB_OK || m == 0 || m >= full || p->n < 2) {
+        return rc;
+    }
+    mcast_sched_t *f = nullptr;
+    rc = plan_sched(p, rank, bytes, full, &f);
+    if (rc != KB_OK) {
+        mcast_sched_free(*out);
+        *out = nullptr;
+        return rc;
+    }
+    rc = kb::guarded([&] {
+        *out = mc::with_pairs_of(std::unique_ptr<mcast_sched>(*out), *f, true).release();
+    });
+    mcast_sched_free(f);
+    return rc;
+}
+
+namespace {
+
+int plan_sched(const mcast_plan_t *p, int rank, size_t bytes, uint32_t m, mcast_sched_t **out)
+{
     if (p->two_level) {
         return mcast_sched_two_level(p->n, p->root, rank, p->chain.data(), p->node_of_rank.data(),
                                      &p->level, &p->intra, m, out);
@@ -211,6 +273,8 @@ MC_API int mcast_plan_schedule(const mcast_plan_t *p, int rank, size_t bytes, mc
     }
     return mcast_sched_tree(p->tree.t, rank, m, kb_discipline_t(p->discipline), out);
 }
+
+} // namespace
 
 MC_API int mcast_plan_engine_params(const mcast_plan_t *p, int rank, size_t bytes,
                                     mcast_engine_params_t *ep)

@@ -20,10 +20,12 @@
  *
  * Error mode (first failed op, or a peer that ended early): receives go on as
  * scheduled, so senders never block on this rank; every later send is posted with
- * MCAST_XF_VOID (an empty message), so receivers see a length mismatch and enter the
- * same mode; the engine ends with the first error.  Hence one rank's local failure or a
+ * MCAST_XF_VOID (an empty message; one byte in place of a notice, an op of no blocks
+ * that is empty anyway), so receivers see a length mismatch and enter the same mode;
+ * the engine ends with the first error.  Hence one rank's local failure or a
  * mismatched signature never leaves another rank waiting for data this rank will not
- * send, and never completes a receiver with wrong data and success.
+ * send, and never completes a receiver with wrong data and success.  A notice sent
+ * `after` a peer waits until that peer's stream to this rank ended (E-PAIRS-1).
  *
  * Costs per op: O(1) besides the held check of its blocks (one bit per block).
  */
@@ -47,6 +49,7 @@ struct mcast_engine {
     uint32_t held_prefix = 0; /* blocks [0, held_prefix) held (a lower bound) */
     uint32_t first_bad = UINT32_MAX; /* the first block whose receive failed */
     std::vector<int> ended; /* peers whose stream ended early */
+    std::vector<int> closed; /* peers whose last receive completed (notices wait on them) */
     std::vector<size_t> held_back; /* last receives from a peer with earlier ones open */
     int status = 0;
     bool pumping = false;
@@ -87,6 +90,15 @@ struct mcast_engine {
     {
         return std::find(ended.begin(), ended.end(), peer) != ended.end();
     }
+    /* A notice send may go: no peer to wait for, or that peer's stream to us ended. */
+    bool notice_ready(const mcast_op_t &o) const
+    {
+        if (o.nblocks > 0 || o.after <= 0) {
+            return true;
+        }
+        const int q = o.after - 1;
+        return peer_ended(q) || std::find(closed.begin(), closed.end(), q) != closed.end();
+    }
     void release(int slot)
     {
         const bool is_recv = slot < p.window;
@@ -113,7 +125,7 @@ struct mcast_engine {
         size_t off = 0, len = 0;
         mc::block_range(p.bytes, p.block_bytes, o.block, o.nblocks, &off, &len);
         if (flags & MCAST_XF_VOID) {
-            len = 0;
+            len = len > 0 ? 0 : 1; /* a notice's error: one byte where none is expected */
         }
         const int rc = x.post(x.ctx, slot, kind, o.peer, off, len, flags);
         if (rc != 0) {
@@ -167,7 +179,7 @@ struct mcast_engine {
             while (send_out < size_t(p.max_sends) && send_next < nsend) {
                 const mcast_op_t o = s->op(MCAST_OP_SEND, send_next);
                 const bool err = status != 0;
-                if (!err && !is_held(o.block, o.nblocks)) {
+                if (!err && (!is_held(o.block, o.nblocks) || !notice_ready(o))) {
                     break;
                 }
                 const size_t i = send_next++;
@@ -215,6 +227,7 @@ int start(mcast_engine *e, const mcast_sched *s, const mcast_engine_params_t *p,
     e->held_prefix = 0;
     e->first_bad = UINT32_MAX;
     e->ended.clear();
+    e->closed.clear();
     e->held_back.clear();
     e->status = 0;
     e->pumping = e->repump = false;
@@ -265,6 +278,9 @@ MC_API int mcast_engine_complete(mcast_engine_t *e, int slot, int status)
         e->set_held(o.block, o.nblocks);
         if (status != 0) {
             e->first_bad = std::min(e->first_bad, o.block);
+        }
+        if (o.last) {
+            e->closed.push_back(o.peer);
         }
     }
     e->fail(status);

@@ -15,6 +15,8 @@
  * held before the round) to receivers whose matching receive is posted (at most
  * `window` incomplete receives ahead, list order): the strict rendezvous reading, so a
  * schedule that passes cannot deadlock on a network that waits for receivers either.
+ * A notice (an op of no blocks, mc::with_pairs_of) is held at once; one sent `after` a
+ * peer's stream waits, as in the engine, until every receive from that peer completed.
  *
  *   n = 4, m = 2, binomial tree 0 -> {2, 1}, 2 -> {3}, FPFS, max_sends 1:
  *     round 1  0 -(b0)-> 2
@@ -78,13 +80,86 @@ void mark_last(Ops &ops)
     }
 }
 
+namespace {
+
+struct PairsSched final : mcast_sched {
+    std::unique_ptr<mcast_sched> inner;
+    Ops notices[2]; /* appended after inner's ops, per kind */
+    size_t count(mcast_op_kind_t kind) const override
+    {
+        return inner->count(kind) + notices[kind].size();
+    }
+    mcast_op_t op(mcast_op_kind_t kind, size_t i) const override
+    {
+        const size_t c = inner->count(kind);
+        return i < c ? inner->op(kind, i) : notices[kind][i - c];
+    }
+};
+
+} // namespace
+
+std::unique_ptr<mcast_sched> with_pairs_of(std::unique_ptr<mcast_sched> s, const mcast_sched &full,
+                                          bool after)
+{
+    kb::require(s != nullptr && s->n == full.n && s->rank == full.rank,
+                "pairs of another rank's schedule");
+    auto w = std::make_unique<PairsSched>();
+    bool any = false;
+    /* Who brings each block in `full`: a notice to P waits for the stream of the peer
+     * that brought the first block this rank sends P there (its data precede P's in
+     * `full`, so the waits never close a cycle), and carries the error that stream
+     * showed (E-PAIRS-1). */
+    std::vector<int> from(full.nblocks, -1);
+    for (size_t i = 0; i < full.count(MCAST_OP_RECV); ++i) {
+        const mcast_op_t f = full.op(MCAST_OP_RECV, i);
+        for (uint32_t b = f.block; b < f.block + f.nblocks && b < full.nblocks; ++b) {
+            from[b] = f.peer;
+        }
+    }
+    for (int kind = 0; kind < 2; ++kind) {
+        const mcast_op_kind_t k = mcast_op_kind_t(kind);
+        std::vector<char> has(size_t(s->n), 0);
+        uint32_t step = 0;
+        const size_t c = s->count(k);
+        for (size_t i = 0; i < c; ++i) {
+            const mcast_op_t o = s->op(k, i);
+            has[size_t(o.peer)] = 1;
+            step = o.step;
+        }
+        const size_t cf = full.count(k);
+        for (size_t i = 0; i < cf; ++i) {
+            const mcast_op_t f = full.op(k, i);
+            if (!has[size_t(f.peer)]) {
+                has[size_t(f.peer)] = 1;
+                mcast_op_t o{};
+                o.peer = f.peer;
+                o.step = step;
+                o.last = 1;
+                if (after && k == MCAST_OP_SEND && f.block < from.size() && from[f.block] >= 0) {
+                    o.after = from[f.block] + 1;
+                }
+                w->notices[kind].push_back(o);
+                any = true;
+            }
+        }
+    }
+    if (!any) {
+        return s;
+    }
+    w->n = s->n;
+    w->rank = s->rank;
+    w->nblocks = s->nblocks;
+    w->inner = std::move(s);
+    return w;
+}
+
 void check_ops(int n, int rank, uint32_t nblocks, const Ops &ops)
 {
     uint32_t prev_step = 0;
     for (const mcast_op_t &o : ops) {
         kb::require(o.peer >= 0 && o.peer < n, "op peer out of range");
         kb::require(o.peer != rank, "op with itself");
-        kb::require(o.nblocks >= 1, "op without blocks");
+        kb::require(o.nblocks >= 1 || (o.block == 0 && o.last), "op without blocks (a notice is block 0, last)");
         kb::require(uint64_t(o.block) + o.nblocks <= nblocks, "op blocks out of range");
         kb::require(o.step >= prev_step, "steps decrease along a list");
         prev_step = o.step;
@@ -99,6 +174,7 @@ struct RankRun {
     size_t nrecv = 0, nsend = 0;
     size_t send_next = 0;            /* sends executed so far (list order) */
     std::vector<char> recv_done;     /* per receive op */
+    std::vector<long> recv_round;    /* per receive op: the round it completed */
     size_t recv_first_open = 0;      /* first incomplete receive */
     size_t recv_open_before = 0;     /* incomplete receives among [0, recv_posted) */
     std::vector<long> held_round;    /* per block: round it arrives (0 = before round 1), -1 not */
@@ -130,6 +206,7 @@ long check_schedules(int n, int root, const std::vector<const mcast_sched *> &s,
         R.nrecv = R.s->count(MCAST_OP_RECV);
         R.nsend = R.s->count(MCAST_OP_SEND);
         R.recv_done.assign(R.nrecv, 0);
+        R.recv_round.assign(R.nrecv, 0);
         R.held_round.assign(m, r == root ? 0 : -1);
         Ops all;
         for (int kind = 0; kind < 2; ++kind) {
@@ -160,7 +237,7 @@ long check_schedules(int n, int root, const std::vector<const mcast_sched *> &s,
                         describe("a block is not received exactly once", r, b).c_str());
         }
     }
-    long round = 0;
+    long round = 0, data_round = 0; /* (notices carry no blocks: not counted) */
     size_t remaining = 0;
     for (const RankRun &R : run) {
         remaining += R.nsend;
@@ -181,6 +258,15 @@ long check_schedules(int n, int root, const std::vector<const mcast_sched *> &s,
                 bool held = true;
                 for (uint32_t b = o.block; b < o.block + o.nblocks; ++b) {
                     held = held && R.held_round[b] >= 0 && R.held_round[b] < round;
+                }
+                if (o.nblocks == 0 && o.after > 0) { /* a notice after a peer's stream */
+                    const auto q = R.recv_from.find(o.after - 1);
+                    kb::require(q != R.recv_from.end(),
+                                describe("a notice waits for a peer that sends nothing", r,
+                                         R.send_next).c_str());
+                    for (const size_t ri : q->second) {
+                        held = held && R.recv_done[ri] && R.recv_round[ri] < round;
+                    }
                 }
                 if (!held) {
                     break;
@@ -208,12 +294,16 @@ long check_schedules(int n, int root, const std::vector<const mcast_sched *> &s,
                 --remaining;
                 ++progress;
                 deliveries.push_back({o.peer, ri});
+                if (o.nblocks > 0) {
+                    data_round = round;
+                }
             }
         }
         kb::require(progress > 0, "the schedules deadlock (no send possible in a round)");
         for (const Delivery &d : deliveries) {
             RankRun &D = run[size_t(d.to)];
             D.recv_done[d.recv_index] = 1;
+            D.recv_round[d.recv_index] = round;
             const mcast_op_t ro = D.s->op(MCAST_OP_RECV, d.recv_index);
             for (uint32_t b = ro.block; b < ro.block + ro.nblocks; ++b) {
                 D.held_round[b] = round;
@@ -228,7 +318,7 @@ long check_schedules(int n, int root, const std::vector<const mcast_sched *> &s,
         kb::require(R.recv_first_open == R.nrecv,
                     describe("a receive is never matched", r, R.recv_first_open).c_str());
     }
-    return round;
+    return data_round;
 }
 
 } // namespace mc

@@ -95,7 +95,7 @@ struct Sim {
     bool blocks_valid(int r, size_t off, size_t len) const
     {
         if (len == 0) {
-            return false;
+            return true; /* a notice: no blocks */
         }
         const size_t B = p.block_bytes;
         for (size_t b = off / B; b * B < off + len; ++b) {
@@ -155,7 +155,9 @@ struct Sim {
         Msg mg;
         mg.from = r;
         mg.off = off;
-        mg.len = void_send ? 0 : len;
+        /* the engine's void sends are 0 bytes, or 1 in place of a notice; an injected
+         * failure sends what the engine would send in error mode */
+        mg.len = injected ? (len > 0 ? 0 : 1) : len;
         mg.valid = !void_send && blocks_valid(r, off, len);
         if (!void_send && !mg.valid) {
             err = "rank " + std::to_string(r) + " sent bytes it does not hold";

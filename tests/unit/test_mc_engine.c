@@ -199,6 +199,49 @@ static void test_loggp_shuffled(void **state)
     }
 }
 
+/* A notice (an op of no blocks, mcast_plan_schedule's) carries an error: rank 1 sends
+ * rank 2 a notice after its stream from rank 0; rank 1's receive fails, so the notice
+ * goes as the one byte of error mode, and rank 2, which expects nothing there, errs too
+ * (E-PAIRS-1).  Without the failure every rank ends with success. */
+static void test_notice_carries_error(void **state)
+{
+    (void) state;
+    const mcast_op_t r0s[2] = {{.peer = 1, .block = 0, .nblocks = 1, .step = 1, .last = 1},
+                               {.peer = 2, .block = 0, .nblocks = 1, .step = 2, .last = 1}};
+    const mcast_op_t r1r[1] = {{.peer = 0, .block = 0, .nblocks = 1, .step = 1, .last = 1}};
+    const mcast_op_t r1s[1] = {{.peer = 2, .block = 0, .nblocks = 0, .step = 1, .last = 1,
+                                .after = 1}};
+    const mcast_op_t r2r[2] = {{.peer = 0, .block = 0, .nblocks = 1, .step = 2, .last = 1},
+                               {.peer = 1, .block = 0, .nblocks = 0, .step = 2, .last = 1}};
+    mcast_sched_t *s[3];
+    assert_int_equal(mcast_sched_explicit(3, 0, 1, NULL, 0, r0s, 2, &s[0]), KB_OK);
+    assert_int_equal(mcast_sched_explicit(3, 1, 1, r1r, 1, r1s, 1, &s[1]), KB_OK);
+    assert_int_equal(mcast_sched_explicit(3, 2, 1, r2r, 2, NULL, 0, &s[2]), KB_OK);
+    char err[256] = "";
+    long rounds = 0;
+    assert_int_equal(mcast_sched_check(3, 0, s, 2, 1, &rounds, err, sizeof(err)), KB_OK);
+    for (int fail = 0; fail < 2; ++fail) {
+        mcast_engine_params_t ep = {100, 100, 2, 1};
+        mcast_simnet_params_t net = {{0.5, 0.5, 1.0, 0.01, 0.01, (size_t) -1}, 0,
+                                     fail ? 1 : -1, 0, 77};
+        mcast_simnet_result_t res;
+        int st[3];
+        if (KB_OK != mcast_simnet_run(3, 0, s, &ep, &net, NULL, st, &res, err, sizeof(err))) {
+            fail_msg("fail=%d: %s", fail, err);
+        }
+        assert_int_equal(st[0], 0);
+        assert_int_equal(st[1], fail ? 77 : 0);
+        if (fail) {
+            assert_int_not_equal(st[2], 0);
+        } else {
+            assert_int_equal(st[2], 0);
+        }
+    }
+    for (int r = 0; r < 3; ++r) {
+        mcast_sched_free(s[r]);
+    }
+}
+
 /* An error injected at any op of any rank: no hang, the failing rank errs, no rank
  * reports success with wrong data (the simulator checks the data of every rank without
  * error). */
@@ -531,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_checker_rejects),
         cmocka_unit_test(test_engine_rejects),
         cmocka_unit_test(test_held_bytes),
+        cmocka_unit_test(test_notice_carries_error),
         cmocka_unit_test(test_last_receive_waits),
         cmocka_unit_test(test_last_receive_held_back),
     };

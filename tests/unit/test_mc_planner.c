@@ -366,6 +366,95 @@ static void test_auto_near_best(void **state)
  * engine parameters, every rank receiving every block once; no tree; scatter_allgather
  * never more blocks than ranks; the allgather parameter is obeyed; messages larger
  * than n blocks allow are refused when forced and skipped under auto. */
+/* The pairs a rank sends to and receives from, per kind: bit r of peers[kind][rank]. */
+static void pairs_of(const mcast_plan_t *p, int n, size_t M, uint64_t peers[2][64],
+                     int *notices)
+{
+    for (int r = 0; r < n; ++r) {
+        mcast_sched_t *s = NULL;
+        assert_int_equal(mcast_plan_schedule(p, r, M, &s), KB_OK);
+        for (int k = 0; k < 2; ++k) {
+            peers[k][r] = 0;
+            const size_t c = mcast_sched_count(s, (mcast_op_kind_t) k);
+            for (size_t i = 0; i < c; ++i) {
+                mcast_op_t o;
+                assert_int_equal(mcast_sched_op(s, (mcast_op_kind_t) k, i, &o), KB_OK);
+                peers[k][r] |= (uint64_t) 1 << o.peer;
+                *notices += 0 == o.nblocks;
+            }
+        }
+        mcast_sched_free(s);
+    }
+}
+
+/* E-PAIRS-1: the two-tree's and the scatter's plans talk over the same pairs of ranks at
+ * every block count (notices where the blocks do not reach a pair), so ranks whose
+ * signatures differ in size never wait for a peer that sends them nothing; the schedules
+ * with notices pass the checker and run (test_family_plans runs them at small sizes
+ * too).  The circulant has none (planner.cpp, pair_blocks). */
+static void test_pairs_every_size(void **state)
+{
+    (void) state;
+    mcast_machine_t mach;
+    mcast_machine_default(&mach);
+    const int algs[] = {MCAST_ALG_SCATTER_ALLGATHER, MCAST_ALG_TWOTREE};
+    int notices = 0, checked = 0;
+    for (int ai = 0; ai < 2; ++ai) {
+        for (int n = 2; n <= 40; ++n) {
+            for (int root = 0; root < n; root += (n + 2) / 3) {
+                uint64_t first[2][64], now[2][64];
+                for (size_t m = 1; m <= 12; ++m) {
+                    const size_t seg = 1000, M = m * seg;
+                    mcast_forced_t f;
+                    mcast_forced_default(&f);
+                    f.algorithm = algs[ai];
+                    f.segment_bytes = seg;
+                    f.allgather = 1; /* ring at every size (the variant changes the pairs) */
+                    if (MCAST_ALG_SCATTER_ALLGATHER == algs[ai] && m > (size_t) n) {
+                        break;
+                    }
+                    mcast_plan_input_t in = input(n, root, M, &mach, &f);
+                    mcast_plan_t *p = select_ok(&in);
+                    size_t B;
+                    uint32_t nb;
+                    assert_int_equal(mcast_plan_blocks(p, M, &B, &nb), KB_OK);
+                    assert_int_equal(nb, (uint32_t) m);
+                    pairs_of(p, n, M, 1 == m ? first : now, &notices);
+                    if (m > 1) {
+                        for (int k = 0; k < 2; ++k) {
+                            for (int r = 0; r < n; ++r) {
+                                if (first[k][r] != now[k][r]) {
+                                    fail_msg("alg %d n=%d root=%d m=%zu: rank %d's %s peers "
+                                             "differ from 1 block's",
+                                             algs[ai], n, root, m, r, k ? "send" : "receive");
+                                }
+                            }
+                        }
+                    }
+                    mcast_sched_t *sc[64];
+                    for (int r = 0; r < n; ++r) {
+                        assert_int_equal(mcast_plan_schedule(p, r, M, &sc[r]), KB_OK);
+                    }
+                    mcast_engine_params_t ep;
+                    assert_int_equal(mcast_plan_engine_params(p, 0, M, &ep), KB_OK);
+                    char err[256] = "";
+                    if (KB_OK != mcast_sched_check(n, root, sc, ep.window, ep.max_sends, NULL,
+                                                   err, sizeof(err))) {
+                        fail_msg("alg %d n=%d M=%zu: %s", algs[ai], n, M, err);
+                    }
+                    for (int r = 0; r < n; ++r) {
+                        mcast_sched_free(sc[r]);
+                    }
+                    mcast_plan_free(p);
+                    ++checked;
+                }
+            }
+        }
+    }
+    print_message("# pairs every size: %d plans, %d notices\n", checked, notices);
+    assert_true(notices > 0);
+}
+
 static void test_family_plans(void **state)
 {
     (void) state;
@@ -3340,6 +3429,7 @@ int main(void)
         cmocka_unit_test(test_model_loggp),
         cmocka_unit_test(test_auto_near_best),
         cmocka_unit_test(test_family_plans),
+        cmocka_unit_test(test_pairs_every_size),
         cmocka_unit_test(test_family_wins_bandwidth),
         cmocka_unit_test(test_two_level_plans),
         cmocka_unit_test(test_previous),
