@@ -57,12 +57,14 @@ void mark_last(Ops &ops);
 /* `s` with a NOTICE (an op of no blocks: an empty message, flagged last) appended to each
  * list for every peer that `full` (the same rank's schedule with more blocks) talks to in
  * that list and `s` does not.  A family whose graph grows with the block count (the
- * two-tree's second tree carries nothing of one block, the circulant's skips fill from
- * q + 1 blocks, a position of the scatter beyond the block count owns nothing) then
- * talks over the same pairs at every block count, so ranks of an erroneous program
- * whose signatures differ in size never wait for a peer that sends nothing: every
- * stream ends with a last message, and the engine's length and stream checks see the
- * difference (E-PAIRS-1).  Returns `s` itself when nothing is missing. */
+ * two-tree's second tree carries nothing of one block, a position of the scatter beyond
+ * the block count owns nothing; mcast_plan_schedule pads those two) then talks over the
+ * same pairs at every block count, so ranks of an erroneous program whose signatures
+ * differ in size never wait for a peer that sends nothing: every stream ends with a last
+ * message, and the engine's length and stream checks see the difference (E-PAIRS-1).
+ * With `after`, a notice send names the peer that brings, in `full`, the first block this
+ * rank sends that pair (mcast_op_t.after): the engine sends it once that peer's stream
+ * ended, so an error found there travels on.  Returns `s` itself when nothing is missing. */
 std::unique_ptr<mcast_sched> with_pairs_of(std::unique_ptr<mcast_sched> s, const mcast_sched &full,
                                           bool after);
 
