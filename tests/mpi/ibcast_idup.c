@@ -7,11 +7,14 @@
  * communicator are checked.  Until our tags left the communicator's nonblocking counter,
  * which the idups draw from inside the progress engine, this hung (3 ranks, forced
  * kbinomial; MPICH's comm_idup_nb).  Then five idups of an intercommunicator at once
- * (inter_stage).  Exit 0 and "0 failures" when every check held.
+ * (inter_stage; `-I` leaves it out: Open MPI 5.0's own agreement on an intercommunicator
+ * duplicate's context id hangs there whatever broadcast serves it, E-IDUP-3).  Exit 0 and
+ * "0 failures" when every check held.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define ROUNDS 5
 
@@ -76,6 +79,7 @@ static int inter_stage(MPI_Comm inter, int barrier, int remote_size)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    const int inter_too = !(argc > 1 && 0 == strcmp(argv[1], "-I"));
     int wrank, wsize, failures = 0, checks = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -108,7 +112,7 @@ int main(int argc, char **argv)
             MPI_Comm_free(&c);
         }
     }
-    if (wsize >= 2) {
+    if (wsize >= 2 && inter_too) {
         const int left = wrank < (wsize + 1) / 2;
         MPI_Comm local, inter;
         MPI_Comm_split(MPI_COMM_WORLD, left, wrank, &local);
@@ -151,7 +155,8 @@ int main(int argc, char **argv)
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (0 == wrank) {
-        printf("ibcast_idup: np=%d %d checks, %d failures\n", wsize, checks, all);
+        printf("ibcast_idup: np=%d %d checks%s, %d failures\n", wsize, checks,
+               inter_too ? "" : " (no intercommunicator stage)", all);
     }
     MPI_Finalize();
     return 0 == all ? 0 : 1;

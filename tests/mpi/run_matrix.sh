@@ -220,11 +220,15 @@ done
 # 1b'''. MPI_Ibcast beside MPI_Comm_idup of the same communicator (ibcast_idup.c; MPICH's
 #     comm_idup_nb hung before our tags left the communicator's nonblocking counter), and
 #     five idups of an intercommunicator at once (they hung before our Ibcasts on its
-#     local groups started and completed in call order: E-IDUP-2).
+#     local groups started and completed in call order: E-IDUP-2).  Not the
+#     intercommunicator's on Open MPI 5: its own id agreement hangs there with its own
+#     broadcast (stock) and now and then with ours (E-IDUP-3).
 IDUP=$BUILD_DIR/ibcast_idup
+IDUP_ARGS=() IDUP_NOTE=""
+[ "${OMPI_MAJOR:-0}" -ge 5 ] && IDUP_ARGS=(-I) IDUP_NOTE=" (no intercomm stage: E-IDUP-3)"
 for alg in kbinomial auto; do
-    row "ibcast beside idup np=3 alg=$alg" "ibcast $(expect_of $alg)" 3 PML_OB1 \
-        --mca coll_kbinomial_algorithm "$alg" "$IDUP"
+    row "ibcast beside idup np=3 alg=$alg$IDUP_NOTE" "ibcast $(expect_of $alg)" 3 PML_OB1 \
+        --mca coll_kbinomial_algorithm "$alg" "$IDUP" "${IDUP_ARGS[@]}"
 done
 # 1b''. Persistent broadcast (MPI_Bcast_init / MPI_Start, Open MPI 5): every algorithm
 #     forced, several starts of one request, three in flight, two communicators, free of
