@@ -133,7 +133,7 @@ for prog in "$BUILD/tests/mpi/bcast_check -l 200000" "$BUILD/perf/osu_style_bcas
         { [ "$(basename "$1")" != bcast_check ] || grep -q "np=4 .* 0 failures" "$WORK/out"; }; then
         ok "MPI_Bcast via coll/pathmc mcast over IP, 4 hosts, 5% loss: $(basename "$1") data checked ($(grep -m1 -o 'MPI_Bcast [0-9]* cases, 0 failures' "$WORK/out" || echo "1 B..4 MiB, rotating roots"))"
     else
-        bad "MPI_Bcast via coll/pathmc mcast: $(basename "$1")"; grep -v "^coll:pathmc: comm=[0-9]* size" "$WORK/out" | tail -15
+        bad "MPI_Bcast via coll/pathmc mcast: $(basename "$1")"; grep -a -v "^coll:pathmc: comm=[0-9]* size" "$WORK/out" | tail -15
     fi
 done
 # MPI_Ibcast over the group, 0 % and 5 % loss
@@ -149,7 +149,7 @@ for loss in 0 5; do
             { [ "$(basename "$1")" != bcast_check ] || grep -q "np=4 .* 0 failures" "$WORK/out"; }; then
             ok "MPI_Ibcast via coll/pathmc mcast over IP, 4 hosts, ${loss}% loss: $(basename "$1") data checked ($(grep -m1 -o 'MPI_Ibcast([0-9]* outstanding) [0-9]* cases, 0 failures' "$WORK/out" || echo "1 B..4 MiB"), $(grep -c '^coll:pathmc: ibcast .*algorithm=mcast' "$WORK/out") plan lines all mcast); $(( $(drops) - d0 )) multicast packets dropped by the loss program"
         else
-            bad "MPI_Ibcast via coll/pathmc mcast, ${loss}% loss: $(basename "$1")"; grep -v "^coll:pathmc: \(ibcast \)\{0,1\}comm=[0-9]* size" "$WORK/out" | tail -15
+            bad "MPI_Ibcast via coll/pathmc mcast, ${loss}% loss: $(basename "$1")"; grep -a -v "^coll:pathmc: \(ibcast \)\{0,1\}comm=[0-9]* size" "$WORK/out" | tail -15
         fi
     done
 done
@@ -184,11 +184,11 @@ if [ -x "$FORGE" ]; then
                     ok "under attack, ${loss}% loss: $what: data checked, 0 failed calls, ranks that counted forged datagrams: $forged"
                 else
                     bad "under attack, ${loss}% loss: $what: failed collectives $failed, ranks that counted forged datagrams $forged"
-                    grep -E "^mcast:ip: .*closed" "$WORK/out" | head -8
+                    grep -a -E "^mcast:ip: .*closed" "$WORK/out" | head -8
                 fi
             else
                 bad "under attack, ${loss}% loss: $what"
-                grep -v "^coll:pathmc: \(ibcast \)\{0,1\}comm=[0-9]* \(size\|root\)" "$WORK/out" | tail -15
+                grep -a -v "^coll:pathmc: \(ibcast \)\{0,1\}comm=[0-9]* \(size\|root\)" "$WORK/out" | tail -15
             fi
         done
         set --
