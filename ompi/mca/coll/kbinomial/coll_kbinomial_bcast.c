@@ -20,30 +20,24 @@
 
 #include <unistd.h>
 
-/* Cores the ranks of a node share, for the shm model: the online CPUs when Open MPI
- * runs the node oversubscribed (it then yields when idle), else 0 = one core per rank. */
-static int node_cores(void)
+/* Cores the ranks of a node share, for the shm model: where some rank's Open MPI runs its
+ * node oversubscribed (it then yields when idle), the fewest online CPUs of a rank's node,
+ * else 0 = one core per rank; both agreed by the ranks' exchange (mcast_locality.h). */
+static int node_cores(const mcast_locality_t *loc)
 {
-    if (!mcast_yield_when_idle()) {
-        return 0;
-    }
-    static long n = 0; /* sysconf reads a file each time: once per process */
-    if (0 == n) {
-        n = sysconf(_SC_NPROCESSORS_ONLN);
-    }
-    return n > 0 && n < 1 << 20 ? (int) n : 1;
+    return loc->oversubscribed ? loc->cores : 0;
 }
 
 /* The shared segment's slot (mcast_shm_slot_bytes_for): shm_chunk_bytes where every rank
  * of the fullest node has a core, shm_max_chunk_bytes where a call's chunks fill the ring.
  * The segment's pages are reserved when it is made, inside the communicator's first call:
  * a region no larger than its chunks need makes that call cheaper (E-FIRST-2).  Every rank
- * reaches the same value (the node's cores are in the parameter digest, the ranks per node
- * come from the exchange), and the planner plans with the slot the region has. */
+ * reaches the same value (the node's cores and the ranks per node come from the exchange),
+ * and the planner plans with the slot the region has. */
 static size_t slot_bytes_of(const mcast_locality_t *loc)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
-    return mcast_shm_slot_bytes_for(c->shm_chunk_bytes, c->shm_max_chunk_bytes, node_cores(),
+    return mcast_shm_slot_bytes_for(c->shm_chunk_bytes, c->shm_max_chunk_bytes, node_cores(loc),
                                     loc->fullest_node_ranks);
 }
 
@@ -59,7 +53,7 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
     (void) m;
     const mcast_forced_t f = forced_params();
-    uint64_t h = mcast_forced_digest(&f, mcast_machine_of("kbinomial", c->machine_file));
+    uint64_t h = mcast_forced_digest(&f, mcast_machine_of("kbinomial", c->machine_file, false));
     h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
     h = mcast_digest_bytes(h, &c->common.unparsed, sizeof(c->common.unparsed));
@@ -74,8 +68,6 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->shm_chunk_bytes, sizeof(c->shm_chunk_bytes));
     h = mcast_digest_bytes(h, &c->shm_slots, sizeof(c->shm_slots));
     h = mcast_digest_bytes(h, &c->shm_max_chunk_bytes, sizeof(c->shm_max_chunk_bytes));
-    const int cores = node_cores();
-    h = mcast_digest_bytes(h, &cores, sizeof(cores));
     const int tcp = mcast_network_tcp();
     h = mcast_digest_bytes(h, &tcp, sizeof(tcp));
     d->params = h;
@@ -116,7 +108,8 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
      * with what the network measured, on every network; below (or where nothing was
      * measured) the built-in model, which over TCP does not describe the network: Open
      * MPI's own choice under auto (bytes: the class's, the same on every rank) */
-    mcast_module_machine_input(m, loc, mcast_machine_of("kbinomial", c->machine_file), bytes, in);
+    mcast_module_machine_input(m, loc, mcast_machine_of("kbinomial", c->machine_file, loc->oversubscribed),
+                               bytes, in);
     in->forced = forced;
     in->rules = m->use_rules ? c->rules : NULL;
     /* A segment per node (one node: shm; across nodes: twolevel's intra=shm).  It is copied
@@ -126,7 +119,7 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
         in->shm_slot_bytes = slot_bytes_of(loc);
         in->shm_chunk_bytes = c->shm_chunk_bytes;
         in->shm_slots = c->shm_slots;
-        in->node_cores = node_cores();
+        in->node_cores = node_cores(loc);
     }
 }
 
@@ -153,7 +146,9 @@ static bool kbinomial_calibrate_wanted(mcast_module_t *m, struct ompi_communicat
 {
     (void) comm;
     return mcast_module_calibrate_wanted(
-        m, m->comm_state, mcast_machine_of("kbinomial", mca_coll_kbinomial_component.machine_file));
+        m, m->comm_state,
+        mcast_machine_of("kbinomial", mca_coll_kbinomial_component.machine_file,
+                         ((const mcast_locality_t *) m->comm_state)->oversubscribed));
 }
 
 static mcast_locality_t *kbinomial_locality(mcast_module_t *m)

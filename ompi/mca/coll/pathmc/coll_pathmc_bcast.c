@@ -224,7 +224,7 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
     (void) m;
     kbinomial_calibration_params();
     const mcast_forced_t f = forced_params();
-    uint64_t h = mcast_forced_digest(&f, mcast_machine_of("pathmc", kbinomial_string("machine_file")));
+    uint64_t h = mcast_forced_digest(&f, mcast_machine_of("pathmc", kbinomial_string("machine_file"), false));
     h = mcast_digest_bytes(h, &c->common.fallback, sizeof(c->common.fallback));
     h = mcast_digest_bytes(h, &c->common.priority, sizeof(c->common.priority));
     h = mcast_digest_bytes(h, &c->common.unparsed, sizeof(c->common.unparsed));
@@ -333,8 +333,9 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     in->mcast_chunk_bytes = mca_coll_pathmc_mcast_chunk(st);
     /* between nodes without a machine file: measured from self_calibrate_from, as
      * kbinomial's plans (E-SIM-5); the built-in model over TCP: Open MPI's own choice */
-    mcast_module_machine_input(m, loc, mcast_machine_of("pathmc", kbinomial_string("machine_file")),
-                               bytes, in);
+    mcast_module_machine_input(
+        m, loc, mcast_machine_of("pathmc", kbinomial_string("machine_file"), loc->oversubscribed),
+        bytes, in);
     in->forced = forced;
 }
 
@@ -345,7 +346,8 @@ static bool pathmc_calibrate_wanted(mcast_module_t *m, struct ompi_communicator_
     const mca_coll_pathmc_state_t *st = m->comm_state;
     (void) comm;
     return mcast_module_calibrate_wanted(
-        m, st->locality, mcast_machine_of("pathmc", kbinomial_string("machine_file")));
+        m, st->locality,
+        mcast_machine_of("pathmc", kbinomial_string("machine_file"), st->locality->oversubscribed));
 }
 
 static void pathmc_context(mcast_module_t *m, char *buf, size_t len)

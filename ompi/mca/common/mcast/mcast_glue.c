@@ -506,10 +506,10 @@ static void machine_make(const char *component, const char *p, bool oversubscrib
     }
 }
 
-const mcast_machine_t *mcast_machine_of(const char *component, const char *path)
+const mcast_machine_t *mcast_machine_of(const char *component, const char *path,
+                                        bool oversubscribed)
 {
     const char *p = (NULL == path) ? "" : path;
-    const bool oversubscribed = mcast_yield_when_idle();
     OPAL_THREAD_LOCK(&digest_lock);
     machine_entry_t *e = machines;
     while (NULL != e && (e->oversubscribed != oversubscribed || 0 != strcmp(e->path, p))) {

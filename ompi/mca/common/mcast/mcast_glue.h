@@ -115,9 +115,13 @@ void mcast_param_range_size(const char *component, const char *name, size_t *val
                             size_t hi, size_t dflt);
 
 /* The machine model of a machine file (NULL or "" = built-in defaults), read once per
- * process and path; a file that cannot be used gives the defaults and a message.  The
- * model returned never changes (another thread may plan with it). */
-const mcast_machine_t *mcast_machine_of(const char *component, const char *path);
+ * process and path; a file that cannot be used gives the defaults and a message;
+ * oversubscribed: with the costs of a node that runs more ranks than cores (the
+ * communicator's agreed mcast_locality_t.oversubscribed; false for the file's own model,
+ * which the parameter digests compare).  The model returned never changes (another
+ * thread may plan with it). */
+const mcast_machine_t *mcast_machine_of(const char *component, const char *path,
+                                        bool oversubscribed);
 
 /* mpi_yield_when_idle as Open MPI set it (oversubscribed node), also while a probe of ours
  * has it turned off; and the pair that turns it off around a PML probe (nested and

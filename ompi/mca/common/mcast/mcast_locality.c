@@ -15,10 +15,37 @@
 #include MCAST_PMIX_INTERNAL_H
 #include "pathmc.h"
 #include "mcast_fabric.h"
+#include "mcast_glue.h"
 #include "mcast_planner.h"
 #include "mcast_topo_cache.h"
 
 _Static_assert(MCAST_LOCALITY_MAX_DIMS == MCAST_FABRIC_MAX_DIMS, "one record layout");
+
+/* This node's online cores (sysconf reads a file each time: once per process). */
+static int own_cores(void)
+{
+    static long n = 0;
+    if (0 == n) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    }
+    return n > 0 && n < 1 << 20 ? (int) n : 1;
+}
+
+/* loc->oversubscribed and loc->cores from every rank's record (mcast_locality.h). */
+static void agree_cores(mcast_locality_t *loc, const mcast_locality_record_t *all)
+{
+    loc->oversubscribed = false;
+    loc->cores = 1 << 20;
+    for (int r = 0; r < loc->n; r++) {
+        loc->oversubscribed = loc->oversubscribed || 0 != all[r].yields;
+        if (all[r].cores >= 1 && all[r].cores < loc->cores) {
+            loc->cores = all[r].cores;
+        }
+    }
+    if (loc->cores >= 1 << 20) {
+        loc->cores = 1;
+    }
+}
 
 mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
 {
@@ -40,6 +67,8 @@ mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
     loc->nnodes = loc->all_local ? 1 : -1;
     loc->fullest_node_ranks = loc->all_local ? n : 1;
     loc->ordering_name = "identity";
+    loc->oversubscribed = mcast_yield_when_idle(); /* (until the records are exchanged) */
+    loc->cores = own_cores();
     return loc;
 }
 
@@ -231,6 +260,8 @@ void mcast_locality_record_self(mcast_locality_record_t *rec)
     gethostname(rec->host, sizeof(rec->host) - 1);
     place_of(&OPAL_PROC_MY_NAME, rec);
     rec->fab_ndims = mcast_fabric_own_coords(rec->fab_coord, rec->fab_shape, MCAST_FABRIC_MAX_DIMS);
+    rec->yields = mcast_yield_when_idle() ? 1 : 0;
+    rec->cores = own_cores();
     OPAL_THREAD_LOCK(&place_lock);
     self_record = *rec;
     self_known = true;
@@ -252,6 +283,7 @@ int mcast_locality_set_records(mcast_locality_t *loc, const mcast_locality_recor
             loc->records[r].fab_ndims = 0;
         }
     }
+    agree_cores(loc, loc->records);
     return OMPI_SUCCESS;
 }
 
@@ -284,6 +316,7 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
         if (OMPI_SUCCESS != rc) {
             goto out;
         }
+        agree_cores(loc, all);
     }
 
     /* Host ids by first appearance in rank order; places where every rank has one. */

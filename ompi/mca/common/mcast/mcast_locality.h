@@ -33,6 +33,8 @@ typedef struct mcast_locality_record {
     int32_t fab_ndims;                    /* PMIx fabric coordinates: 0 = none */
     int32_t fab_coord[MCAST_LOCALITY_MAX_DIMS];
     int32_t fab_shape[MCAST_LOCALITY_MAX_DIMS]; /* 0 = unknown */
+    int32_t yields;                       /* Open MPI yields when idle in this process */
+    int32_t cores;                        /* this node's online cores (sysconf) */
 } mcast_locality_record_t;
 
 typedef struct mcast_locality {
@@ -52,6 +54,14 @@ typedef struct mcast_locality {
     char *host_names;          /* [n * MCAST_HOST_NAME_LEN] */
     const char **hosts;        /* [n] pointers into host_names */
     mcast_locality_record_t *records; /* [n] every rank's record once exchanged, or NULL */
+    /* Agreed from the records (until then this process's own values): some rank yields
+     * when idle (its node runs more ranks than cores: a job's ranks agree on it, the
+     * ranks of a communicator that merges jobs, as MPI_Comm_spawn's, may not), and then
+     * the fewest online cores of a rank's node.  What the plans depend on (the machine
+     * model's oversubscribed costs, the segment's slot, verification) reads these, so
+     * every rank plans alike where the ranks' own values differ. */
+    bool oversubscribed;
+    int cores;
 } mcast_locality_t;
 
 /* At comm_query: locality flags only.  NULL on allocation failure. */

@@ -363,16 +363,15 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
  * MCAST_VERIFY_TRIALS_AUTO, MCAST_VERIFY_AUTO_TRIALS where every rank is on one node and
  * each has a core (Open MPI does not yield when idle), else off: there the trials judged
  * as a benchmark loop does, with more ranks than cores and across TCP hosts they did not
- * (E-VERIFY-3, E-VERIFY-1, E-VERIFY-2).  Every rank reaches the same value: one node is
- * the exchange's, and Open MPI's yielding enters the machine model the ranks' parameter
- * digests compare (mcast_machine_of). */
+ * (E-VERIFY-3, E-VERIFY-1, E-VERIFY-2).  Every rank reaches the same value: one node and
+ * Open MPI's yielding (on some rank) are the exchange's (mcast_locality.h). */
 static int verify_trials_of(mcast_module_t *m, const mcast_common_params_t *par)
 {
     if (MCAST_VERIFY_TRIALS_AUTO != par->verify_trials) {
         return par->verify_trials;
     }
     const mcast_locality_t *loc = m->ops->locality(m);
-    return NULL != loc && loc->all_local && !mcast_yield_when_idle() ? MCAST_VERIFY_AUTO_TRIALS : 0;
+    return NULL != loc && loc->all_local && !loc->oversubscribed ? MCAST_VERIFY_AUTO_TRIALS : 0;
 }
 
 /* With m->lock held, once the exchange finished: the preparation that never waits (also
