@@ -68,8 +68,6 @@ static void kbinomial_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->shm_chunk_bytes, sizeof(c->shm_chunk_bytes));
     h = mcast_digest_bytes(h, &c->shm_slots, sizeof(c->shm_slots));
     h = mcast_digest_bytes(h, &c->shm_max_chunk_bytes, sizeof(c->shm_max_chunk_bytes));
-    const int tcp = mcast_network_tcp();
-    h = mcast_digest_bytes(h, &tcp, sizeof(tcp));
     d->params = h;
     /* a rules file that did not load counts as "none" (the reason was printed at open) */
     d->rules = (NULL != c->rules) ? kb_rules_checksum(c->rules)

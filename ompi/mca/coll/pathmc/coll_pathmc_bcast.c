@@ -232,8 +232,6 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.self_calibrate_from, sizeof(c->common.self_calibrate_from));
     const int kb_forced = kbinomial_forced() ? 1 : 0;
     h = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
-    const int tcp = mcast_network_tcp();
-    h = mcast_digest_bytes(h, &tcp, sizeof(tcp));
     /* multicast: what every rank must agree on (the interface may differ per host) */
     const int mc[4] = {c->mcast_transport, c->mcast_port, c->mcast_ttl, c->mcast_auth};
     h = mcast_digest_bytes(h, mc, sizeof(mc));

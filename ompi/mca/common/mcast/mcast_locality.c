@@ -31,13 +31,14 @@ static int own_cores(void)
     return n > 0 && n < 1 << 20 ? (int) n : 1;
 }
 
-/* loc->oversubscribed and loc->cores from every rank's record (mcast_locality.h). */
+/* loc->oversubscribed, loc->cores and loc->tcp from every rank's record (mcast_locality.h). */
 static void agree_cores(mcast_locality_t *loc, const mcast_locality_record_t *all)
 {
-    loc->oversubscribed = false;
+    loc->oversubscribed = loc->tcp = false;
     loc->cores = 1 << 20;
     for (int r = 0; r < loc->n; r++) {
         loc->oversubscribed = loc->oversubscribed || 0 != all[r].yields;
+        loc->tcp = loc->tcp || 0 != all[r].tcp;
         if (all[r].cores >= 1 && all[r].cores < loc->cores) {
             loc->cores = all[r].cores;
         }
@@ -67,8 +68,7 @@ mcast_locality_t *mcast_locality_new(struct ompi_communicator_t *comm)
     loc->nnodes = loc->all_local ? 1 : -1;
     loc->fullest_node_ranks = loc->all_local ? n : 1;
     loc->ordering_name = "identity";
-    loc->oversubscribed = mcast_yield_when_idle(); /* (until the records are exchanged) */
-    loc->cores = own_cores();
+    loc->cores = 1; /* (and not oversubscribed, no TCP: nothing plans before the records) */
     return loc;
 }
 
@@ -262,6 +262,7 @@ void mcast_locality_record_self(mcast_locality_record_t *rec)
     rec->fab_ndims = mcast_fabric_own_coords(rec->fab_coord, rec->fab_shape, MCAST_FABRIC_MAX_DIMS);
     rec->yields = mcast_yield_when_idle() ? 1 : 0;
     rec->cores = own_cores();
+    rec->tcp = mcast_network_tcp() ? 1 : 0;
     OPAL_THREAD_LOCK(&place_lock);
     self_record = *rec;
     self_known = true;

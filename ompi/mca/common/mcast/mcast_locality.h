@@ -35,6 +35,7 @@ typedef struct mcast_locality_record {
     int32_t fab_shape[MCAST_LOCALITY_MAX_DIMS]; /* 0 = unknown */
     int32_t yields;                       /* Open MPI yields when idle in this process */
     int32_t cores;                        /* this node's online cores (sysconf) */
+    int32_t tcp;                          /* this process reaches other nodes by TCP only */
 } mcast_locality_record_t;
 
 typedef struct mcast_locality {
@@ -59,9 +60,11 @@ typedef struct mcast_locality {
      * ranks of a communicator that merges jobs, as MPI_Comm_spawn's, may not), and then
      * the fewest online cores of a rank's node.  What the plans depend on (the machine
      * model's oversubscribed costs, the segment's slot, verification) reads these, so
-     * every rank plans alike where the ranks' own values differ. */
+     * every rank plans alike where the ranks' own values differ.  tcp: some rank reaches
+     * other nodes by TCP only (mcast_network_tcp; the built-in model's rule for TCP). */
     bool oversubscribed;
     int cores;
+    bool tcp;
 } mcast_locality_t;
 
 /* At comm_query: locality flags only.  NULL on allocation failure. */

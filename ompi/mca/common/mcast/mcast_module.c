@@ -1493,7 +1493,7 @@ static void calibrate(mcast_module_t *m, struct ompi_communicator_t *comm)
             fprintf(stderr, "coll:%s: comm=%u size=%d: self-calibration not used (%s; %.1f ms): "
                             "the built-in model%s\n",
                     m->ops->name, mcast_comm_id(comm), ompi_comm_size(comm), why, 1e-3 * cost_us,
-                    mcast_network_tcp() ? "'s rule for TCP" : "");
+                    loc->tcp ? "'s rule for TCP" : "");
         }
         fflush(stderr);
     }
@@ -1513,8 +1513,8 @@ void mcast_module_machine_input(const mcast_module_t *m, const mcast_locality_t 
 {
     const bool across = mcast_locality_across_builtin(loc, model);
     in->machine = model;
-    in->unmodelled_network = across && mcast_network_tcp();
-    in->nodes_over_tcp = mcast_network_tcp(); /* (in the exchanged digest) */
+    in->unmodelled_network = across && loc->tcp;
+    in->nodes_over_tcp = loc->tcp; /* (agreed in the exchange) */
     if (m->calibrated && across && bytes >= m->ops->params->self_calibrate_from) {
         in->machine = &m->calib;
         in->unmodelled_network = 0;
