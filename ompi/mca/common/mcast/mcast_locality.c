@@ -245,6 +245,16 @@ static pm_topology_t *fabric_topology(const mcast_locality_record_t *all, const 
     return topo;
 }
 
+/* What Open MPI decides about this process: read at each record, not kept with the place
+ * (the first record is made inside MPI_Init, and Open MPI 4.1 sets yield_when_idle after
+ * it has selected MPI_COMM_WORLD's collectives). */
+static void record_process(mcast_locality_record_t *rec)
+{
+    rec->yields = mcast_yield_when_idle() ? 1 : 0;
+    rec->cores = own_cores();
+    rec->tcp = mcast_network_tcp() ? 1 : 0;
+}
+
 void mcast_locality_record_self(mcast_locality_record_t *rec)
 {
     OPAL_THREAD_LOCK(&place_lock);
@@ -254,19 +264,18 @@ void mcast_locality_record_self(mcast_locality_record_t *rec)
     }
     OPAL_THREAD_UNLOCK(&place_lock);
     if (known) {
+        record_process(rec);
         return;
     }
     memset(rec, 0, sizeof(*rec));
     gethostname(rec->host, sizeof(rec->host) - 1);
     place_of(&OPAL_PROC_MY_NAME, rec);
     rec->fab_ndims = mcast_fabric_own_coords(rec->fab_coord, rec->fab_shape, MCAST_FABRIC_MAX_DIMS);
-    rec->yields = mcast_yield_when_idle() ? 1 : 0;
-    rec->cores = own_cores();
-    rec->tcp = mcast_network_tcp() ? 1 : 0;
     OPAL_THREAD_LOCK(&place_lock);
     self_record = *rec;
     self_known = true;
     OPAL_THREAD_UNLOCK(&place_lock);
+    record_process(rec);
 }
 
 int mcast_locality_set_records(mcast_locality_t *loc, const mcast_locality_record_t *all)
