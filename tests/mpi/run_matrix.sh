@@ -242,7 +242,8 @@ done
 #     node with a core per parent runs more ranks than cores once the children are there,
 #     so only the children's Open MPI yields when idle: the ranks agree on it in their
 #     exchange (mcast_locality.h) and coll/kbinomial serves the merged communicators of 4
-#     ranks (before, the ranks' parameter digests differed and the module below served).
+#     ranks (before, the ranks' parameter digests differed and the module below served:
+#     E-AGREE-1).
 SPAWN=$BUILD_DIR/bcast_spawn
 PML_OB1_TCP=(--mca pml ob1 --mca btl self,vader,tcp) # (vader joins no two jobs in 4.1)
 for alg in auto kbinomial; do

@@ -61,7 +61,8 @@ typedef struct mcast_locality {
      * the fewest online cores of a rank's node.  What the plans depend on (the machine
      * model's oversubscribed costs, the segment's slot, verification) reads these, so
      * every rank plans alike where the ranks' own values differ.  tcp: some rank reaches
-     * other nodes by TCP only (mcast_network_tcp; the built-in model's rule for TCP). */
+     * other nodes by TCP only (mcast_network_tcp; the built-in model's rule for TCP).
+     * E-AGREE-1: a digest of these left merged communicators to the module below. */
     bool oversubscribed;
     int cores;
     bool tcp;
