@@ -73,12 +73,21 @@ row() {
     local t0=$SECONDS roots=()
     # bcast_check at $ROOTS_FROM ranks or more: each case from $ROOTS roots, rotating
     case " $* " in *" $CHECK "*) [ "$np" -ge "$ROOTS_FROM" ] && roots=(-R "$ROOTS") ;; esac
-    timeout "$TIMEOUT" "$MPIRUN" -np "$np" "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${pmlargs[@]}" "$@" \
-        "${roots[@]}" >"$out" 2>"$err"
-    rc=$?
+    # ROW_TRIES: a run that hangs (ROW_TIMEOUT) is tried again, up to ROW_TRIES runs in
+    # all, where Open MPI's own protocol can hang now and then whatever broadcast serves it
+    local tries=${ROW_TRIES:-1} limit=${ROW_TIMEOUT:-$TIMEOUT} try=0 hung=""
+    while :; do
+        try=$((try + 1))
+        timeout "$limit" "$MPIRUN" -np "$np" "${BASE[@]}" "${FALLBACK_ERROR[@]}" "${pmlargs[@]}" \
+            "$@" "${roots[@]}" >"$out" 2>"$err"
+        rc=$?
+        [ $rc -eq 124 ] && [ $try -lt "$tries" ] || break
+        hung="$hung $try"
+    done
+    [ -n "$hung" ] && hung="hung in run(s)$hung of $try" && echo "    ($name: $hung)" >>"$LOG"
     local why=""
     if [ $rc -eq 124 ]; then
-        why="timeout after ${TIMEOUT}s"
+        why="timeout after ${limit}s${hung:+ ($hung)}"
     elif [ $rc -ne 0 ]; then
         why="exit $rc"
     elif [ "$np" -ge 2 ] && [ "$expect" != "-" ] &&
@@ -98,7 +107,8 @@ row() {
     } >>"$LOG"
     if [ -z "$why" ]; then
         pass=$((pass + 1))
-        printf 'PASS %s (%ds) %s\n' "$name" $((SECONDS - t0)) "$(grep -h 'cases\|checks' "$out" | tail -1)"
+        printf 'PASS %s (%ds) %s%s\n' "$name" $((SECONDS - t0)) "$(grep -h 'cases\|checks' "$out" | tail -1)" \
+            "${hung:+ ($hung)}"
     else
         fail=$((fail + 1))
         printf 'FAIL %s (%ds): %s\n' "$name" $((SECONDS - t0)) "$why"
@@ -227,15 +237,19 @@ done
 # 1b'''. MPI_Ibcast beside MPI_Comm_idup of the same communicator (ibcast_idup.c; MPICH's
 #     comm_idup_nb hung before our tags left the communicator's nonblocking counter), and
 #     five idups of an intercommunicator at once (they hung before our Ibcasts on its
-#     local groups started and completed in call order: E-IDUP-2).  Not the
-#     intercommunicator's on Open MPI 5: its own id agreement hangs there with its own
-#     broadcast (stock) and now and then with ours (E-IDUP-3).
+#     local groups started and completed in call order: E-IDUP-2).  Open MPI 4.1's own
+#     agreement there still starts the local groups' broadcasts in another order on a
+#     leader than on the other ranks now and then, whatever broadcast serves it (E-IDUP-4):
+#     that stage is a row of its own, tried up to 3 times when it hangs.  Not on Open MPI
+#     5: its agreement hangs there with its own broadcast (stock) and now and then with ours
+#     (E-IDUP-3).
 IDUP=$BUILD_DIR/ibcast_idup
-IDUP_ARGS=() IDUP_NOTE=""
-[ "${OMPI_MAJOR:-0}" -ge 5 ] && IDUP_ARGS=(-I) IDUP_NOTE=" (no intercomm stage: E-IDUP-3)"
 for alg in kbinomial auto; do
-    row "ibcast beside idup np=3 alg=$alg$IDUP_NOTE" "ibcast $(expect_of $alg)" 3 PML_OB1 \
-        --mca coll_kbinomial_algorithm "$alg" "$IDUP" "${IDUP_ARGS[@]}"
+    row "ibcast beside idup np=3 alg=$alg" "ibcast $(expect_of $alg)" 3 PML_OB1 \
+        --mca coll_kbinomial_algorithm "$alg" "$IDUP" -I
+    [ "${OMPI_MAJOR:-0}" -ge 5 ] && continue
+    ROW_TRIES=3 ROW_TIMEOUT=60 row "five idups of an intercommunicator np=3 alg=$alg" \
+        "ibcast $(expect_of $alg)" 3 PML_OB1 --mca coll_kbinomial_algorithm "$alg" "$IDUP" -O
 done
 # 1b, spawn. Communicators that join two jobs (bcast_spawn.c): the parents spawn children
 #     and broadcast on the children's world, both merges and the intercommunicator.  A
