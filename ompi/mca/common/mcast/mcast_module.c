@@ -241,7 +241,7 @@ static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, b
      * module below, instead of this rank failing alone) */
     m->chain = malloc(sizeof(int) * (size_t) n);
     m->nb_chain = malloc(sizeof(int) * (size_t) n);
-    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t));
+    m->plans.decisions = calloc(MCAST_MAX_CLASSES, sizeof(mcast_decision_t *));
     int slots = 0;
     size_t slot_bytes = 0;
     if (NULL != m->ops->segment && m->ops->segment(m, &slots, &slot_bytes) && NULL == m->shm) {
@@ -588,15 +588,18 @@ static mcast_decision_t *decide_now(mcast_module_t *m, struct ompi_communicator_
 
 static inline mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
 {
-    mcast_decision_t *d = &m->plans.decisions[cls];
-    return d->made ? d : decide_now(m, comm, cls);
+    mcast_decision_t *d = m->plans.decisions[cls];
+    return NULL != d && d->made ? d : decide_now(m, comm, cls);
 }
 
 /* (out of line: a settled call's decide is a load, without this one's frame; E-CALL-1) */
 static __attribute__((noinline)) mcast_decision_t *
 decide_now(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
 {
-    mcast_decision_t *d = &m->plans.decisions[cls];
+    mcast_decision_t *d = mcast_plan_cache_decision(&m->plans, cls);
+    if (NULL == d) {
+        return NULL; /* (no memory: decided again at a later call) */
+    }
     module_input_ctx_t ctx = {m, comm, 0};
     char why[256] = "";
     mcast_plan_t *p = NULL;
@@ -671,8 +674,8 @@ static int want_of(const mcast_module_t *m, int cls, bool trial)
     if (NULL == m->plans.decisions) {
         return WANT_DECISION;
     }
-    const mcast_decision_t *d = &m->plans.decisions[cls];
-    if (!d->made || d->failed || !d->verifying) {
+    const mcast_decision_t *d = m->plans.decisions[cls];
+    if (NULL == d || !d->made || d->failed || !d->verifying) {
         return WANT_DECISION;
     }
     const int cand = trial ? mcast_verify_pick(&d->verify)

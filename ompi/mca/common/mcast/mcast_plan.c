@@ -77,14 +77,28 @@ void mcast_plan_cache_forget(mcast_plan_cache_t *cache)
     cache->head = NULL;
     cache->count = 0;
     for (int i = 0; NULL != cache->decisions && i < MCAST_MAX_CLASSES; i++) {
-        free(cache->decisions[i].why);
-        memset(&cache->decisions[i], 0, sizeof(cache->decisions[i]));
+        mcast_decision_t *d = cache->decisions[i];
+        if (NULL != d) {
+            free(d->why);
+            memset(d, 0, sizeof(*d));
+        }
     }
+}
+
+mcast_decision_t *mcast_plan_cache_decision(mcast_plan_cache_t *cache, int cls)
+{
+    if (NULL == cache->decisions[cls]) {
+        cache->decisions[cls] = calloc(1, sizeof(mcast_decision_t));
+    }
+    return cache->decisions[cls];
 }
 
 void mcast_plan_cache_clear(mcast_plan_cache_t *cache)
 {
     mcast_plan_cache_forget(cache);
+    for (int i = 0; NULL != cache->decisions && i < MCAST_MAX_CLASSES; i++) {
+        free(cache->decisions[i]);
+    }
     free(cache->decisions);
     cache->decisions = NULL;
 }

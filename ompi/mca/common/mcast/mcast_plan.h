@@ -63,7 +63,10 @@ typedef struct mcast_decision {
 typedef struct mcast_plan_cache {
     mcast_cached_plan_t *head;
     int count;
-    mcast_decision_t *decisions; /* [MCAST_MAX_CLASSES], allocated at the first bcast */
+    /* [MCAST_MAX_CLASSES] (allocated at the first bcast), each allocated at its class's
+     * first decision: a communicator decides a few classes, and a whole table (520 B a
+     * class) was mapped and unmapped with each module (E-FIRST-3) */
+    mcast_decision_t **decisions;
 } mcast_plan_cache_t;
 
 /* Look a plan up (moves it to the front); NULL if absent. */
@@ -72,9 +75,12 @@ mcast_cached_plan_t *mcast_plan_cache_find(mcast_plan_cache_t *cache, int cls, i
  * NULL on ENOMEM (the plan is freed). */
 mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls, int root,
                                              mcast_plan_t *plan);
+/* Class cls's decision, to be written (NULL: no memory for it; the cache's table
+ * allocated). */
+mcast_decision_t *mcast_plan_cache_decision(mcast_plan_cache_t *cache, int cls);
 void mcast_plan_cache_clear(mcast_plan_cache_t *cache);
-/* Plans and decisions gone, the decisions' array kept (nothing to allocate, so nothing
- * that can fail on one rank only). */
+/* Plans and decisions gone, the decisions' memory kept (a decision made again allocates
+ * nothing, so nothing that can fail on one rank only). */
 void mcast_plan_cache_forget(mcast_plan_cache_t *cache);
 
 #endif /* MCAST_PLAN_H */
