@@ -433,11 +433,10 @@ fi
 #     that is not the root's, the failing rank returns an error class or the root's data,
 #     allocations did fail (-0: a path that allocates nothing at all), and the next
 #     broadcast is right on every rank; the timeout catches a hang.
-#       - the issue's reproduction, 2 KiB and more from the first call on (4 KiB until the
-#         decisions' table became a pointer per class, 2 KiB: E-FIRST-3; nothing that
-#         large is left to fail at 4 KiB): the first call's state is allocated (and agreed
-#         on in the exchange) in smaller pieces, the shared segment's calls allocate
-#         nothing: every rank returns the root's data
+#       - the issue's reproduction, 2 KiB and more from the first call on (its largest
+#         allocations, the decisions' table among them: E-FIRST-3): the first call's
+#         state is allocated (and agreed on in the exchange) in smaller pieces, the shared
+#         segment's calls allocate nothing: every rank returns the root's data
 #       - the shared segment: a blocking call allocates nothing; an Ibcast without memory for
 #         its request does its part before it returns (rank 3 also as the root)
 #       - the PML engine: stage buffers (4 KiB), then slots, engine and request (256 B: the
