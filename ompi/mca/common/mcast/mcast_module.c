@@ -406,9 +406,8 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
     if (OMPI_SUCCESS == m->nb_error && MCAST_STATE_READY == m->nb_state && NULL != m->shm &&
         NULL != m->ops->segment && m->ops->segment(m, &slots, &slot_bytes)) {
         const mcast_locality_t *loc = m->ops->locality(m);
-        /* (where the trials run, the segment's pages are mapped now: E-VERIFY-3) */
         (void) mcast_shm_setup_start(m->shm, slots, slot_bytes, loc->all_local ? NULL : loc->node_of,
-                                     comm, m->xtags, m->nb_trials > 0);
+                                     comm, m->xtags);
     }
 }
 

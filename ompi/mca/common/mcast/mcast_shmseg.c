@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#ifndef MAP_POPULATE /* (not Linux: each page on its first touch) */
-#define MAP_POPULATE 0
-#endif
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "mpi.h"
@@ -52,7 +50,6 @@ struct mcast_shm_seg {
     int slots;
     size_t slot_bytes;
     bool room;
-    bool populate;             /* map every page at once (mcast_shm_setup_start) */
     struct shm_offer *offer;   /* [1] */
     int mine, all;             /* this rank's flag; the verdict (min over ranks) */
     int *flags;                /* rank 0: [n] every rank's flag */
@@ -92,9 +89,27 @@ static void unmap(mcast_shm_seg_t *s)
     }
 }
 
-/* the node's creator: create, reserve, format; the name in *offer (offer->ok = 0 on failure) */
+/* Whether the file system under fd has room for every segment the node's n ranks may map at
+ * this size (each at most max_segments; Open MPI's own mmap segment checks its one file the
+ * same way, then leaves its pages to be allocated when touched). */
+static bool roomy(int fd, int n, size_t bytes)
+{
+    struct statvfs sv;
+    if (0 != fstatvfs(fd, &sv)) {
+        return false;
+    }
+    const double free_bytes = (double) sv.f_bavail * (double) sv.f_frsize;
+    return free_bytes >= (double) bytes * (double) n * (double) (max_segments > 1 ? max_segments : 1);
+}
+
+/* the node's creator: create, reserve, format; the name in *offer (offer->ok = 0 on failure).
+ * The pages are reserved at once (posix_fallocate: a full /dev/shm then fails the setup, not
+ * a later copy with SIGBUS) only where the file system could not hold every segment of the
+ * node at its full size; elsewhere each page is allocated when a call first writes it, so
+ * that a communicator whose calls use a few slots' first pages does not pay for the whole
+ * ring at its first call and again when it is freed (E-FIRST-4). */
 static void *create_region(struct ompi_communicator_t *comm, int n, int slots, size_t slot_bytes,
-                           size_t bytes, bool populate, shm_offer_t *offer)
+                           size_t bytes, shm_offer_t *offer)
 {
     snprintf(offer->name, sizeof(offer->name), "/mcast-%u-%u-%ld",
              (unsigned) OPAL_PROC_MY_NAME.jobid, mcast_comm_id(comm), (long) getpid());
@@ -104,8 +119,9 @@ static void *create_region(struct ompi_communicator_t *comm, int n, int slots, s
         return NULL;
     }
     void *p = MAP_FAILED;
-    if (0 == ftruncate(fd, (off_t) bytes) && 0 == posix_fallocate(fd, 0, (off_t) bytes)) {
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
+    if (0 == ftruncate(fd, (off_t) bytes) &&
+        (roomy(fd, n, bytes) || 0 == posix_fallocate(fd, 0, (off_t) bytes))) {
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     }
     close(fd);
     if (MAP_FAILED == p || KB_OK != mcast_shm_format(p, bytes, n, slots, slot_bytes)) {
@@ -119,7 +135,7 @@ static void *create_region(struct ompi_communicator_t *comm, int n, int slots, s
     return p;
 }
 
-static void *open_region(const shm_offer_t *offer, size_t bytes, bool populate)
+static void *open_region(const shm_offer_t *offer, size_t bytes)
 {
     const int fd = shm_open(offer->name, O_RDWR, 0600);
     if (fd < 0) {
@@ -128,7 +144,7 @@ static void *open_region(const shm_offer_t *offer, size_t bytes, bool populate)
     struct stat st;
     void *p = MAP_FAILED;
     if (0 == fstat(fd, &st) && (size_t) st.st_size == bytes) {
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     }
     close(fd);
     return MAP_FAILED == p ? NULL : p;
@@ -206,7 +222,7 @@ static void send_flag(mcast_shm_seg_t *s)
     if (rank != s->creator && OMPI_SUCCESS == s->rc && s->offer->ok && 0 != s->region_bytes &&
         s->room) {
         s->offer->name[MCAST_SHM_NAME_MAX - 1] = '\0';
-        s->region = open_region(s->offer, s->region_bytes, s->populate);
+        s->region = open_region(s->offer, s->region_bytes);
     }
     /* a rank alone on its node needs no segment (its calls have no op there) */
     s->mine = (OMPI_SUCCESS == s->rc &&
@@ -255,7 +271,7 @@ mcast_shm_seg_t *mcast_shm_seg_new(int n)
 
 int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
                           const int *node_of_rank, struct ompi_communicator_t *comm,
-                          const int tags[3], bool populate)
+                          const int tags[3])
 {
     if (NULL == s->reqs) {
         return OMPI_ERR_BAD_PARAM; /* set up once */
@@ -267,14 +283,13 @@ int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
     memcpy(s->tags, tags, sizeof(s->tags));
     s->slots = slots;
     s->slot_bytes = slot_bytes;
-    s->populate = populate;
     membership(n, rank, node_of_rank, s->local_of, &s->nlocal, &s->creator);
     s->region_bytes = mcast_shm_region_bytes(s->nlocal, slots, slot_bytes);
     s->room = live_segments < max_segments;
     if (rank == s->creator) {
         if (0 != s->region_bytes && s->room && s->nlocal > 1) {
             s->region = create_region(comm, s->nlocal, slots, slot_bytes, s->region_bytes,
-                                      populate, s->offer);
+                                      s->offer);
         }
         for (int r = rank + 1; r < n; r++) {
             if (NULL == node_of_rank || node_of_rank[r] == node_of_rank[rank]) {

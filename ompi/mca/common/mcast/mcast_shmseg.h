@@ -43,12 +43,13 @@ typedef struct mcast_shm_seg mcast_shm_seg_t;
 mcast_shm_seg_t *mcast_shm_seg_new(int n);
 /* Starts the setup of a segment of `slots` x slot_bytes per node (node_of_rank NULL: one
  * node), once.  tags: three tags of the communicator reserved by every rank at the same
- * call.  populate: every rank maps every page of it now (MAP_POPULATE), so that no call
- * pays a first touch of its pages (what the verification's trials must not time:
- * E-VERIFY-3); else each page on the first call that touches it. */
+ * call.  Each page is mapped by the first call that touches it (a verified class's pages
+ * are written by every rank before its first counted trial: mcast_shm_seg_warm, E-SHM-3),
+ * and where the node's file system has room for every segment at its full size it is
+ * allocated then too, not at the setup (E-FIRST-4). */
 int mcast_shm_setup_start(mcast_shm_seg_t *seg, int slots, size_t slot_bytes,
                           const int *node_of_rank, struct ompi_communicator_t *comm,
-                          const int tags[3], bool populate);
+                          const int tags[3]);
 /* Moves the setup on without waiting; true once it is over (the segment is then usable on
  * every rank, or mcast_shm_failed on every rank). */
 bool mcast_shm_setup_test(mcast_shm_seg_t *seg);
