@@ -105,6 +105,13 @@ int mcast_shm_fit_ring(int node_cores, int node_ranks);
  * larger there, and every slot byte is reserved when the region is made).  0 on bad
  * input. */
 size_t mcast_shm_slot_bytes_for(size_t chunk_min, size_t max_slot, int node_cores, int node_ranks);
+/* Whether a region's creator reserves every page at the setup (1: a full file system then
+ * fails the setup, not a later copy with SIGBUS) or leaves each page to the first call that
+ * writes it (0): 0 where free_bytes holds max_segments regions of region_bytes for each of
+ * the node's node_ranks ranks (every segment they may map at this size), else 1
+ * (E-FIRST-4).  node_ranks and max_segments below 1 count as 1. */
+int mcast_shm_reserve_at_setup(uint64_t free_bytes, size_t region_bytes, int node_ranks,
+                               int max_segments);
 
 typedef struct mcast_shm_io {
     void *ctx;

@@ -407,6 +407,15 @@ __attribute__((visibility("default"))) size_t mcast_shm_slot_bytes_for(size_t ch
     return std::min(chunk_min, max_slot);
 }
 
+__attribute__((visibility("default"))) int mcast_shm_reserve_at_setup(uint64_t free_bytes,
+                                                                     size_t region_bytes,
+                                                                     int node_ranks,
+                                                                     int max_segments)
+{
+    const uint64_t regions = uint64_t(std::max(node_ranks, 1)) * uint64_t(std::max(max_segments, 1));
+    return free_bytes / regions >= uint64_t(region_bytes) ? 0 : 1;
+}
+
 namespace {
 
 /* Moves op as far as it goes without waiting; true once it is complete (the caller,

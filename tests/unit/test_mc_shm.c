@@ -320,6 +320,31 @@ static void test_slot_for_chunks(void **state)
     }
 }
 
+/* A region's pages are reserved at its setup unless the file system holds every segment the
+ * node's ranks may map at its size (E-FIRST-4): the boundary, a container's 64 MiB
+ * /dev/shm, the defaults' extremes without overflow, and limits below 1 counted as 1. */
+static void test_reserve_at_setup(void **state)
+{
+    (void) state;
+    const size_t two_mib = (size_t) 2 << 20;
+    /* 4 ranks x 64 segments x 2 MiB = 512 MiB */
+    assert_int_equal(mcast_shm_reserve_at_setup((uint64_t) 512 << 20, two_mib, 4, 64), 0);
+    assert_int_equal(mcast_shm_reserve_at_setup(((uint64_t) 512 << 20) - 1, two_mib, 4, 64), 1);
+    assert_int_equal(mcast_shm_reserve_at_setup((uint64_t) 64 << 20, two_mib, 4, 64), 1);
+    /* a container's 64 MiB: 2 ranks' 256 KiB regions fit (32 MiB), 4 ranks' 2 MiB do not */
+    assert_int_equal(mcast_shm_reserve_at_setup((uint64_t) 64 << 20, (size_t) 256 << 10, 2, 64), 0);
+    assert_int_equal(mcast_shm_reserve_at_setup((uint64_t) 32 << 20, (size_t) 256 << 10, 2, 64), 0);
+    assert_int_equal(mcast_shm_reserve_at_setup(((uint64_t) 32 << 20) - 1, (size_t) 256 << 10, 2, 64), 1);
+    assert_int_equal(mcast_shm_reserve_at_setup((uint64_t) 12 << 30, two_mib, 64, 64), 0);
+    assert_int_equal(mcast_shm_reserve_at_setup(0, two_mib, 4, 64), 1);
+    /* the largest inputs the parameters allow: 2^66 bytes, more than any file system holds */
+    assert_int_equal(mcast_shm_reserve_at_setup(UINT64_MAX, (size_t) 1 << 30, 1 << 20, 65536), 1);
+    assert_int_equal(mcast_shm_reserve_at_setup(UINT64_MAX, (size_t) 1 << 27, 1 << 20, 65536), 0);
+    assert_int_equal(mcast_shm_reserve_at_setup(((uint64_t) 1 << 63) - 1, (size_t) 1 << 27, 1 << 20, 65536), 1);
+    assert_int_equal(mcast_shm_reserve_at_setup(two_mib, two_mib, 0, 0), 0);
+    assert_int_equal(mcast_shm_reserve_at_setup(two_mib - 1, two_mib, -3, -1), 1);
+}
+
 static void test_every_root_and_size(void **state)
 {
     (void) state;
@@ -683,6 +708,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_slot_for_chunks),
+        cmocka_unit_test(test_reserve_at_setup),
         cmocka_unit_test(test_board),
         cmocka_unit_test(test_every_root_and_size),
         cmocka_unit_test(test_warm_and_one_thread),

@@ -89,17 +89,18 @@ static void unmap(mcast_shm_seg_t *s)
     }
 }
 
-/* Whether the file system under fd has room for every segment the node's n ranks may map at
- * this size (each at most max_segments; Open MPI's own mmap segment checks its one file the
- * same way, then leaves its pages to be allocated when touched). */
-static bool roomy(int fd, int n, size_t bytes)
+/* Whether the creator reserves the region's pages at the setup (mcast_shm_reserve_at_setup,
+ * E-FIRST-4): from the free space of the file system under fd, as Open MPI's own mmap
+ * segment checks its file's; where that cannot be read, reserved. */
+static bool reserve_now(int fd, int n, size_t bytes)
 {
     struct statvfs sv;
     if (0 != fstatvfs(fd, &sv)) {
-        return false;
+        return true;
     }
-    const double free_bytes = (double) sv.f_bavail * (double) sv.f_frsize;
-    return free_bytes >= (double) bytes * (double) n * (double) (max_segments > 1 ? max_segments : 1);
+    const double avail = (double) sv.f_bavail * (double) sv.f_frsize;
+    const uint64_t free_bytes = avail >= 1.8e19 ? UINT64_MAX : (uint64_t) avail;
+    return 0 != mcast_shm_reserve_at_setup(free_bytes, bytes, n, max_segments);
 }
 
 /* the node's creator: create, reserve, format; the name in *offer (offer->ok = 0 on failure).
@@ -120,7 +121,7 @@ static void *create_region(struct ompi_communicator_t *comm, int n, int slots, s
     }
     void *p = MAP_FAILED;
     if (0 == ftruncate(fd, (off_t) bytes) &&
-        (roomy(fd, n, bytes) || 0 == posix_fallocate(fd, 0, (off_t) bytes))) {
+        (!reserve_now(fd, n, bytes) || 0 == posix_fallocate(fd, 0, (off_t) bytes))) {
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     }
     close(fd);
