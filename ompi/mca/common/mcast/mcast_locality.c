@@ -278,15 +278,22 @@ void mcast_locality_record_self(mcast_locality_record_t *rec)
     record_process(rec);
 }
 
-int mcast_locality_set_records(mcast_locality_t *loc, const mcast_locality_record_t *all)
+bool mcast_locality_reserve(mcast_locality_t *loc)
 {
     if (NULL == loc->records) {
-        loc->records = malloc(sizeof(*all) * (size_t) loc->n);
-        if (NULL == loc->records) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
+        loc->records = malloc(sizeof(*loc->records) * (size_t) loc->n);
     }
-    memcpy(loc->records, all, sizeof(*all) * (size_t) loc->n);
+    return NULL != loc->records;
+}
+
+int mcast_locality_set_records(mcast_locality_t *loc, const void *first, size_t stride)
+{
+    if (!mcast_locality_reserve(loc)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int r = 0; r < loc->n; r++) {
+        memcpy(&loc->records[r], (const char *) first + (size_t) r * stride, sizeof(*loc->records));
+    }
     for (int r = 0; r < loc->n; r++) { /* bytes from other ranks: terminated here */
         loc->records[r].host[MCAST_HOST_NAME_LEN - 1] = '\0';
         if (loc->records[r].fab_ndims < 0 || loc->records[r].fab_ndims > MCAST_FABRIC_MAX_DIMS) {

@@ -75,9 +75,13 @@ void mcast_locality_free(void *locality);
 /* This rank's record (no communication; PMIx lookups of its own data only). */
 void mcast_locality_record_self(mcast_locality_record_t *rec);
 
-/* Every rank's record, as the module's exchange gathered them (copied; rank order).
- * OMPI_ERR_OUT_OF_RESOURCE when the copy cannot be made. */
-int mcast_locality_set_records(mcast_locality_t *loc, const mcast_locality_record_t *all);
+/* The room for every rank's record, taken before the module's exchange so that a rank
+ * without it says so in its own record (false: no memory). */
+bool mcast_locality_reserve(mcast_locality_t *loc);
+/* Every rank's record, as the module's exchange gathered them (copied; rank order: rank
+ * r's at first + r * stride).  OMPI_ERR_OUT_OF_RESOURCE when the room was not reserved
+ * and cannot be made. */
+int mcast_locality_set_records(mcast_locality_t *loc, const void *first, size_t stride);
 
 /* At the first broadcast: build the chain from the exchanged records (no communication
  * then; without them, as a tool without the module would: one blocking allgather).

@@ -249,7 +249,8 @@ static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, b
         x->mine->short_of_memory = NULL == m->shm;
     }
     x->mine->short_of_memory = x->mine->short_of_memory || NULL == m->chain ||
-                               NULL == m->nb_chain || NULL == m->plans.decisions;
+                               NULL == m->nb_chain || NULL == m->plans.decisions ||
+                               !mcast_locality_reserve(m->ops->locality(m));
     m->ops->digests(m, &x->mine->digests);
     x->mine->calib = m->ops->params->self_calibrate ? mcast_calib_known(NULL) : 0;
     mcast_locality_record_self(&x->mine->loc);
@@ -317,16 +318,11 @@ static bool exchange_finish(mcast_module_t *m, struct ompi_communicator_t *comm)
         m->calibrated = mcast_calib_known(&m->calib) == x->mine->calib;
         m->calib_reused = m->calibrated;
     }
-    mcast_locality_record_t *recs = malloc(sizeof(*recs) * (size_t) n);
-    if (NULL == recs) {
-        x->rc = OMPI_ERR_OUT_OF_RESOURCE;
-        return true;
+    /* (the room for them was reserved before the exchange: a rank without it said so, and
+     * then no rank needs them) */
+    if (!x->short_of_memory) {
+        x->rc = mcast_locality_set_records(m->ops->locality(m), &x->all[0].loc, sizeof(x->all[0]));
     }
-    for (int r = 0; r < n; r++) {
-        recs[r] = x->all[r].loc;
-    }
-    x->rc = mcast_locality_set_records(m->ops->locality(m), recs);
-    free(recs);
     const unsigned cid = mcast_comm_id(comm);
     if (0 == ompi_comm_rank(comm) && OMPI_SUCCESS == x->rc) {
         if (x->short_of_memory) {
@@ -388,6 +384,7 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
         return; /* (every rank knows: the minimal plan, nb_plan) */
     }
     m->nb_state = MCAST_STATE_DISABLED;
+    bool failed_alone = false; /* this rank's preparation failed (its peers' may not have) */
     if (m->xchg.same_params) {
         const int rc = m->ops->prepare(m, comm, m->use_rules, m->use_topology, true);
         if (MCAST_AGAIN == rc) {
@@ -397,17 +394,28 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
         m->nb_error = rc;
         m->nb_state = OMPI_SUCCESS == m->nb_error ? MCAST_STATE_READY : MCAST_STATE_PASS;
         if (OMPI_ERR_NOT_AVAILABLE == m->nb_error) {
-            m->nb_error = OMPI_SUCCESS;
+            m->nb_error = OMPI_SUCCESS; /* (declined on inputs every rank shares) */
         }
+        failed_alone = OMPI_SUCCESS != m->nb_error;
     }
     int slots = 0;
     size_t slot_bytes = 0;
     m->nb_trials = verify_trials_of(m, m->ops->params); /* (nbv: read once) */
-    if (OMPI_SUCCESS == m->nb_error && MCAST_STATE_READY == m->nb_state && NULL != m->shm &&
-        NULL != m->ops->segment && m->ops->segment(m, &slots, &slot_bytes)) {
-        const mcast_locality_t *loc = m->ops->locality(m);
-        (void) mcast_shm_setup_start(m->shm, slots, slot_bytes, loc->all_local ? NULL : loc->node_of,
-                                     comm, m->xtags);
+    const mcast_locality_t *loc = m->ops->locality(m);
+    if ((failed_alone || MCAST_STATE_READY == m->nb_state) && NULL != m->shm &&
+        (loc->all_local || NULL != loc->records) && NULL != m->ops->segment &&
+        m->ops->segment(m, &slots, &slot_bytes)) {
+        if (!failed_alone) {
+            (void) mcast_shm_setup_start(m->shm, slots, slot_bytes,
+                                         loc->all_local ? NULL : loc->node_of, comm, m->xtags);
+        } else {
+            /* its peers start the setup and wait for this rank's flag: it declines, so the
+             * segment fails on every rank (the blocking call then agrees on the
+             * preparation: settle) */
+            (void) mcast_shm_setup_decline(m->shm,
+                                           loc->all_local ? NULL : loc->records[0].host,
+                                           sizeof(loc->records[0]), comm, m->xtags);
+        }
     }
 }
 

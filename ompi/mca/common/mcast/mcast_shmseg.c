@@ -50,6 +50,7 @@ struct mcast_shm_seg {
     int slots;
     size_t slot_bytes;
     bool room;
+    bool decline;              /* mcast_shm_setup_decline: flag 0 whatever the offer */
     struct shm_offer *offer;   /* [1] */
     int mine, all;             /* this rank's flag; the verdict (min over ranks) */
     int *flags;                /* rank 0: [n] every rank's flag */
@@ -226,7 +227,7 @@ static void send_flag(mcast_shm_seg_t *s)
         s->region = open_region(s->offer, s->region_bytes);
     }
     /* a rank alone on its node needs no segment (its calls have no op there) */
-    s->mine = (OMPI_SUCCESS == s->rc &&
+    s->mine = (!s->decline && OMPI_SUCCESS == s->rc &&
                (1 == s->nlocal ||
                 (NULL != s->region && KB_OK == mcast_shm_attach(s->region, s->region_bytes,
                                                                 s->nlocal, s->local_of[rank],
@@ -270,9 +271,10 @@ mcast_shm_seg_t *mcast_shm_seg_new(int n)
     return s;
 }
 
-int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
-                          const int *node_of_rank, struct ompi_communicator_t *comm,
-                          const int tags[3])
+/* The setup's first step, taking part (decline false) or declining: a declining rank
+ * creates and maps nothing and sends the flag 0, so the segment fails on every rank. */
+static int start(mcast_shm_seg_t *s, int slots, size_t slot_bytes, const int *node_of_rank,
+                 struct ompi_communicator_t *comm, const int tags[3], bool decline)
 {
     if (NULL == s->reqs) {
         return OMPI_ERR_BAD_PARAM; /* set up once */
@@ -284,9 +286,12 @@ int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
     memcpy(s->tags, tags, sizeof(s->tags));
     s->slots = slots;
     s->slot_bytes = slot_bytes;
-    membership(n, rank, node_of_rank, s->local_of, &s->nlocal, &s->creator);
-    s->region_bytes = mcast_shm_region_bytes(s->nlocal, slots, slot_bytes);
-    s->room = live_segments < max_segments;
+    s->decline = decline;
+    /* (declining, node_of_rank may be s->local_of itself: no index among the node's ranks
+     * is wanted then) */
+    membership(n, rank, node_of_rank, decline ? NULL : s->local_of, &s->nlocal, &s->creator);
+    s->region_bytes = decline ? 0 : mcast_shm_region_bytes(s->nlocal, slots, slot_bytes);
+    s->room = !decline && live_segments < max_segments;
     if (rank == s->creator) {
         if (0 != s->region_bytes && s->room && s->nlocal > 1) {
             s->region = create_region(comm, s->nlocal, slots, slot_bytes, s->region_bytes,
@@ -303,6 +308,34 @@ int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
         s->step = SETUP_OFFER;
     }
     return OMPI_SUCCESS;
+}
+
+int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
+                          const int *node_of_rank, struct ompi_communicator_t *comm,
+                          const int tags[3])
+{
+    return start(s, slots, slot_bytes, node_of_rank, comm, tags, false);
+}
+
+int mcast_shm_setup_decline(mcast_shm_seg_t *s, const char *hosts, size_t host_stride,
+                            struct ompi_communicator_t *comm, const int tags[3])
+{
+    if (NULL == s->reqs) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    const int n = ompi_comm_size(comm);
+    /* every rank's node: the first rank of its host (into local_of, unused otherwise) */
+    for (int r = 0; NULL != hosts && r < n; r++) {
+        s->local_of[r] = r;
+        for (int q = 0; q < r; q++) {
+            if (0 == strncmp(hosts + (size_t) r * host_stride, hosts + (size_t) q * host_stride,
+                             host_stride)) {
+                s->local_of[r] = s->local_of[q];
+                break;
+            }
+        }
+    }
+    return start(s, 2, 1, NULL != hosts ? s->local_of : NULL, comm, tags, true);
 }
 
 bool mcast_shm_setup_test(mcast_shm_seg_t *s)
