@@ -283,7 +283,28 @@ bool mcast_locality_reserve(mcast_locality_t *loc)
     if (NULL == loc->records) {
         loc->records = malloc(sizeof(*loc->records) * (size_t) loc->n);
     }
-    return NULL != loc->records;
+    if (NULL == loc->node_of) {
+        loc->node_of = malloc(sizeof(int) * (size_t) loc->n);
+    }
+    return NULL != loc->records && NULL != loc->node_of;
+}
+
+int mcast_locality_nodes_of(const mcast_locality_record_t *all, int n, int *node_of)
+{
+    int nnodes = 0;
+    for (int r = 0; r < n; r++) {
+        node_of[r] = -1;
+        for (int q = 0; q < r; q++) {
+            if (0 == strncmp(all[r].host, all[q].host, MCAST_HOST_NAME_LEN - 1)) {
+                node_of[r] = node_of[q];
+                break;
+            }
+        }
+        if (node_of[r] < 0) {
+            node_of[r] = nnodes++;
+        }
+    }
+    return nnodes;
 }
 
 int mcast_locality_set_records(mcast_locality_t *loc, const void *first, size_t stride)
@@ -313,10 +334,15 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
     const double t0 = MPI_Wtime();
     const int n = loc->n;
     mcast_locality_record_t *all = malloc(sizeof(*all) * (size_t) n);
-    int *node_of = malloc(sizeof(int) * (size_t) n);
+    /* (the module's exchange reserved node_of: mcast_locality_reserve) */
+    int *node_of = NULL != loc->node_of ? loc->node_of : malloc(sizeof(int) * (size_t) n);
     pm_locality_t *places = malloc(sizeof(*places) * (size_t) n);
-    loc->host_names = malloc((size_t) n * MCAST_HOST_NAME_LEN);
-    loc->hosts = malloc(sizeof(char *) * (size_t) n);
+    if (NULL == loc->host_names) {
+        loc->host_names = malloc((size_t) n * MCAST_HOST_NAME_LEN);
+    }
+    if (NULL == loc->hosts) {
+        loc->hosts = malloc(sizeof(char *) * (size_t) n);
+    }
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
     if (NULL == all || NULL == node_of || NULL == places || NULL == loc->host_names ||
         NULL == loc->hosts) {
@@ -338,21 +364,11 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
 
     /* Host ids by first appearance in rank order; places where every rank has one. */
     bool placed = true;
-    loc->nnodes = 0;
+    loc->nnodes = mcast_locality_nodes_of(all, n, node_of);
     for (int r = 0; r < n; r++) {
         memcpy(loc->host_names + (size_t) r * MCAST_HOST_NAME_LEN, all[r].host, MCAST_HOST_NAME_LEN);
         loc->host_names[(size_t) r * MCAST_HOST_NAME_LEN + MCAST_HOST_NAME_LEN - 1] = '\0';
         loc->hosts[r] = loc->host_names + (size_t) r * MCAST_HOST_NAME_LEN;
-        node_of[r] = -1;
-        for (int q = 0; q < r; q++) {
-            if (0 == strcmp(loc->hosts[r], loc->hosts[q])) {
-                node_of[r] = node_of[q];
-                break;
-            }
-        }
-        if (node_of[r] < 0) {
-            node_of[r] = loc->nnodes++;
-        }
         places[r] = (pm_locality_t){node_of[r], all[r].package_id, all[r].numa_id, all[r].core_id};
         placed = placed && all[r].package_id >= 0 && all[r].core_id >= 0;
     }
@@ -404,11 +420,12 @@ int mcast_locality_discover(mcast_locality_t *loc, struct ompi_communicator_t *c
     }
     loc->discovered = true;
     loc->node_of = node_of; /* kept */
-    node_of = NULL;
     rc = OMPI_SUCCESS;
 out:
     free(all);
-    free(node_of);
+    if (node_of != loc->node_of) {
+        free(node_of);
+    }
     free(places);
     loc->discovery_us = (MPI_Wtime() - t0) * 1e6;
     return rc;
@@ -445,7 +462,7 @@ void mcast_locality_input(const mcast_locality_t *loc, int component, int root, 
     in->root = root;
     in->bytes = bytes;
     in->chain = (OMPI_SUCCESS == mcast_locality_chain(loc, root, chain)) ? chain : NULL;
-    in->node_of_rank = loc->node_of;
+    in->node_of_rank = loc->discovered ? loc->node_of : NULL; /* (reserved before: filled by discovery) */
     in->all_local = loc->all_local;
     in->nnodes = loc->nnodes;
     /* the topology (file or PMIx) names every rank's host: the model charges link sharing */

@@ -75,9 +75,13 @@ void mcast_locality_free(void *locality);
 /* This rank's record (no communication; PMIx lookups of its own data only). */
 void mcast_locality_record_self(mcast_locality_record_t *rec);
 
-/* The room for every rank's record, taken before the module's exchange so that a rank
- * without it says so in its own record (false: no memory). */
+/* The room for every rank's record and node (node_of), taken before the module's exchange
+ * so that a rank without it says so in its own record (false: no memory). */
 bool mcast_locality_reserve(mcast_locality_t *loc);
+/* Every rank's node from the records all[n] into node_of[n]: dense ids by the host names'
+ * first appearance in rank order (what discovery keeps in loc->node_of); returns how many
+ * nodes.  Allocates nothing. */
+int mcast_locality_nodes_of(const mcast_locality_record_t *all, int n, int *node_of);
 /* Every rank's record, as the module's exchange gathered them (copied; rank order: rank
  * r's at first + r * stride).  OMPI_ERR_OUT_OF_RESOURCE when the room was not reserved
  * and cannot be made. */

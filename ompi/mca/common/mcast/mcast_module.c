@@ -401,9 +401,10 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
     int slots = 0;
     size_t slot_bytes = 0;
     m->nb_trials = verify_trials_of(m, m->ops->params); /* (nbv: read once) */
-    const mcast_locality_t *loc = m->ops->locality(m);
+    mcast_locality_t *loc = m->ops->locality(m);
     if ((failed_alone || MCAST_STATE_READY == m->nb_state) && NULL != m->shm &&
-        (loc->all_local || NULL != loc->records) && NULL != m->ops->segment &&
+        (loc->all_local || (NULL != loc->records && NULL != loc->node_of)) &&
+        NULL != m->ops->segment &&
         m->ops->segment(m, &slots, &slot_bytes)) {
         if (!failed_alone) {
             (void) mcast_shm_setup_start(m->shm, slots, slot_bytes,
@@ -411,10 +412,13 @@ static void nb_prepare(mcast_module_t *m, struct ompi_communicator_t *comm)
         } else {
             /* its peers start the setup and wait for this rank's flag: it declines, so the
              * segment fails on every rank (the blocking call then agrees on the
-             * preparation: settle) */
-            (void) mcast_shm_setup_decline(m->shm,
-                                           loc->all_local ? NULL : loc->records[0].host,
-                                           sizeof(loc->records[0]), comm, m->xtags);
+             * preparation: settle); the nodes from the exchanged records, as discovery
+             * would have them */
+            if (!loc->all_local) {
+                (void) mcast_locality_nodes_of(loc->records, loc->n, loc->node_of);
+            }
+            (void) mcast_shm_setup_decline(m->shm, loc->all_local ? NULL : loc->node_of, comm,
+                                           m->xtags);
         }
     }
 }

@@ -64,7 +64,7 @@ mcast_cached_plan_t *mcast_plan_cache_insert(mcast_plan_cache_t *cache, int cls,
     return e;
 }
 
-void mcast_plan_cache_forget(mcast_plan_cache_t *cache)
+static void drop_plans(mcast_plan_cache_t *cache)
 {
     mcast_cached_plan_t *p = cache->head;
     while (NULL != p) {
@@ -76,6 +76,11 @@ void mcast_plan_cache_forget(mcast_plan_cache_t *cache)
     }
     cache->head = NULL;
     cache->count = 0;
+}
+
+void mcast_plan_cache_forget(mcast_plan_cache_t *cache)
+{
+    drop_plans(cache);
     for (int i = 0; NULL != cache->decisions && i < MCAST_MAX_CLASSES; i++) {
         mcast_decision_t *d = cache->decisions[i];
         if (NULL != d) {
@@ -95,9 +100,12 @@ mcast_decision_t *mcast_plan_cache_decision(mcast_plan_cache_t *cache, int cls)
 
 void mcast_plan_cache_clear(mcast_plan_cache_t *cache)
 {
-    mcast_plan_cache_forget(cache);
+    drop_plans(cache);
     for (int i = 0; NULL != cache->decisions && i < MCAST_MAX_CLASSES; i++) {
-        free(cache->decisions[i]);
+        if (NULL != cache->decisions[i]) {
+            free(cache->decisions[i]->why);
+            free(cache->decisions[i]);
+        }
     }
     free(cache->decisions);
     cache->decisions = NULL;

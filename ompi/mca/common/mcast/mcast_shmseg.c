@@ -287,9 +287,7 @@ static int start(mcast_shm_seg_t *s, int slots, size_t slot_bytes, const int *no
     s->slots = slots;
     s->slot_bytes = slot_bytes;
     s->decline = decline;
-    /* (declining, node_of_rank may be s->local_of itself: no index among the node's ranks
-     * is wanted then) */
-    membership(n, rank, node_of_rank, decline ? NULL : s->local_of, &s->nlocal, &s->creator);
+    membership(n, rank, node_of_rank, s->local_of, &s->nlocal, &s->creator);
     s->region_bytes = decline ? 0 : mcast_shm_region_bytes(s->nlocal, slots, slot_bytes);
     s->room = !decline && live_segments < max_segments;
     if (rank == s->creator) {
@@ -317,25 +315,10 @@ int mcast_shm_setup_start(mcast_shm_seg_t *s, int slots, size_t slot_bytes,
     return start(s, slots, slot_bytes, node_of_rank, comm, tags, false);
 }
 
-int mcast_shm_setup_decline(mcast_shm_seg_t *s, const char *hosts, size_t host_stride,
+int mcast_shm_setup_decline(mcast_shm_seg_t *s, const int *node_of_rank,
                             struct ompi_communicator_t *comm, const int tags[3])
 {
-    if (NULL == s->reqs) {
-        return OMPI_ERR_BAD_PARAM;
-    }
-    const int n = ompi_comm_size(comm);
-    /* every rank's node: the first rank of its host (into local_of, unused otherwise) */
-    for (int r = 0; NULL != hosts && r < n; r++) {
-        s->local_of[r] = r;
-        for (int q = 0; q < r; q++) {
-            if (0 == strncmp(hosts + (size_t) r * host_stride, hosts + (size_t) q * host_stride,
-                             host_stride)) {
-                s->local_of[r] = s->local_of[q];
-                break;
-            }
-        }
-    }
-    return start(s, 2, 1, NULL != hosts ? s->local_of : NULL, comm, tags, true);
+    return start(s, 2, 1, node_of_rank, comm, tags, true);
 }
 
 bool mcast_shm_setup_test(mcast_shm_seg_t *s)

@@ -53,9 +53,8 @@ int mcast_shm_setup_start(mcast_shm_seg_t *seg, int slots, size_t slot_bytes,
 /* Takes part in the setup without a segment, once, where the other ranks start it: this
  * rank creates and maps nothing and its flag is 0, so the setup fails on every rank and
  * the communicator plans without the segment (a rank whose preparation failed alone:
- * docs/local-failures.md).  hosts: every rank's host name, rank r's at r * host_stride
- * (at most host_stride bytes), or NULL where all ranks share one node. */
-int mcast_shm_setup_decline(mcast_shm_seg_t *seg, const char *hosts, size_t host_stride,
+ * docs/local-failures.md).  node_of_rank as for mcast_shm_setup_start. */
+int mcast_shm_setup_decline(mcast_shm_seg_t *seg, const int *node_of_rank,
                             struct ompi_communicator_t *comm, const int tags[3]);
 /* Moves the setup on without waiting; true once it is over (the segment is then usable on
  * every rank, or mcast_shm_failed on every rank). */
