@@ -713,8 +713,8 @@ double mcast_verify_cost(const mcast_verify_t *v);
 int mcast_verify_pick_at(const mcast_verify_t *v, int64_t index);
 int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double seconds);
 /* This rank's least time per candidate over the trials just made, out[v->candidates]:
- * what nonblocking trials compare (they start without a barrier, so the ranks' skew only
- * adds to some calls). */
+ * what nonblocking trials compare (a plan's first calls at a size may be slow, and
+ * another process only adds time: E-VERIFY-4, E-VERIFY-6). */
 void mcast_verify_least(const mcast_verify_t *v, double *out);
 
 /* Self-calibration across nodes (issue 47; docs/machine-model.md, "Self-calibration").

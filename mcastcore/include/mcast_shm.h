@@ -174,6 +174,14 @@ void mcast_shm_op_free(mcast_shm_op_t *op);
 int mcast_shm_board_put(mcast_shm_t *s, int key, const double v[2]);
 int mcast_shm_board_max(const mcast_shm_t *s, int key, double out[2]);
 
+/* The board's gate: trial calls of a key start together (the verification of nonblocking
+ * calls times a call from the moment every rank has reached it, not from its own start,
+ * which carries the ranks' skew: E-VERIFY-6).  arrive: this rank reached the key's call n
+ * (n >= 1; arrivals only grow, a smaller n writes nothing).  open: 1 once every rank
+ * reached call n of key, 0 before, -1 on bad input.  Never waits. */
+int mcast_shm_gate_arrive(mcast_shm_t *s, int key, uint64_t n);
+int mcast_shm_gate_open(const mcast_shm_t *s, int key, uint64_t n);
+
 /* The cost model above (us) for chunks of chunk_bytes; cores <= 0 means one per rank. */
 double mcast_shm_predict_us(int nranks, size_t bytes, size_t chunk_bytes, int cores,
                             double copy_ns_per_byte, double handover_us);

@@ -29,8 +29,8 @@ namespace {
 
 constexpr size_t LINE = 128;
 constexpr uint64_t MAGIC = 0x6d63617374736d31ull; /* "mcastsm1" */
-constexpr uint32_t LAYOUT_VERSION = 3; /* 2: chunks of up to INLINE_BYTES on their slot's line;
-                                          3: the board */
+constexpr uint32_t LAYOUT_VERSION = 4; /* 2: chunks of up to INLINE_BYTES on their slot's line;
+                                          3: the board; 4: its entries' gate */
 constexpr uint64_t FLAG_ROOT_FAILED = 1;
 constexpr uint64_t FLAG_INLINE = 2; /* the chunk's bytes follow its slot header, on its line */
 
@@ -66,11 +66,12 @@ size_t round_line(size_t x)
     return (x + LINE - 1) / LINE * LINE;
 }
 
-/* One rank's entry of the board (mcast_shm_board_put): ready = 1 once v is written. */
+/* One rank's entry of the board (mcast_shm_board_put): ready = 1 once v is written;
+ * arrived: the gate (mcast_shm_gate_arrive), only grows. */
 struct BoardEntry {
     uint64_t ready;
     double v[2];
-    uint64_t pad;
+    uint64_t arrived;
 };
 
 struct Layout {
@@ -369,6 +370,31 @@ __attribute__((visibility("default"))) int mcast_shm_board_max(const mcast_shm_t
     }
     for (int c = 0; c < 2; c++) {
         out[c] = unmeasured[c] ? -1.0 : m[c];
+    }
+    return 1;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_gate_arrive(mcast_shm_t *s, int key, uint64_t n)
+{
+    if (s == nullptr || key < 0 || key >= MCAST_SHM_BOARD_KEYS || n == 0) {
+        return KB_ERR_ARG;
+    }
+    BoardEntry *e = s->board(s->me, key);
+    if (load_acquire(&e->arrived) < n) { /* (only grows: a repeated arrival writes nothing) */
+        store_release(&e->arrived, n);
+    }
+    return KB_OK;
+}
+
+__attribute__((visibility("default"))) int mcast_shm_gate_open(const mcast_shm_t *s, int key, uint64_t n)
+{
+    if (s == nullptr || key < 0 || key >= MCAST_SHM_BOARD_KEYS || n == 0) {
+        return -1;
+    }
+    for (int r = 0; r < s->n; r++) {
+        if (load_acquire(&s->board(r, key)->arrived) < n) {
+            return 0;
+        }
     }
     return 1;
 }

@@ -237,6 +237,27 @@ static void test_layout(void **state)
     free(region);
 }
 
+/* A formatted region of n ranks (4 slots of 4 KiB) and each rank's view of it, s[n]. */
+static void *board_region(int n, mcast_shm_t **s)
+{
+    const size_t b = mcast_shm_region_bytes(n, 4, 4096);
+    void *region = calloc(1, b);
+    assert_non_null(region);
+    assert_int_equal(mcast_shm_format(region, b, n, 4, 4096), KB_OK);
+    for (int r = 0; r < n; r++) {
+        assert_int_equal(mcast_shm_attach(region, b, n, r, &s[r]), KB_OK);
+    }
+    return region;
+}
+
+static void board_region_free(int n, mcast_shm_t **s, void *region)
+{
+    for (int r = 0; r < n; r++) {
+        mcast_shm_detach(s[r]);
+    }
+    free(region);
+}
+
 /* The board: an entry is written once; max answers only once every rank's entry for the
  * key is there, with the largest value per component (unmeasured if any rank's is
  * negative or NaN), the same for every rank that reads it; keys are independent. */
@@ -244,14 +265,8 @@ static void test_board(void **state)
 {
     (void) state;
     enum { N = 3 };
-    const size_t b = mcast_shm_region_bytes(N, 4, 4096);
-    void *region = calloc(1, b);
-    assert_non_null(region);
-    assert_int_equal(mcast_shm_format(region, b, N, 4, 4096), KB_OK);
     mcast_shm_t *s[N];
-    for (int r = 0; r < N; r++) {
-        assert_int_equal(mcast_shm_attach(region, b, N, r, &s[r]), KB_OK);
-    }
+    void *region = board_region(N, s);
     double out[2] = {7, 7};
     const double v0[2] = {1.5, 3.0}, v1[2] = {2.5, 1.0}, v2[2] = {0.5, 2.0};
     assert_int_equal(mcast_shm_board_put(s[0], -1, v0), KB_ERR_ARG);
@@ -282,10 +297,50 @@ static void test_board(void **state)
     assert_int_equal(mcast_shm_board_put(s[2], 6, v2), KB_OK);
     assert_int_equal(mcast_shm_board_max(s[1], 6, out), 1);
     assert_true(out[0] < 0 && out[1] == 4.0);
+    board_region_free(N, s, region);
+}
+
+/* The gate: open for call n of a key only once every rank arrived at n or later; arrivals
+ * only grow; keys are independent of each other and of the board's values. */
+static void test_gate(void **state)
+{
+    (void) state;
+    enum { N = 3 };
+    mcast_shm_t *s[N];
+    void *region = board_region(N, s);
+    assert_int_equal(mcast_shm_gate_arrive(NULL, 0, 1), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_gate_arrive(s[0], -1, 1), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_gate_arrive(s[0], MCAST_SHM_BOARD_KEYS, 1), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_gate_arrive(s[0], 0, 0), KB_ERR_ARG);
+    assert_int_equal(mcast_shm_gate_open(s[0], MCAST_SHM_BOARD_KEYS, 1), -1);
+    assert_int_equal(mcast_shm_gate_open(s[0], 3, 0), -1);
+    assert_int_equal(mcast_shm_gate_open(s[0], 3, 1), 0); /* nobody yet */
+    assert_int_equal(mcast_shm_gate_arrive(s[0], 3, 1), KB_OK);
+    assert_int_equal(mcast_shm_gate_arrive(s[1], 3, 1), KB_OK);
+    assert_int_equal(mcast_shm_gate_open(s[0], 3, 1), 0); /* rank 2 missing */
+    assert_int_equal(mcast_shm_gate_arrive(s[2], 3, 2), KB_OK); /* (ahead: counts for 1) */
     for (int r = 0; r < N; r++) {
-        mcast_shm_detach(s[r]);
+        assert_int_equal(mcast_shm_gate_open(s[r], 3, 1), 1);
+        assert_int_equal(mcast_shm_gate_open(s[r], 3, 2), 0);
+        assert_int_equal(mcast_shm_gate_open(s[r], 4, 1), 0); /* another key */
     }
-    free(region);
+    assert_int_equal(mcast_shm_gate_arrive(s[2], 3, 1), KB_OK); /* a smaller n writes nothing */
+    assert_int_equal(mcast_shm_gate_arrive(s[0], 3, 2), KB_OK);
+    assert_int_equal(mcast_shm_gate_open(s[1], 3, 2), 0);
+    assert_int_equal(mcast_shm_gate_arrive(s[1], 3, 2), KB_OK);
+    assert_int_equal(mcast_shm_gate_open(s[1], 3, 2), 1);
+    /* the board's values of the key are not the gate's */
+    double out[2];
+    assert_int_equal(mcast_shm_board_max(s[0], 3, out), 0);
+    const double v[2] = {1.0, 2.0};
+    for (int r = 0; r < N; r++) {
+        assert_int_equal(mcast_shm_board_put(s[r], 3, v), KB_OK);
+    }
+    assert_int_equal(mcast_shm_board_max(s[0], 3, out), 1);
+    assert_true(out[0] == 1.0 && out[1] == 2.0);
+    assert_int_equal(mcast_shm_gate_open(s[2], 3, 2), 1);
+    assert_int_equal(mcast_shm_gate_open(s[2], 3, 3), 0);
+    board_region_free(N, s, region);
 }
 
 /* A region's slot: the smallest chunk where every rank has a core (no call's chunk is
@@ -710,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_slot_for_chunks),
         cmocka_unit_test(test_reserve_at_setup),
         cmocka_unit_test(test_board),
+        cmocka_unit_test(test_gate),
         cmocka_unit_test(test_every_root_and_size),
         cmocka_unit_test(test_warm_and_one_thread),
         cmocka_unit_test(test_mismatch_keeps_step),

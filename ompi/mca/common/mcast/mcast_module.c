@@ -898,12 +898,14 @@ static mcast_module_t *below_started(const mcast_module_t *m)
  * against the best plan without it (a plan of ours
  * over the PML: both start from Open MPI's progress engine, where the module below's
  * MPI_Ibcast cannot be started).  A call's index in its class, taken at the call (the same
- * on every rank), names its candidate (mcast_verify_pick_at); each rank times its trial
- * calls from their start to the completion its progress sees and, once all are in, puts
- * its least time per candidate on the segment's board (mcast_shm_seg_board_put: no
- * message; no barrier starts these calls, so the ranks' skew only adds to some, and a
- * median of few calls still carried it); the calls after the trials start only once
- * every rank's are there, and every rank concludes from the same numbers (the slowest
+ * on every rank), names its candidate (mcast_verify_pick_at); a trial call starts once
+ * every rank has reached it (the board's gate, mcast_shm_seg_gate: no message), each rank
+ * times it from there to the completion its progress sees and, once all are in, puts its
+ * least time per candidate on the segment's board (mcast_shm_seg_board_put; timed from
+ * each rank's own start, the ranks' skew favoured the segment, whose root does not wait
+ * for its receivers: E-VERIFY-6; the least time, because a plan's first calls at a size
+ * can still be slow: E-VERIFY-6); the calls after the trials start only once every
+ * rank's times are there, and every rank concludes from the same numbers (the slowest
  * rank's).  A class takes a board key at its first
  * verified call (classes first appear in the same order everywhere); classes beyond the
  * board's keys keep the model's choice.  One round: the verdict holds (no recheck). */
@@ -1342,6 +1344,14 @@ static bool nb_test(void *state, int *status)
         }
         if (OMPI_SUCCESS == rc) {
             if (vkey >= 0) {
+                /* a trial call starts once every rank has reached it, and counts from
+                 * there (the board's gate: without it, a rank's time carried the skew of
+                 * the ranks' starts, less for the segment than for a plan whose sender
+                 * waits for its receiver: E-VERIFY-6) */
+                if (0 == mcast_shm_seg_gate(owner->shm, vkey, (uint64_t) c->vidx + 1)) {
+                    OPAL_THREAD_UNLOCK(&owner->lock);
+                    return false;
+                }
                 c->vowner = owner;
                 c->vkey = vkey;
                 c->t0 = now_s();

@@ -758,6 +758,14 @@ int mcast_shm_seg_board_max(const mcast_shm_seg_t *seg, int key, double out[2])
     return NULL != set_up(seg) ? mcast_shm_board_max(seg->view, key, out) : -1;
 }
 
+int mcast_shm_seg_gate(mcast_shm_seg_t *seg, int key, uint64_t n)
+{
+    if (NULL == set_up(seg) || KB_OK != mcast_shm_gate_arrive(seg->view, key, n)) {
+        return -1;
+    }
+    return mcast_shm_gate_open(seg->view, key, n);
+}
+
 void mcast_shm_seg_warm(mcast_shm_seg_t *seg, size_t bytes)
 {
     if (NULL != set_up(seg)) {
