@@ -144,6 +144,11 @@ mcast_engine_t *mcast_engine_create(void);
 void mcast_op_range(const mcast_engine_params_t *p, const mcast_op_t *o, size_t *off,
                     size_t *len);
 void mcast_engine_destroy(mcast_engine_t *e);
+/* p's window and max_sends no larger than s's receives and sends (at least 1 each): the
+ * engine never has more of them outstanding, so it runs the same, and a transport that
+ * keeps state per slot (window + max_sends of them) keeps only what a call can use
+ * (E-IBC-2). */
+void mcast_engine_params_fit(mcast_engine_params_t *p, const mcast_sched_t *s);
 /* Start one broadcast (the engine can be restarted after it is done).  The schedule must
  * outlive the run.  KB_ERR_ARG on inconsistent input (nblocks != ceil(M/B), window or
  * max_sends < 1); otherwise KB_OK (errors of posted ops show in mcast_engine_status). */

@@ -249,6 +249,19 @@ MC_API void mcast_engine_destroy(mcast_engine_t *e)
     delete e;
 }
 
+MC_API void mcast_engine_params_fit(mcast_engine_params_t *p, const mcast_sched_t *s)
+{
+    if (p == nullptr || s == nullptr) {
+        return;
+    }
+    const auto fit = [](int have, size_t ops) {
+        const size_t most = std::max<size_t>(ops, 1);
+        return have > 1 && size_t(have) > most ? int(most) : have;
+    };
+    p->window = fit(p->window, s->count(MCAST_OP_RECV));
+    p->max_sends = fit(p->max_sends, s->count(MCAST_OP_SEND));
+}
+
 MC_API void mcast_op_range(const mcast_engine_params_t *p, const mcast_op_t *o, size_t *off,
                            size_t *len)
 {

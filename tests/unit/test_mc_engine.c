@@ -466,6 +466,86 @@ static void test_last_receive_waits(void **state)
     release(&ts);
 }
 
+/* mcast_engine_params_fit: window and max_sends cut to the schedule's receives and sends
+ * (at least 1; bad values left for start to reject), and a rank's engine posts the same
+ * ops in the same order with the fitted params as with the wide ones (completions in
+ * the order of posting). */
+typedef struct {
+    int n;
+    int kind[16], peer[16];
+    size_t off[16], len[16];
+    int slot[16];
+} posts_t;
+
+static int record_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_t off,
+                       size_t len, unsigned flags)
+{
+    (void) flags;
+    posts_t *p = ctx;
+    assert_true(p->n < 16);
+    p->kind[p->n] = (int) kind;
+    p->peer[p->n] = peer;
+    p->off[p->n] = off;
+    p->len[p->n] = len;
+    p->slot[p->n] = slot;
+    p->n++;
+    return 0;
+}
+
+static void run_recorded(const mcast_sched_t *s, const mcast_engine_params_t *ep, posts_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    mcast_engine_t *e = mcast_engine_create();
+    assert_non_null(e);
+    const mcast_xport_t x = {p, record_post};
+    assert_int_equal(mcast_engine_start(e, s, ep, &x), KB_OK);
+    for (int done = 0; !mcast_engine_done(e); ++done) {
+        assert_true(done < p->n); /* something is posted while it is not done */
+        assert_int_equal(mcast_engine_complete(e, p->slot[done], 0), KB_OK);
+    }
+    assert_int_equal(mcast_engine_status(e), 0);
+    mcast_engine_destroy(e);
+}
+
+static void test_params_fit(void **state)
+{
+    (void) state;
+    /* rank 1 of a chain 0 -> 1 -> 2 over 3 blocks: 3 receives, 3 sends */
+    tree_scheds_t ts;
+    build(&ts, KB_SHAPE_CHAIN, 3, 0, 0, 3, KB_DISC_FPFS);
+    mcast_engine_params_t wide = {300, 100, 8, 5, 0}, fit = wide;
+    mcast_engine_params_fit(&fit, ts.s[1]);
+    assert_int_equal(fit.window, 3);
+    assert_int_equal(fit.max_sends, 3);
+    assert_true(fit.bytes == 300 && fit.block_bytes == 100);
+    posts_t a, b;
+    run_recorded(ts.s[1], &wide, &a);
+    run_recorded(ts.s[1], &fit, &b);
+    assert_int_equal(a.n, 6);
+    assert_int_equal(b.n, a.n);
+    for (int i = 0; i < a.n; ++i) {
+        assert_int_equal(a.kind[i], b.kind[i]);
+        assert_int_equal(a.peer[i], b.peer[i]);
+        assert_true(a.off[i] == b.off[i] && a.len[i] == b.len[i]);
+        assert_true(b.slot[i] < fit.window + fit.max_sends);
+    }
+    /* the root: no receives (window 1), the leaf: no sends (max_sends 1) */
+    mcast_engine_params_t r = wide, leaf = wide;
+    mcast_engine_params_fit(&r, ts.s[0]);
+    mcast_engine_params_fit(&leaf, ts.s[2]);
+    assert_true(r.window == 1 && r.max_sends == 3);
+    assert_true(leaf.window == 3 && leaf.max_sends == 1);
+    /* smaller than the schedule's: unchanged; bad values: left for start to reject */
+    mcast_engine_params_t small = {300, 100, 2, 1, 0}, bad = {300, 100, 0, -1, 0};
+    mcast_engine_params_fit(&small, ts.s[1]);
+    mcast_engine_params_fit(&bad, ts.s[1]);
+    mcast_engine_params_fit(NULL, ts.s[1]);
+    mcast_engine_params_fit(&small, NULL);
+    assert_true(small.window == 2 && small.max_sends == 1);
+    assert_true(bad.window == 0 && bad.max_sends == -1);
+    release(&ts);
+}
+
 /* A rank fed by two peers (the two-tree's: blocks 0 and 2 from rank 0, 1 and 3 from rank
  * 1, in that list order): the last receive from rank 0 waits for block 0 and the receives
  * after it, from rank 1, are posted meanwhile (before: none until block 0 came,
@@ -577,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_notice_carries_error),
         cmocka_unit_test(test_last_receive_waits),
         cmocka_unit_test(test_last_receive_held_back),
+        cmocka_unit_test(test_params_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,12 +75,12 @@ typedef struct mcast_call {
     int tag, tag_last;
     char *base;          /* contiguous: the packed stream in place */
     bool staged;
-    mcast_dtio_t io;     /* staged: ranges through the convertor */
     void *buf;
     int count;
     struct ompi_datatype_t *dtype;
     int nslots;
-    mcast_slot_t *slots;
+    mcast_slot_t *slots; /* room for slots_cap of them */
+    int slots_cap;
     long idle;
     unsigned long posts;
     int *drain;          /* peers sending more than we expect */
@@ -93,6 +93,7 @@ typedef struct mcast_call {
     int nsinks, sinks_cap;
     uint64_t trace;      /* the call's number in the timeline (mcast_trace.h), 0: off */
     bool traced_end;
+    mcast_dtio_t io;     /* staged: ranges through the convertor (last: call_setup) */
 } mcast_call_t;
 
 bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *bytes)
@@ -717,12 +718,24 @@ static void engine_give(mcast_engine_t *e)
     mcast_engine_destroy(mcast_spare_give(&spare_engines, e));
 }
 
+/* Calls of mcast_pml_call_start that ended, with their slots' room, kept for the next
+ * (a nonblocking call's start then allocates nothing: E-IBC-2). */
+static mcast_spares_t spare_calls = MCAST_SPARES_INIT;
+
+/* reuse: c is a call that ended (call_cleanup with keep_room), whose room for slots the
+ * new call takes where it is large enough; otherwise c's contents are undefined. */
 static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_memo_t *memo,
                       mcast_engine_t *engine, void *buf, int count,
                       struct ompi_datatype_t *dtype, size_t bytes,
-                      struct ompi_communicator_t *comm, int tag)
+                      struct ompi_communicator_t *comm, int tag, bool reuse)
 {
-    memset(c, 0, sizeof(*c));
+    mcast_slot_t *room = reuse ? c->slots : NULL;
+    const int room_cap = reuse && NULL != room ? c->slots_cap : 0;
+    /* (the convertors' room only where they are used: mcast_dtio_init) */
+    memset(c, 0, offsetof(mcast_call_t, io));
+    memset(c->io.ready, 0, sizeof(c->io.ready)); /* (what mcast_dtio_fini reads) */
+    c->slots = room; /* (the cleanup frees it, also after a failure below) */
+    c->slots_cap = room_cap;
     const int rank = ompi_comm_rank(comm);
     /* two tags per broadcast, the same on every rank: taken by the module at the MPI call
      * (mcast_tags_take), also for a call that starts later or fails further on */
@@ -746,6 +759,7 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
             c->sched = NULL;
             return mcast_status_to_mpi(st);
         }
+        mcast_engine_params_fit(&c->ep, c->sched); /* (slots for what the call can use) */
         mcast_sched_ref_t *ref = NULL != memo ? malloc(sizeof(*ref)) : NULL;
         if (NULL != ref) { /* (without one the schedule stays the call's own) */
             ref->sched = c->sched;
@@ -758,7 +772,13 @@ static int call_setup(mcast_call_t *c, const mcast_plan_t *plan, mcast_sched_mem
         }
     }
     c->nslots = c->ep.window + c->ep.max_sends;
-    c->slots = calloc((size_t) c->nslots, sizeof(*c->slots));
+    if (NULL != c->slots && c->slots_cap >= c->nslots) {
+        memset(c->slots, 0, (size_t) c->nslots * sizeof(*c->slots));
+    } else {
+        free(c->slots);
+        c->slots = calloc((size_t) c->nslots, sizeof(*c->slots));
+        c->slots_cap = NULL != c->slots ? c->nslots : 0;
+    }
     c->engine = engine;
     if (NULL == c->engine) {
         c->engine = engine_take();
@@ -886,14 +906,19 @@ static int call_start(mcast_call_t *c)
     return mcast_status_to_mpi(mcast_engine_start(c->engine, c->sched, &c->ep, &x));
 }
 
-static void call_cleanup(mcast_call_t *c)
+/* keep_room: c's room for slots stays with it (call_setup's reuse), else it is freed. */
+static void call_cleanup(mcast_call_t *c, bool keep_room)
 {
     for (int i = 0; NULL != c->slots && i < c->nslots; i++) {
         (void) sentinel_settle(&c->slots[i]); /* (none left open by a finished call) */
         free(c->slots[i].stage);
         sink_unmap(c->slots[i].sink, c->slots[i].len);
     }
-    free(c->slots);
+    if (!keep_room) {
+        free(c->slots);
+        c->slots = NULL;
+        c->slots_cap = 0;
+    }
     mcast_dtio_fini(&c->io);
     if (NULL != c->sched_ref) {
         mcast_sched_ref_release(c->sched_ref);
@@ -911,7 +936,6 @@ static void call_cleanup(mcast_call_t *c)
     }
     free(c->sinks);
     free(c->sink_bufs);
-    c->slots = NULL;
     c->sched = NULL;
     c->engine = NULL;
 }
@@ -923,7 +947,7 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
 {
     const int calltime = mcast_calltime_suspend(); /* (blocking: it progresses) */
     mcast_call_t c;
-    int rc = call_setup(&c, plan, memo, engine, buf, count, dtype, bytes, comm, tag);
+    int rc = call_setup(&c, plan, memo, engine, buf, count, dtype, bytes, comm, tag, false);
     if (OMPI_SUCCESS == rc) {
         rc = call_start(&c);
     }
@@ -937,7 +961,7 @@ int mcast_pml_bcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, mcast_en
     } else {
         call_abandon(&c);
     }
-    call_cleanup(&c);
+    call_cleanup(&c, false);
     mcast_calltime_resume(calltime);
     return rc;
 }
@@ -948,23 +972,26 @@ int mcast_pml_call_start(const mcast_plan_t *plan, mcast_sched_memo_t *memo,
                          struct ompi_datatype_t *dtype, size_t bytes,
                          struct ompi_communicator_t *comm, int tag, mcast_call_t **out)
 {
-    mcast_call_t *c = malloc(sizeof(*c));
+    mcast_call_t *c = mcast_spare_take(&spare_calls);
+    const bool reuse = NULL != c;
+    if (!reuse) {
+        c = malloc(sizeof(*c));
+    }
     if (NULL == c) {
         /* its part without data, from a call on the stack */
         mcast_call_t tmp;
-        (void) call_setup(&tmp, plan, memo, NULL, buf, count, dtype, bytes, comm, tag);
+        (void) call_setup(&tmp, plan, memo, NULL, buf, count, dtype, bytes, comm, tag, false);
         call_abandon(&tmp);
-        call_cleanup(&tmp);
+        call_cleanup(&tmp, false);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    int rc = call_setup(c, plan, memo, engine, buf, count, dtype, bytes, comm, tag);
+    int rc = call_setup(c, plan, memo, engine, buf, count, dtype, bytes, comm, tag, reuse);
     if (OMPI_SUCCESS == rc) {
         rc = call_start(c);
     }
     if (OMPI_SUCCESS != rc) {
         call_abandon(c);
-        call_cleanup(c);
-        free(c);
+        mcast_pml_call_free(c);
         return rc;
     }
     *out = c;
@@ -989,8 +1016,11 @@ size_t mcast_pml_call_held_bytes(mcast_call_t *c)
 void mcast_pml_call_free(mcast_call_t *c)
 {
     if (NULL != c) {
-        call_cleanup(c);
-        free(c);
+        call_cleanup(c, true);
+        if (NULL != mcast_spare_give(&spare_calls, c)) {
+            free(c->slots);
+            free(c);
+        }
     }
 }
 
@@ -1035,7 +1065,7 @@ static void ireq_release(mcast_ireq_t *r)
     if (NULL != r->runner) {
         r->runner->release(r->runner_state);
     } else {
-        call_cleanup(&r->call);
+        call_cleanup(&r->call, false);
     }
     OMPI_REQUEST_FINI(&r->super);
     /* (only a request nobody else holds) */
@@ -1228,7 +1258,7 @@ int mcast_pml_ibcast(const mcast_plan_t *plan, mcast_sched_memo_t *memo, void *b
         }
         return rc;
     }
-    int rc = call_setup(&r->call, plan, memo, NULL, buf, count, dtype, bytes, comm, tag);
+    int rc = call_setup(&r->call, plan, memo, NULL, buf, count, dtype, bytes, comm, tag, false);
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
     OPAL_THREAD_LOCK(&active_lock);
@@ -1257,6 +1287,10 @@ void mcast_pml_fini(void)
     }
     for (mcast_ireq_t *r; NULL != (r = mcast_spare_take(&spare_ireqs));) {
         OBJ_RELEASE(r);
+    }
+    for (mcast_call_t *c; NULL != (c = mcast_spare_take(&spare_calls));) {
+        free(c->slots);
+        free(c);
     }
     if (NULL != sentinel_type) { /* (no call is running: the component closes) */
         ompi_datatype_destroy(&sentinel_type);
