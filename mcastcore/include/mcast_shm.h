@@ -55,6 +55,7 @@ extern "C" {
 /* Outcomes of mcast_shm_bcast besides KB_OK / KB_ERR_*. */
 #define MCAST_SHM_MISMATCH MCAST_ERR_SIZE           /* the root's message size differs from this rank's */
 #define MCAST_SHM_ROOT_FAILED MCAST_ERR_ROOT_FAILED /* the root could not pack its data */
+#define MCAST_SHM_ABANDONED MCAST_ERR_ABORTED       /* a rank gave up the region (mcast_shm_abandon) */
 
 /* Bytes of a region for n ranks and S slots of C bytes (0 on bad input). */
 size_t mcast_shm_region_bytes(int nranks, int slots, size_t slot_bytes);
@@ -173,6 +174,17 @@ void mcast_shm_op_free(mcast_shm_op_t *op);
 #define MCAST_SHM_BOARD_KEYS 32
 int mcast_shm_board_put(mcast_shm_t *s, int key, const double v[2]);
 int mcast_shm_board_max(const mcast_shm_t *s, int key, double out[2]);
+
+/* A rank that could not follow a call on the region (it did not know the call's plan:
+ * no memory for it) abandons it: from then on no op of any rank reads or writes the ring
+ * any more; an op that starts, or would wait for a chunk or for room, ends with
+ * MCAST_SHM_ABANDONED.  An op that completes without waiting completes as before (its
+ * data are its root's).  So that rank never takes the chunks of the call it missed for
+ * its next call's, and its peers never wait for it on the ring.  (The board and its gate
+ * are not affected: what a rank reads there stays what every rank reads.)  abandoned: 1
+ * once any rank abandoned the region. */
+void mcast_shm_abandon(mcast_shm_t *s);
+int mcast_shm_abandoned(const mcast_shm_t *s);
 
 /* The board's gate: trial calls of a key start together (the verification of nonblocking
  * calls times a call from the moment every rank has reached it, not from its own start,

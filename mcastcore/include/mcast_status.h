@@ -21,7 +21,8 @@ typedef enum mcast_status {
     MCAST_ERR_NOTFOUND = -6,     /* unknown host/switch name */
     MCAST_ERR_UNSUPPORTED = -7,  /* operation does not apply to this topology/routing */
     MCAST_ERR_PEER_DEAD = -10,   /* multicast: a peer was silent for T_dead */
-    MCAST_ERR_ABORTED = -11,     /* multicast: another rank aborted this collective */
+    MCAST_ERR_ABORTED = -11,     /* another rank aborted this collective (multicast; the shared
+                                    segment: a rank that could not follow a call) */
     MCAST_ERR_SIZE = -12,        /* the root's message size differs from this rank's */
     MCAST_ERR_PROTOCOL = -13,    /* multicast: e.g. DONE before holding every chunk */
     MCAST_ERR_ROOT_FAILED = -14  /* the root could not pack its data (its chunks came marked) */

@@ -5,7 +5,7 @@
  * Region layout, every part on its own 128-byte line (two lines: the adjacent-line
  * prefetcher would otherwise make neighbours share):
  *
- *   [header: magic, version, nranks, slots, slot_bytes]
+ *   [header: magic, version, nranks, slots, abandoned, slot_bytes]
  *   [done[0]] [done[1]] ... [done[n-1]]          chunks rank r has finished with
  *   [slot 0: ready, msg_bytes, len, flags, up to 96 bytes of a small chunk] ... [slot S-1]
  *   [board: rank 0's MCAST_SHM_BOARD_KEYS entries] ... [rank n-1's]   (written once each)
@@ -29,8 +29,8 @@ namespace {
 
 constexpr size_t LINE = 128;
 constexpr uint64_t MAGIC = 0x6d63617374736d31ull; /* "mcastsm1" */
-constexpr uint32_t LAYOUT_VERSION = 4; /* 2: chunks of up to INLINE_BYTES on their slot's line;
-                                          3: the board; 4: its entries' gate */
+constexpr uint32_t LAYOUT_VERSION = 5; /* 2: chunks of up to INLINE_BYTES on their slot's line;
+                                          3: the board; 4: its entries' gate; 5: abandoned */
 constexpr uint64_t FLAG_ROOT_FAILED = 1;
 constexpr uint64_t FLAG_INLINE = 2; /* the chunk's bytes follow its slot header, on its line */
 
@@ -39,7 +39,7 @@ struct Header {
     uint32_t version;
     uint32_t nranks;
     uint32_t slots;
-    uint32_t pad;
+    uint32_t abandoned; /* 1: a rank could not follow a call (mcast_shm_abandon) */
     uint64_t slot_bytes;
     uint64_t region_bytes;
 };
@@ -101,6 +101,11 @@ uint64_t load_acquire(const uint64_t *p)
 void store_release(uint64_t *p, uint64_t v)
 {
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+bool abandoned(const char *base)
+{
+    return __atomic_load_n(&reinterpret_cast<const Header *>(base)->abandoned, __ATOMIC_ACQUIRE) != 0;
 }
 
 } // namespace
@@ -386,6 +391,18 @@ __attribute__((visibility("default"))) int mcast_shm_gate_arrive(mcast_shm_t *s,
     return KB_OK;
 }
 
+__attribute__((visibility("default"))) void mcast_shm_abandon(mcast_shm_t *s)
+{
+    if (s != nullptr) {
+        __atomic_store_n(&reinterpret_cast<Header *>(s->base)->abandoned, 1u, __ATOMIC_RELEASE);
+    }
+}
+
+__attribute__((visibility("default"))) int mcast_shm_abandoned(const mcast_shm_t *s)
+{
+    return s != nullptr && abandoned(s->base) ? 1 : 0;
+}
+
 __attribute__((visibility("default"))) int mcast_shm_gate_open(const mcast_shm_t *s, int key, uint64_t n)
 {
     if (s == nullptr || key < 0 || key >= MCAST_SHM_BOARD_KEYS || n == 0) {
@@ -454,6 +471,10 @@ bool step(mcast_shm_op *op)
     if (!op->started) {
         op->started = true;
         op->g0 = s->g;
+        if (abandoned(s->base)) {
+            op->rc = MCAST_SHM_ABANDONED; /* (nothing read or written: the ring is out of step) */
+            return true;
+        }
     }
     if (s->me == op->root) {
         /* a 0-byte call publishes one empty chunk: a receiver that expects bytes sees the
@@ -472,6 +493,11 @@ bool step(mcast_shm_op *op)
                     }
                     s->min_done = lo;
                     if (s->min_done < need) {
+                        if (abandoned(s->base)) { /* (a rank that will not read: no waiting) */
+                            op->rc = MCAST_SHM_ABANDONED;
+                            s->g = op->g0 + op->i;
+                            return true;
+                        }
                         return false;
                     }
                 }
@@ -510,6 +536,11 @@ bool step(mcast_shm_op *op)
             const uint64_t g = op->g0 + op->i;
             SlotHeader *sh = s->slot(g);
             if (load_acquire(&sh->ready) != g + 1) {
+                if (abandoned(s->base)) { /* (a root that will not write: no waiting) */
+                    op->rc = MCAST_SHM_ABANDONED;
+                    s->g = op->g0 + op->i;
+                    return true;
+                }
                 return false;
             }
             if (op->i == 0) {

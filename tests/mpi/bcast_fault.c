@@ -18,7 +18,7 @@
  * without an injection proves nothing: exit 2 without the library; -0 turns this
  * around); in 3, every rank returns MPI_SUCCESS with the root's data.
  *
- *   bcast_fault [-m BYTES (16 MiB)] [-t vector|bytes (vector)] [-n] [-r ROOT] [-f] [-k ROUNDS] [-0]
+ *   bcast_fault [-m BYTES (16 MiB)] [-t vector|bytes (vector)] [-n] [-r ROOT] [-f] [-k ROUNDS] [-0] [-A]
  *     vector  MPI_Type_vector(M/8, 1, 2, MPI_DOUBLE): the convertor packs and unpacks
  *     bytes   M MPI_BYTEs (contiguous: packed in place)
  *     -n      MPI_Ibcast + MPI_Wait instead of MPI_Bcast
@@ -26,6 +26,9 @@
  *     -k      rounds (default 2; the root moves by one each round)
  *     -0      the faulty broadcast must allocate nothing the injector would refuse (a
  *             path that cannot fail for want of memory): an injection is the failure
+ *     -A      a rank may lose a call's plan (no memory for it) on a shared segment, which
+ *             it then abandons (docs/local-failures.md): the broadcasts after the injection
+ *             may end with an error class on any rank, never MPI_SUCCESS with other bytes
  * Prints "bcast_fault: np=N C checks, F failures (I injected, E error returns)".
  */
 #define _GNU_SOURCE
@@ -39,7 +42,7 @@
 
 #include "errors_return.h"
 
-static long checks = 0, failures = 0;
+static long checks = 0, failures = 0, after_errors = 0;
 static int nonblocking = 0;
 static void (*arm)(int) = NULL;
 static long (*failed)(void) = NULL;
@@ -116,6 +119,8 @@ static int err_class(int rc)
 
 /* A broadcast without injection, which must be right on every rank (`what`: before or
  * after the faulty one). */
+static int abandoned_ok; /* -A */
+
 static void correct_bcast(unsigned char *buf, size_t span, size_t M, int vector, int count,
                           MPI_Datatype t, int root, int rank, MPI_Comm comm, unsigned seed,
                           int round, const char *what)
@@ -123,6 +128,10 @@ static void correct_bcast(unsigned char *buf, size_t span, size_t M, int vector,
     fill(buf, span, M, vector, rank == root, seed);
     const int rc = bcast_kind(buf, count, t, root, comm, nonblocking && 0 != strcmp(what, "before"));
     checks++;
+    if (abandoned_ok && MPI_SUCCESS != rc && 0 == strcmp(what, "after")) {
+        after_errors++; /* (an abandoned segment: an error, not wrong data) */
+        return;
+    }
     if (MPI_SUCCESS != rc || !correct(buf, span, M, vector, seed)) {
         failures++;
         fprintf(stderr, "FAIL round %d rank=%d: the broadcast %s the injection: class %d or "
@@ -135,7 +144,7 @@ int main(int argc, char **argv)
     size_t M = (size_t) 16 << 20;
     int vector = 1, root0 = 0, warm = 1, rounds = 2, none = 0, opt;
     MPI_Init(&argc, &argv);
-    while ((opt = getopt(argc, argv, "m:t:nr:fk:0")) != -1) {
+    while ((opt = getopt(argc, argv, "m:t:nr:fk:0A")) != -1) {
         switch (opt) {
         case 'm': M = (size_t) atol(optarg); break;
         case 't': vector = 0 != strcmp(optarg, "bytes"); break;
@@ -144,6 +153,7 @@ int main(int argc, char **argv)
         case 'f': warm = 0; break;
         case 'k': rounds = atoi(optarg); break;
         case '0': none = 1; break;
+        case 'A': abandoned_ok = 1; break;
         default: break;
         }
     }
@@ -195,8 +205,8 @@ int main(int argc, char **argv)
         /* the next broadcast, after the injection stopped */
         correct_bcast(buf, span, M, vector, count, t, root, rank, comm, seed + 3, k, "after");
     }
-    long tot[4] = {checks, failures, injected, errors}, sum[4];
-    MPI_Allreduce(tot, sum, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    long tot[5] = {checks, failures, injected, errors, after_errors}, sum[5];
+    MPI_Allreduce(tot, sum, 5, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (none && 0 != sum[2]) {
         sum[1]++;
         if (0 == rank) {
@@ -210,8 +220,11 @@ int main(int argc, char **argv)
         }
     }
     if (0 == rank) {
-        printf("bcast_fault: np=%d %ld checks, %ld failures (%ld injected, %ld error returns)\n",
-               size, sum[0], sum[1], sum[2], sum[3]);
+        printf("bcast_fault: np=%d %ld checks, %ld failures (%ld injected, %ld error returns%s",
+               size, sum[0], sum[1], sum[2], sum[3], abandoned_ok ? "" : ")\n");
+        if (abandoned_ok) {
+            printf(", %ld after it)\n", sum[4]);
+        }
     }
     free(buf);
     MPI_Type_free(&vec);

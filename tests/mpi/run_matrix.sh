@@ -508,6 +508,40 @@ else
         row "shm ${kind}zero-byte signatures np=4" "${kind}shm" 4 PML_OB1 --mca coll_kbinomial_algorithm shm \
             --mca coll_kbinomial_shm_chunk_bytes 4096 "$MISMATCH" -z -m 200000 $nb
     done
+    # Below the first call's exchange records and a call's plan (512 B and more refused
+    # from the first call on, the first N refusals let through: every allocation of the
+    # first call in turn): the exchange's records from fresh pages (every rank then passes
+    # the communicator down), a lost plan abandons the segment (every later call on it an
+    # error, docs/local-failures.md).  Every run: no rank MPI_SUCCESS with wrong data, no
+    # hang (bcast_fault -A; a run past the last allocation injects nothing).  At least one
+    # run abandoned the segment.
+    if [ -n "${MATRIX_DRY:-}" ]; then
+        echo "PASS fault shm first call, every allocation in turn"
+    else
+        out=$(mktemp)
+        bad="" abandoned=0 runs=0
+        for skip in $(seq 0 20); do
+            timeout 60 "$MPIRUN" -np 4 "${BASE[@]}" "${PML_OB1[@]}" -x LD_PRELOAD="$FAILALLOC" \
+                "${FAILALLOC_ARGS[@]}" -x MCAST_FAILALLOC_BYTES=512 -x MCAST_FAILALLOC_AFTER="$skip" \
+                --mca coll_kbinomial_algorithm shm "$FAULT" -f -A -r $((skip % 4)) >"$out" 2>&1
+            rc=$?
+            if grep -q "np=4 .* (0 injected" "$out"; then
+                break # (past the first call's last allocation)
+            fi
+            runs=$((runs + 1))
+            if [ $rc -ne 0 ] || ! grep -q "np=4 .* 0 failures" "$out"; then
+                bad="$bad $skip(exit $rc)"
+            fi
+            grep -q "error returns, [1-9][0-9]* after it" "$out" && abandoned=$((abandoned + 1))
+        done
+        if [ -z "$bad" ] && [ "$runs" -ge 3 ] && [ "$abandoned" -ge 1 ]; then
+            pass=$((pass + 1)); echo "PASS fault shm first call, every allocation in turn: $runs runs, $abandoned abandoned the segment, no wrong data, no hang"
+        else
+            fail=$((fail + 1)); echo "FAIL fault shm first call, every allocation in turn (runs $runs, abandoned $abandoned, failed:$bad)"
+            grep -E 'FAIL|np=4' "$out" | tail -n 4 | sed 's/^/    /'
+        fi
+        rm -f "$out"
+    fi
 fi
 
 if [ "$MATRIX" = ompi5 ]; then

@@ -109,7 +109,13 @@ typedef struct {
     size_t stream_step;    /* roots stream: avail grows by this per wait (0: no) */
     int warm;              /* every rank calls mcast_shm_warm before each call */
     int one_thread;        /* every rank's view takes no lock (one thread calls into it) */
+    int skip;              /* 1: skip_rank does not take part in call skip_call (it has no */
+    int skip_rank;         /* plan for it), and with skip_abandons abandons the region there */
+    int skip_call;
+    int skip_abandons;
 } script_t;
+
+#define SKIPPED 1000 /* rc of the call a rank did not take part in */
 
 typedef struct {
     void *region;
@@ -135,6 +141,14 @@ static void *rank_main(void *p)
     }
     mcast_shm_one_thread(s, a->sc->one_thread);
     for (int c = 0; c < a->sc->ncalls; ++c) {
+        if (a->sc->skip && a->me == a->sc->skip_rank && c == a->sc->skip_call) {
+            if (a->sc->skip_abandons) {
+                mcast_shm_abandon(s);
+            }
+            a->rc[c] = SKIPPED;
+            a->ok[c] = 0;
+            continue;
+        }
         const int root = a->sc->root[c];
         size_t want = a->sc->bytes[c];
         if (a->me == a->sc->odd_rank && c == a->sc->odd_call) {
@@ -341,6 +355,59 @@ static void test_gate(void **state)
     assert_int_equal(mcast_shm_gate_open(s[2], 3, 2), 1);
     assert_int_equal(mcast_shm_gate_open(s[2], 3, 3), 0);
     board_region_free(N, s, region);
+}
+
+/* A rank that cannot take part in a call (no plan for it) and goes on: without abandoning
+ * the region, its next call takes the chunks of the call it missed and reports success
+ * with the wrong bytes (the control); abandoning it, no rank ever reports success with
+ * wrong bytes, no rank waits (the test ends: a root short of room, receivers of an
+ * abandoning root), every call of that rank after it ends MCAST_SHM_ABANDONED, and so
+ * does every call that starts after it on any rank. */
+static void test_abandon(void **state)
+{
+    (void) state;
+    const int n = 4;
+    /* the control: one chunk a call, room for all, equal sizes */
+    const int roots1[] = {0, 0, 1};
+    const size_t small[] = {300, 300, 300};
+    script_t sc = {3, roots1, small, -1, -1, 0, -1, -1, 0, 0, 0, 0, 1, 2, 0, 0};
+    int rc[4 * 6], ok[4 * 6];
+    run_script(n, 4, 512, &sc, rc, ok);
+    assert_int_equal(rc[2 * 3 + 0], SKIPPED);
+    assert_int_equal(rc[2 * 3 + 1], KB_OK);
+    assert_int_equal(ok[2 * 3 + 1], 0); /* call 0's bytes as call 1's */
+    /* abandoning: the same, then many chunks on a ring of 2 and the abandoning rank as a
+     * later call's root */
+    const int roots2[] = {0, 2, 1, 0, 3, 2};
+    const size_t big[] = {5000, 3000, 5000, 700, 5000, 64};
+    const script_t cases[] = {
+        {3, roots1, small, -1, -1, 0, -1, -1, 0, 0, 0, 0, 1, 2, 0, 1},
+        {6, roots2, big, -1, -1, 0, -1, -1, 0, 0, 0, 0, 1, 2, 0, 1},
+        {6, roots2, big, -1, -1, 0, -1, -1, 0, 0, 0, 0, 1, 3, 2, 1},
+        {6, roots2, big, -1, -1, 0, -1, -1, 0, 0, 0, 0, 1, 0, 3, 1}};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); ++k) {
+        for (int rep = 0; rep < 20; ++rep) {
+            const script_t *c = &cases[k];
+            run_script(n, k == 0 ? 4 : 2, 512, c, rc, ok);
+            for (int r = 0; r < n; ++r) {
+                for (int i = 0; i < c->ncalls; ++i) {
+                    const int x = rc[r * c->ncalls + i];
+                    if (r == c->skip_rank && i == c->skip_call) {
+                        assert_int_equal(x, SKIPPED);
+                    } else if (r == c->skip_rank && i > c->skip_call) {
+                        assert_int_equal(x, MCAST_SHM_ABANDONED);
+                    } else if (i < c->skip_call) {
+                        assert_int_equal(x, KB_OK); /* (before it: as ever) */
+                        assert_int_equal(ok[r * c->ncalls + i], 1);
+                    } else if (x == KB_OK) {
+                        assert_int_equal(ok[r * c->ncalls + i], 1); /* never wrong bytes */
+                    } else {
+                        assert_int_equal(x, MCAST_SHM_ABANDONED);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /* A region's slot: the smallest chunk where every rank has a core (no call's chunk is
@@ -771,6 +838,7 @@ int main(void)
         cmocka_unit_test(test_mismatch_keeps_step),
         cmocka_unit_test(test_zero_bytes),
         cmocka_unit_test(test_root_failure),
+        cmocka_unit_test(test_abandon),
         cmocka_unit_test(test_slow_reader),
         cmocka_unit_test(test_nonblocking),
         cmocka_unit_test(test_streaming_root),

@@ -54,6 +54,7 @@ static void mcast_module_construct(mcast_module_t *m)
 }
 
 static void exchange_drain(mcast_module_t *m);
+static void exchange_free(mcast_exchange_t *x);
 static void watch_forget(mcast_module_t *m);
 
 static void mcast_module_destruct(mcast_module_t *m)
@@ -63,9 +64,7 @@ static void mcast_module_destruct(mcast_module_t *m)
                           started it, so it completes (rank 0 still sends the records back) */
         exchange_drain(m);
     }
-    free(m->xchg.reqs);
-    free(m->xchg.mine);
-    free(m->xchg.all);
+    exchange_free(&m->xchg);
     mcast_plan_cache_clear(&m->nb_plans);
     mcast_plan_cache_clear(&m->nb_other);
     free(m->nbv);
@@ -161,6 +160,19 @@ static mcast_module_t *below_ours(const mcast_module_t *m)
     return (mcast_module_t *) b;
 }
 
+/* This rank ends a call without knowing its plan (no memory for it: a local failure).
+ * Had the others run it on a shared segment, its next call there would take that call's
+ * chunks for its own and report success with them: the segments the call could have
+ * used (m's, and those of our modules below, to which m may hand calls) are abandoned,
+ * so that every later call on them ends with an error on every rank instead
+ * (mcast_shm_abandon; docs/local-failures.md). */
+static void abandon_segments(mcast_module_t *m)
+{
+    for (mcast_module_t *x = m; NULL != x; x = below_ours(x)) {
+        mcast_shm_seg_abandon(x->shm);
+    }
+}
+
 /* The nonblocking exchange runs over the PML with the module's tags (mcast_pml.h), not
  * as Open MPI's iallgather: libnbc takes that one's tag from the communicator's counter,
  * which MPI_Comm_idup draws from inside the progress engine, so with an idup under way
@@ -222,18 +234,57 @@ static void exchange_drain(mcast_module_t *m)
     (void) exchange_step(m, true);
 }
 
+/* The exchange's room: its records and (nonblocking) its requests' table. */
+static bool exchange_room(mcast_exchange_t *x, int n)
+{
+    const size_t nreqs = n > 1 ? 2 * (size_t) (n - 1) : 1;
+    x->mine = calloc(1, sizeof(*x->mine));
+    x->all = calloc((size_t) n, sizeof(*x->all));
+    x->reqs = malloc(sizeof(*x->reqs) * nreqs);
+    if (NULL != x->mine && NULL != x->all && NULL != x->reqs) {
+        return true;
+    }
+    /* Without them this rank could not take part in the exchange, and its next call would
+     * join this call's exchange, a call behind its peers for good (its segment's chunks,
+     * the module below's messages: the wrong call's data).  Fresh pages hold them instead;
+     * the caller's record then says "short of memory", so every rank leaves the
+     * communicator to the module below. */
+    free(x->mine);
+    free(x->all);
+    free(x->reqs);
+    x->paged_n = n;
+    x->mine = mcast_pages_map(sizeof(*x->mine));
+    x->all = mcast_pages_map(sizeof(*x->all) * (size_t) n);
+    x->reqs = mcast_pages_map(sizeof(*x->reqs) * nreqs);
+    return false;
+}
+
+static void exchange_free(mcast_exchange_t *x)
+{
+    if (x->paged_n > 0) {
+        const int n = x->paged_n;
+        mcast_pages_unmap(x->mine, sizeof(*x->mine));
+        mcast_pages_unmap(x->all, sizeof(*x->all) * (size_t) n);
+        mcast_pages_unmap(x->reqs, sizeof(*x->reqs) * (n > 1 ? 2 * (size_t) (n - 1) : 1));
+    } else {
+        free(x->mine);
+        free(x->all);
+        free(x->reqs);
+    }
+    x->mine = x->all = NULL;
+    x->reqs = NULL;
+    x->paged_n = 0;
+}
+
 /* Starts the exchange (every rank at the same call).  blocking: the allgather runs to
  * completion here. */
 static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, bool blocking)
 {
     const int n = ompi_comm_size(comm);
     mcast_exchange_t *x = &m->xchg;
-    x->mine = calloc(1, sizeof(*x->mine));
-    x->all = calloc((size_t) n, sizeof(*x->all));
-    if (NULL == x->mine || NULL == x->all) {
-        free(x->mine);
-        free(x->all);
-        x->mine = x->all = NULL;
+    const bool heap = exchange_room(x, n);
+    if (NULL == x->mine || NULL == x->all || NULL == x->reqs) {
+        exchange_free(x);
         return OMPI_ERR_OUT_OF_RESOURCE; /* (nothing started: this rank's part is missing) */
     }
     /* what the module keeps from here on, taken before the exchange so that a rank without
@@ -248,7 +299,7 @@ static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, b
         m->shm = mcast_shm_seg_new(n); /* the segment's setup state: its steps allocate nothing */
         x->mine->short_of_memory = NULL == m->shm;
     }
-    x->mine->short_of_memory = x->mine->short_of_memory || NULL == m->chain ||
+    x->mine->short_of_memory = x->mine->short_of_memory || !heap || NULL == m->chain ||
                                NULL == m->nb_chain || NULL == m->plans.decisions ||
                                !mcast_locality_reserve(m->ops->locality(m));
     m->ops->digests(m, &x->mine->digests);
@@ -266,12 +317,6 @@ static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, b
     } else {
         x->tag = mcast_tags_take(&m->tags); /* (every rank, at this call) */
         x->nreq = 0;
-        x->reqs = malloc(sizeof(*x->reqs) * (size_t) (n > 1 ? 2 * (n - 1) : 1));
-        if (NULL == x->reqs) {
-            x->finished = true; /* (its peers may wait for its part: docs/local-failures.md) */
-            x->rc = OMPI_ERR_OUT_OF_RESOURCE;
-            return OMPI_SUCCESS;
-        }
         x->p2p = true;
         rc = exchange_post(m, comm);
         if (OMPI_SUCCESS != rc) {
@@ -803,6 +848,7 @@ static int zero_bytes_plan(mcast_module_t *m, struct ompi_communicator_t *comm, 
                                       want_of(m, mcast_size_class(1), false), &why, &defer,
                                       &no_memory);
     if (no_memory) {
+        abandon_segments(m);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (NULL != e && !e->info.defer && MCAST_PLAN_SHM == e->info.transport_kind) {
@@ -839,7 +885,8 @@ static int route(mcast_module_t *m, struct ompi_communicator_t *comm, size_t byt
     if (no_memory) {
         /* This rank alone cannot follow the plan the others run: it reports the error
          * (the fallback policy is for plans that do not apply on every rank).  Its peers
-         * may wait for it (docs/local-failures.md: what is not covered). */
+         * may wait for it over the PML (docs/local-failures.md: what is not covered). */
+        abandon_segments(m);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (NULL == e) {
@@ -922,19 +969,20 @@ static double now_s(void);
  * where the class is no larger than the machine model's eager size inside a node
  * (shm.eager_bytes): there Open MPI copies a message in and out as the segment does, and
  * E-DATA-1's difference, its single copy reading clean lines, does not arise; trials of
- * sub-microsecond calls interleaved with the other candidate's misjudged them (E-VERIFY-4). */
-static mcast_cached_plan_t *nbv_other_plan(mcast_module_t *m, struct ompi_communicator_t *comm,
-                                           int cls, int root)
+ * sub-microsecond calls interleaved with the other candidate's misjudged them (E-VERIFY-4).
+ * OMPI_ERR_OUT_OF_RESOURCE: this rank had no memory for it (the others may have one). */
+static int nbv_other_plan(mcast_module_t *m, struct ompi_communicator_t *comm, int cls, int root,
+                          mcast_cached_plan_t **out)
 {
-    mcast_cached_plan_t *o = mcast_plan_cache_find(&m->nb_other, cls, root);
-    if (NULL != o) {
-        return o;
+    *out = mcast_plan_cache_find(&m->nb_other, cls, root);
+    if (NULL != *out) {
+        return OMPI_SUCCESS;
     }
     mcast_plan_input_t in;
     mcast_forced_t forced;
     m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->nb_chain);
     if (NULL == in.machine || mcast_class_bytes(cls) <= in.machine->shm.eager_bytes) {
-        return NULL;
+        return OMPI_SUCCESS;
     }
     in.shm_slot_bytes = 0;
     in.shm_chunk_bytes = 0;
@@ -942,16 +990,19 @@ static mcast_cached_plan_t *nbv_other_plan(mcast_module_t *m, struct ompi_commun
     forced.compare_previous = 0;
     mcast_plan_t *p = NULL;
     char why[256];
-    if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
-        return NULL;
+    const int st = mcast_plan_select(&in, &p, why, sizeof(why));
+    if (KB_OK != st) {
+        /* (none for every rank alike, unless this rank had no memory for it) */
+        return KB_ERR_NOMEM == st ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     }
     mcast_plan_info_t info;
     mcast_plan_get_info(p, &info);
     if (MCAST_PLAN_PML != info.transport_kind) {
         mcast_plan_free(p);
-        return NULL;
+        return OMPI_SUCCESS;
     }
-    return mcast_plan_cache_insert(&m->nb_other, cls, root, p);
+    *out = mcast_plan_cache_insert(&m->nb_other, cls, root, p);
+    return NULL != *out ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
 /* The candidate of a nonblocking call of class cls with index vidx whose plan is *e (m's,
@@ -982,8 +1033,12 @@ static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls
             memset(m->nbv->key_of, -1, sizeof(m->nbv->key_of));
         }
         key = NBV_NONE; /* (a class first seen after its first call: not verified) */
+        mcast_cached_plan_t *o = NULL;
         if (0 == vidx && m->nbv->nkeys < MCAST_SHM_BOARD_KEYS &&
-            NULL != nbv_other_plan(m, comm, cls, root)) {
+            OMPI_SUCCESS != nbv_other_plan(m, comm, cls, root, &o)) {
+            return OMPI_ERR_OUT_OF_RESOURCE; /* (docs/local-failures.md) */
+        }
+        if (NULL != o) {
             key = m->nbv->nkeys++;
             mcast_verify_init(&m->nbv->v[key], trials, par->verify_margin, 0);
         }
@@ -1015,8 +1070,8 @@ static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls
         }
     }
     if (MCAST_VERIFY_OTHER == cand) {
-        mcast_cached_plan_t *o = nbv_other_plan(m, comm, cls, root);
-        if (NULL == o) {
+        mcast_cached_plan_t *o = NULL;
+        if (OMPI_SUCCESS != nbv_other_plan(m, comm, cls, root, &o) || NULL == o) {
             return OMPI_ERR_OUT_OF_RESOURCE; /* (it was built for the class's first call) */
         }
         *e = o;
@@ -1111,7 +1166,12 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         }
         char why[256] = "";
         mcast_plan_t *p = NULL;
-        if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
+        const int st = mcast_plan_select(&in, &p, why, sizeof(why));
+        if (KB_ERR_NOMEM == st) {
+            rc = OMPI_ERR_OUT_OF_RESOURCE; /* (this rank alone: not a plan that cannot run) */
+            goto out;
+        }
+        if (KB_OK != st) {
             /* a forced algorithm this decision cannot run (a multicast group, ...) */
             if (!mcast_fallback_allowed(m->ops->name, m->ops->params->fallback, comm, why,
                                         &m->fallback_warned)) {
@@ -1125,8 +1185,9 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
             mcast_forced_default(&forced);
             forced.compare_previous = 0;
             in.rules = NULL;
-            if (KB_OK != mcast_plan_select(&in, &p, why, sizeof(why))) {
-                rc = MPI_ERR_INTERN;
+            const int st2 = mcast_plan_select(&in, &p, why, sizeof(why));
+            if (KB_OK != st2) {
+                rc = KB_ERR_NOMEM == st2 ? OMPI_ERR_OUT_OF_RESOURCE : MPI_ERR_INTERN;
                 goto out;
             }
         }
@@ -1342,6 +1403,9 @@ static bool nb_test(void *state, int *status)
         if (MCAST_AGAIN == rc) {
             return false;
         }
+        if (OMPI_ERR_OUT_OF_RESOURCE == rc) {
+            abandon_segments(c->m); /* (no plan: this rank cannot follow the call) */
+        }
         if (OMPI_SUCCESS == rc) {
             if (vkey >= 0) {
                 /* a trial call starts once every rank has reached it, and counts from
@@ -1359,6 +1423,9 @@ static bool nb_test(void *state, int *status)
             rc = nb_begin(c, owner, e);
             if (MCAST_AGAIN == rc) {
                 c->vkey = -1; /* (started again later) */
+            }
+            if (OMPI_ERR_OUT_OF_RESOURCE == rc && uses_segment(&e->info)) {
+                abandon_segments(c->m); /* (its chunks left on the ring: no later call's) */
             }
             OPAL_THREAD_UNLOCK(&owner->lock);
             if (MCAST_AGAIN == rc) {
@@ -1429,6 +1496,7 @@ static int nb_ibcast(mcast_module_t *m, mcast_module_t *seg_m, int64_t slot, mca
     ompi_request_t *req = NULL;
     if (NULL == c || OMPI_SUCCESS != mcast_ireq_runner_new(comm, dtype, &req)) {
         /* (its peers may wait for its part: docs/local-failures.md) */
+        abandon_segments(m);
         free(mcast_spare_give(&spare_calls, c));
         resolve_one(&seg_m, slot, NULL);
         resolve_one(&mc_m, mc_slot, NULL);

@@ -143,6 +143,8 @@ typedef struct mcast_exchange {
     bool p2p;              /* the nonblocking exchange runs */
     mcast_xrec_t *mine;    /* [1] */
     mcast_xrec_t *all;     /* [n] */
+    int paged_n;           /* > 0: mine, all and reqs are mapped pages (mcast_pages_map) for
+                              this n: the heap refused them */
     bool finished;         /* outcome below known (and the records handed on) */
     int rc;                /* OMPI_SUCCESS or the allgather's error */
     bool same_params;      /* every rank's parameter digest is this rank's */

@@ -53,13 +53,13 @@ typedef struct mcast_slot {
     unsigned long seq; /* post order */
     char *stage;   /* staging (non-contiguous datatypes) */
     size_t stage_cap;
-    void *sink;    /* a receive without memory for it: its message's room (sink_map) */
+    void *sink;    /* a receive without memory for it: its message's room (mcast_pages_map) */
     /* a last receive's sentinel (xport_post; NULL: none, then the probe) */
     ompi_request_t *sentinel;
 } mcast_slot_t;
 
 /* A message taken off the queue and dropped once it arrived: its buffer, malloc'ed
- * (maplen 0) or mapped (sink_map). */
+ * (maplen 0) or mapped (mcast_pages_map). */
 typedef struct {
     char *p;
     size_t maplen;
@@ -110,12 +110,12 @@ bool mcast_signature_bytes(int count, struct ompi_datatype_t *dtype, size_t *byt
     return true;
 }
 
-/* Room for a whole message this rank must take although it has no memory for it (a local
- * failure: the message is consumed and dropped): address space mapped on demand, whose
- * pages exist only once written.  Never a buffer shorter than the message: Open MPI
- * 5.0.7's single-copy path (smsc/cma) writes a truncated message's full length past a
- * short receive buffer (docs/evidence.md E-OMPI5-3).  NULL: not even that. */
-static void *sink_map(size_t len)
+/* (mcast_pml.h) Room for a whole message this rank must take although it has no memory
+ * for it (a local failure: the message is consumed and dropped): address space mapped on
+ * demand, whose pages exist only once written.  Never a buffer shorter than the message:
+ * Open MPI 5.0.7's single-copy path (smsc/cma) writes a truncated message's full length
+ * past a short receive buffer (docs/evidence.md E-OMPI5-3).  NULL: not even that. */
+void *mcast_pages_map(size_t len)
 {
     if (0 == len) {
         return NULL;
@@ -125,7 +125,7 @@ static void *sink_map(size_t len)
     return MAP_FAILED == p ? NULL : p;
 }
 
-static void sink_unmap(void *p, size_t len)
+void mcast_pages_unmap(void *p, size_t len)
 {
     if (NULL != p) {
         munmap(p, len);
@@ -280,7 +280,7 @@ static int xport_post(void *ctx, int slot, mcast_op_kind_t kind, int peer, size_
         } else {
             /* consume the message anyway, into room of its size (else it truncates) */
             s->err = OMPI_ERR_OUT_OF_RESOURCE;
-            s->sink = sink_map(len);
+            s->sink = mcast_pages_map(len);
             if (NULL != s->sink) {
                 data = s->sink;
             } else {
@@ -336,7 +336,7 @@ static int finish_request(mcast_call_t *c, mcast_slot_t *s)
     }
     ompi_request_free(&s->req);
     s->req = MPI_REQUEST_NULL;
-    sink_unmap(s->sink, s->len);
+    mcast_pages_unmap(s->sink, s->len);
     s->sink = NULL;
     if (OMPI_SUCCESS == st && MCAST_OP_RECV == s->kind && c->staged && s->len > 0 && 0 == s->err) {
         st = unpack_range(c, s);
@@ -390,7 +390,7 @@ static int poll_slots(mcast_call_t *c, bool quiet)
 static void sinkbuf_free(mcast_sinkbuf_t *b)
 {
     if (0 != b->maplen) {
-        sink_unmap(b->p, b->maplen);
+        mcast_pages_unmap(b->p, b->maplen);
     } else {
         free(b->p);
     }
@@ -413,7 +413,7 @@ static bool take_message(mcast_call_t *c, int peer, int tag)
     size_t len = st._ucount > INT_MAX ? 0 : st._ucount;
     size_t maplen = 0;
     char *buf = malloc(len > 0 ? len : 1);
-    if (NULL == buf && NULL != (buf = sink_map(len))) {
+    if (NULL == buf && NULL != (buf = mcast_pages_map(len))) {
         maplen = len;
     }
     if (NULL == buf) {
@@ -810,7 +810,7 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
 {
     static char none[1];
     ompi_request_t *req[2][MCAST_VOID_POSTED];
-    void *sink[MCAST_VOID_POSTED];      /* each receive's room (sink_map), or NULL */
+    void *sink[MCAST_VOID_POSTED];      /* each receive's room (mcast_pages_map), or NULL */
     size_t sink_len[MCAST_VOID_POSTED];
     const size_t count[2] = {mcast_sched_count(sched, MCAST_OP_RECV),
                              mcast_sched_count(sched, MCAST_OP_SEND)};
@@ -835,7 +835,7 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
                     req[k][i] = MPI_REQUEST_NULL;
                     posted--;
                     if (MCAST_OP_RECV == k) {
-                        sink_unmap(sink[i], sink_len[i]);
+                        mcast_pages_unmap(sink[i], sink_len[i]);
                         sink[i] = NULL;
                     }
                 }
@@ -849,7 +849,7 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
                     size_t off = 0, len = 0;
                     mcast_op_range(ep, &op, &off, &len);
                     sink_len[i] = len <= (size_t) INT_MAX ? len : 0;
-                    sink[i] = sink_map(sink_len[i]);
+                    sink[i] = mcast_pages_map(sink_len[i]);
                     if (NULL == sink[i]) {
                         sink_len[i] = 0;
                     }
@@ -874,7 +874,7 @@ static void void_run(const mcast_sched_t *sched, const mcast_engine_params_t *ep
                 } else {
                     req[k][i] = MPI_REQUEST_NULL;
                     if (MCAST_OP_RECV == k) {
-                        sink_unmap(sink[i], sink_len[i]);
+                        mcast_pages_unmap(sink[i], sink_len[i]);
                         sink[i] = NULL;
                     }
                 }
@@ -912,7 +912,7 @@ static void call_cleanup(mcast_call_t *c, bool keep_room)
     for (int i = 0; NULL != c->slots && i < c->nslots; i++) {
         (void) sentinel_settle(&c->slots[i]); /* (none left open by a finished call) */
         free(c->slots[i].stage);
-        sink_unmap(c->slots[i].sink, c->slots[i].len);
+        mcast_pages_unmap(c->slots[i].sink, c->slots[i].len);
     }
     if (!keep_room) {
         free(c->slots);

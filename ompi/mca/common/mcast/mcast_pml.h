@@ -147,6 +147,12 @@ void *mcast_spare_take(mcast_spares_t *s);
 /* Keeps p: NULL, or p itself when the spares are full (the caller frees it then). */
 void *mcast_spare_give(mcast_spares_t *s, void *p);
 
+/* Zeroed room of len bytes from pages mapped fresh, for what this rank must take part in
+ * although its heap refused it (a local failure); NULL when not even that (or len 0).
+ * Given back with mcast_pages_unmap(p, len) (p NULL: nothing). */
+void *mcast_pages_map(size_t len);
+void mcast_pages_unmap(void *p, size_t len);
+
 /* Unregister the progress function, free the spares (component close). */
 void mcast_pml_fini(void);
 

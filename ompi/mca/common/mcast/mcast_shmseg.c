@@ -57,6 +57,7 @@ struct mcast_shm_seg {
     ompi_request_t **reqs;     /* [2 n] */
     int nreqs;
     int rc;                    /* a failed send or receive */
+    bool abandon;              /* mcast_shm_seg_abandon before the setup was done */
 };
 
 #define MCAST_SHM_NAME_MAX 64
@@ -359,6 +360,9 @@ bool mcast_shm_setup_test(mcast_shm_seg_t *s)
     s->flags = NULL;
     s->reqs = NULL;
     s->step = SETUP_DONE;
+    if (s->abandon && !s->failed) {
+        mcast_shm_abandon(s->view); /* (a call of this rank's was lost meanwhile) */
+    }
     return true;
 }
 
@@ -764,6 +768,15 @@ int mcast_shm_seg_gate(mcast_shm_seg_t *seg, int key, uint64_t n)
         return -1;
     }
     return mcast_shm_gate_open(seg->view, key, n);
+}
+
+void mcast_shm_seg_abandon(mcast_shm_seg_t *seg)
+{
+    if (NULL != set_up(seg)) {
+        mcast_shm_abandon(seg->view);
+    } else if (NULL != seg) {
+        seg->abandon = true; /* (a setup still to come or under way: once it is done) */
+    }
 }
 
 void mcast_shm_seg_warm(mcast_shm_seg_t *seg, size_t bytes)

@@ -115,5 +115,8 @@ int mcast_shm_seg_gate(mcast_shm_seg_t *seg, int key, uint64_t n);
 /* mcast_shm_warm of this rank's view for a call of `bytes`, once the segment is set up
  * (nothing otherwise): before a timed trial call (E-SHM-3). */
 void mcast_shm_seg_warm(mcast_shm_seg_t *seg, size_t bytes);
+/* mcast_shm_abandon of the segment, now or (a setup still to come or under way) once its
+ * setup succeeds. */
+void mcast_shm_seg_abandon(mcast_shm_seg_t *seg);
 
 #endif /* MCAST_SHMSEG_H */
