@@ -1048,13 +1048,19 @@ static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls
     if (key < 0) {
         return OMPI_SUCCESS;
     }
+    if (mcast_shm_seg_abandoned(m->shm)) {
+        /* (a rank lost a call: its candidates may no longer be the others', and one over
+         * the PML would wait for it; on the segment every call ends so anyway) */
+        return MPI_ERR_OTHER;
+    }
     mcast_verify_t *v = &b->v[key];
     int cand = mcast_verify_pick_at(v, vidx);
     if (cand < 0) {
         double agreed[MCAST_VERIFY_CANDIDATES] = {-1.0, -1.0, -1.0}; /* (the board: two) */
         const int got = mcast_shm_seg_board_max(m->shm, key, agreed);
         if (0 == got) {
-            return MCAST_AGAIN;
+            /* (a rank that lost a call may never put its times: docs/local-failures.md) */
+            return mcast_shm_seg_abandoned(m->shm) ? MPI_ERR_OTHER : MCAST_AGAIN;
         }
         cand = mcast_verify_conclude(v, 1 == got ? agreed : NULL);
         if (par->verbose >= 1 && 0 == ompi_comm_rank(comm)) {

@@ -764,10 +764,16 @@ int mcast_shm_seg_board_max(const mcast_shm_seg_t *seg, int key, double out[2])
 
 int mcast_shm_seg_gate(mcast_shm_seg_t *seg, int key, uint64_t n)
 {
-    if (NULL == set_up(seg) || KB_OK != mcast_shm_gate_arrive(seg->view, key, n)) {
-        return -1;
+    if (NULL == set_up(seg) || KB_OK != mcast_shm_gate_arrive(seg->view, key, n) ||
+        mcast_shm_abandoned(seg->view)) {
+        return -1; /* (abandoned: the rank that lost a call may never come) */
     }
     return mcast_shm_gate_open(seg->view, key, n);
+}
+
+bool mcast_shm_seg_abandoned(const mcast_shm_seg_t *seg)
+{
+    return NULL != set_up(seg) && mcast_shm_abandoned(seg->view);
 }
 
 void mcast_shm_seg_abandon(mcast_shm_seg_t *seg)

@@ -110,8 +110,11 @@ bool mcast_shm_failed(const mcast_shm_seg_t *seg);
 int mcast_shm_seg_board_put(mcast_shm_seg_t *seg, int key, const double v[2]);
 int mcast_shm_seg_board_max(const mcast_shm_seg_t *seg, int key, double out[2]);
 /* The board's gate (mcast_shm_gate_arrive / _open): this rank reached call n of key; 1
- * once every rank has, 0 before, -1 where this rank has no view of the segment. */
+ * once every rank has, 0 before, -1 where this rank has no view of the segment or it was
+ * abandoned (no waiting for a rank that may never come). */
 int mcast_shm_seg_gate(mcast_shm_seg_t *seg, int key, uint64_t n);
+/* Whether the segment is set up and a rank abandoned it (mcast_shm_abandoned). */
+bool mcast_shm_seg_abandoned(const mcast_shm_seg_t *seg);
 /* mcast_shm_warm of this rank's view for a call of `bytes`, once the segment is set up
  * (nothing otherwise): before a timed trial call (E-SHM-3). */
 void mcast_shm_seg_warm(mcast_shm_seg_t *seg, size_t bytes);
