@@ -461,6 +461,14 @@ __attribute__((visibility("default"))) int mcast_shm_reserve_at_setup(uint64_t f
 
 namespace {
 
+/* op ends where a rank abandoned the region (mcast_shm_abandon): true, for step's caller. */
+bool end_abandoned(mcast_shm_op *op)
+{
+    op->rc = MCAST_SHM_ABANDONED;
+    op->s->g = op->g0 + op->i;
+    return true;
+}
+
 /* Moves op as far as it goes without waiting; true once it is complete (the caller,
  * mcast_shm_poll, marks it done). */
 bool step(mcast_shm_op *op)
@@ -472,8 +480,7 @@ bool step(mcast_shm_op *op)
         op->started = true;
         op->g0 = s->g;
         if (abandoned(s->base)) {
-            op->rc = MCAST_SHM_ABANDONED; /* (nothing read or written: the ring is out of step) */
-            return true;
+            return end_abandoned(op); /* (nothing read or written: the ring is out of step) */
         }
     }
     if (s->me == op->root) {
@@ -494,9 +501,7 @@ bool step(mcast_shm_op *op)
                     s->min_done = lo;
                     if (s->min_done < need) {
                         if (abandoned(s->base)) { /* (a rank that will not read: no waiting) */
-                            op->rc = MCAST_SHM_ABANDONED;
-                            s->g = op->g0 + op->i;
-                            return true;
+                            return end_abandoned(op);
                         }
                         return false;
                     }
@@ -537,9 +542,7 @@ bool step(mcast_shm_op *op)
             SlotHeader *sh = s->slot(g);
             if (load_acquire(&sh->ready) != g + 1) {
                 if (abandoned(s->base)) { /* (a root that will not write: no waiting) */
-                    op->rc = MCAST_SHM_ABANDONED;
-                    s->g = op->g0 + op->i;
-                    return true;
+                    return end_abandoned(op);
                 }
                 return false;
             }

@@ -234,14 +234,21 @@ static void exchange_drain(mcast_module_t *m)
     (void) exchange_step(m, true);
 }
 
-/* The exchange's room: its records and (nonblocking) its requests' table. */
-static bool exchange_room(mcast_exchange_t *x, int n)
+/* The requests' table of a nonblocking exchange among n ranks. */
+static size_t exchange_nreqs(int n)
 {
-    const size_t nreqs = n > 1 ? 2 * (size_t) (n - 1) : 1;
+    return n > 1 ? 2 * (size_t) (n - 1) : 1;
+}
+
+/* The exchange's room: its records and, for a nonblocking one, its requests' table
+ * (x->reqs NULL otherwise).  false: the heap refused them (see below). */
+static bool exchange_room(mcast_exchange_t *x, int n, bool blocking)
+{
+    const size_t nreqs = blocking ? 0 : exchange_nreqs(n);
     x->mine = calloc(1, sizeof(*x->mine));
     x->all = calloc((size_t) n, sizeof(*x->all));
-    x->reqs = malloc(sizeof(*x->reqs) * nreqs);
-    if (NULL != x->mine && NULL != x->all && NULL != x->reqs) {
+    x->reqs = blocking ? NULL : malloc(sizeof(*x->reqs) * nreqs);
+    if (NULL != x->mine && NULL != x->all && (blocking || NULL != x->reqs)) {
         return true;
     }
     /* Without them this rank could not take part in the exchange, and its next call would
@@ -255,7 +262,7 @@ static bool exchange_room(mcast_exchange_t *x, int n)
     x->paged_n = n;
     x->mine = mcast_pages_map(sizeof(*x->mine));
     x->all = mcast_pages_map(sizeof(*x->all) * (size_t) n);
-    x->reqs = mcast_pages_map(sizeof(*x->reqs) * nreqs);
+    x->reqs = mcast_pages_map(sizeof(*x->reqs) * nreqs); /* (NULL for 0 bytes) */
     return false;
 }
 
@@ -265,7 +272,7 @@ static void exchange_free(mcast_exchange_t *x)
         const int n = x->paged_n;
         mcast_pages_unmap(x->mine, sizeof(*x->mine));
         mcast_pages_unmap(x->all, sizeof(*x->all) * (size_t) n);
-        mcast_pages_unmap(x->reqs, sizeof(*x->reqs) * (n > 1 ? 2 * (size_t) (n - 1) : 1));
+        mcast_pages_unmap(x->reqs, sizeof(*x->reqs) * exchange_nreqs(n));
     } else {
         free(x->mine);
         free(x->all);
@@ -282,8 +289,8 @@ static int exchange_start(mcast_module_t *m, struct ompi_communicator_t *comm, b
 {
     const int n = ompi_comm_size(comm);
     mcast_exchange_t *x = &m->xchg;
-    const bool heap = exchange_room(x, n);
-    if (NULL == x->mine || NULL == x->all || NULL == x->reqs) {
+    const bool heap = exchange_room(x, n, blocking);
+    if (NULL == x->mine || NULL == x->all || (!blocking && NULL == x->reqs)) {
         exchange_free(x);
         return OMPI_ERR_OUT_OF_RESOURCE; /* (nothing started: this rank's part is missing) */
     }
