@@ -647,11 +647,14 @@ int mcast_decide_runner_up(mcast_input_fn_t input, void *ctx, const mcast_plan_t
  * "model", "previous", "unmodelled" or "previous:unmodelled"; never a forced algorithm or
  * a rule) is checked on the application's first blocking calls of that class: they run
  * the chosen candidate and the other one (our plan where the module below was chosen, the
- * module below where ours was) in turn, 1 + `trials` calls each, chosen first (the first
- * call of each warms it up: plans built, buffers touched, connections made; not counted).
+ * module below where ours was) in turn, chosen first, 1 + `trials` calls each (the first
+ * call of each warms it up: plans built, buffers touched, connections made; not counted):
+ * above the eager size inside a node (mcast_verify_order) one after the other, each one's
+ * calls in a row, since a copy timed after the other candidate's measured more than in a
+ * loop of its own; at and below it call by call (E-VERIFY-7).
  * Where ours was chosen and the model's margin is small (mcast_decide_runner_up: the best
  * plan of another algorithm predicted within a fraction of it), that runner-up is a third
- * candidate (mcast_verify_add_runner_up): chosen, other, runner-up in turn.  Each rank
+ * candidate (mcast_verify_add_runner_up): chosen, other, runner-up.  Each rank
  * times its own calls; after the last trial call the ranks agree on the slowest rank's
  * median per candidate (MPI_MAX over mcast_verify_local) and every rank concludes alike
  * from those numbers: another candidate wins only if it is faster than the chosen one by
@@ -677,10 +680,15 @@ typedef struct mcast_verify {
     double t[MCAST_VERIFY_CANDIDATES][MCAST_VERIFY_MAX_TRIALS];
     double agreed[MCAST_VERIFY_CANDIDATES]; /* the last agreed times (seconds), per candidate */
     uint32_t seen;            /* mcast_verify_record_at: the trial calls recorded (bit = index) */
+    int blocks;               /* mcast_verify_order: each candidate's calls in a row (else turns) */
 } mcast_verify_t;
 /* Two candidates; trials clamped to 1..MCAST_VERIFY_MAX_TRIALS (trials <= 0: off, every
  * call CHOSEN); margin clamped to [0, 1). */
 void mcast_verify_init(mcast_verify_t *v, int trials, double margin, uint64_t recheck);
+/* The order of the trial calls for a class of class_bytes, before the first call: each
+ * candidate's calls in a row where class_bytes > eager_bytes (the machine model's
+ * shm.eager_bytes), else call by call (the default after init). */
+void mcast_verify_order(mcast_verify_t *v, size_t class_bytes, size_t eager_bytes);
 /* The runner-up as a third candidate, before the first call: 1, else 0 (off, or calls
  * made: nothing changes). */
 int mcast_verify_add_runner_up(mcast_verify_t *v);
@@ -688,6 +696,9 @@ int mcast_verify_add_runner_up(mcast_verify_t *v);
 int mcast_verify_applies(const char *selected_by);
 /* The candidate this call runs (MCAST_VERIFY_*). */
 int mcast_verify_pick(const mcast_verify_t *v);
+/* Whether the call mcast_verify_pick names now is a counted trial call (not a warm-up, not
+ * a settled class's): 1, else 0. */
+int mcast_verify_counts(const mcast_verify_t *v);
 /* This call ran `cand` and took `seconds` here (a failed call: pass a negative time, it
  * counts as slowest).  1: the trials are over and the ranks must now agree
  * (mcast_verify_local, MPI_MAX over the ranks, mcast_verify_conclude), else 0. */
@@ -704,14 +715,16 @@ double mcast_verify_cost(const mcast_verify_t *v);
 /* Nonblocking calls (MPI_Ibcast): they start from Open MPI's progress engine and may
  * complete in any order, so a call's index in its class (0, 1, ...: taken at the call, the
  * same on every rank) names its candidate and its trial.  pick_at: the candidate of call
- * `index`: during the trials (index < candidates (trials + 1)) the candidates in turn,
- * chosen first; after them the verdict once concluded, -1 before (that call waits for the
- * agreement).  record_at: trial call `index` took `seconds` here (negative: it failed);
+ * `index`: during the trials (index < candidates (trials + 1)) the candidates in the
+ * order mcast_verify_order set, as for blocking calls, chosen first; after them the
+ * verdict once concluded, -1 before (that call waits for the agreement).  record_at: trial call `index` took `seconds` here (negative: it failed);
  * 1 when it completes the trials (each index counts once), then mcast_verify_local, the
  * agreement and mcast_verify_conclude as for blocking calls; else 0.  One round: the
  * verdict holds (the recheck is for blocking calls). */
 int mcast_verify_pick_at(const mcast_verify_t *v, int64_t index);
 int mcast_verify_record_at(mcast_verify_t *v, int64_t index, double seconds);
+/* Whether call `index` is a counted trial call (not a warm-up, not after the trials). */
+int mcast_verify_counts_at(const mcast_verify_t *v, int64_t index);
 /* This rank's least time per candidate over the trials just made, out[v->candidates]:
  * what nonblocking trials compare (a plan's first calls at a size may be slow, and
  * another process only adds time: E-VERIFY-4, E-VERIFY-6). */

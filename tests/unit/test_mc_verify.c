@@ -9,7 +9,9 @@
  * recorded in any order, each index once, the agreement asked for by the last one to
  * complete; calls after the trials wait (-1) until the verdict, then run it.  With a
  * runner-up the three candidates take turns (chosen, other, runner-up), and the fastest
- * of those beating the chosen one by more than the margin wins.
+ * of those beating the chosen one by more than the margin wins.  Above the eager size
+ * (mcast_verify_order) each candidate's calls run in a row instead, chosen first, the
+ * first of each not counted; mcast_verify_counts(_at) says which calls count.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -300,6 +302,67 @@ static void test_runner_up_third_candidate(void **state)
     assert_int_equal(mcast_verify_pick_at(&v, 6), MCAST_VERIFY_RUNNER_UP);
 }
 
+/* Above the eager size: blocks of 1 + trials calls, chosen, other (, runner-up); at or
+ * below it (and by default) turns; the order is fixed before the first call. */
+static void test_blocks_above_eager(void **state)
+{
+    (void) state;
+    mcast_verify_t v;
+    mcast_verify_init(&v, 3, 0.05, 4);
+    mcast_verify_order(&v, 65536, 4096);
+    const double c[3] = {3e-6, 1e-6, 2e-6}, o[3] = {9e-6, 7e-6, 8e-6};
+    for (int i = 0; i < 8; i++) {
+        const int cand = mcast_verify_pick(&v);
+        assert_int_equal(cand, i < 4 ? MCAST_VERIFY_CHOSEN : MCAST_VERIFY_OTHER);
+        const int k = i % 4 - 1; /* (-1: the block's warm-up) */
+        assert_int_equal(mcast_verify_counts(&v), k >= 0 ? 1 : 0);
+        const double t = k < 0 ? 9.0 : cand == MCAST_VERIFY_CHOSEN ? c[k] : o[k];
+        assert_int_equal(mcast_verify_record(&v, cand, t), i == 7 ? 1 : 0);
+    }
+    assert_int_equal(mcast_verify_counts(&v), 0);
+    double local[2];
+    mcast_verify_local(&v, local);
+    assert_true(local[0] == 2e-6 && local[1] == 8e-6); /* the warm-up calls' 9 s not counted */
+    assert_int_equal(mcast_verify_conclude(&v, local), MCAST_VERIFY_CHOSEN);
+    /* the re-check's trials come in blocks too */
+    for (int i = 0; i < 4; i++) {
+        mcast_verify_record(&v, mcast_verify_pick(&v), 1e-6);
+    }
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(mcast_verify_pick(&v), i < 4 ? MCAST_VERIFY_CHOSEN : MCAST_VERIFY_OTHER);
+        mcast_verify_record(&v, mcast_verify_pick(&v), 1e-6);
+    }
+    /* with a runner-up: three blocks of 2 */
+    mcast_verify_init(&v, 1, 0.05, 0);
+    mcast_verify_add_runner_up(&v);
+    mcast_verify_order(&v, 8192, 4096);
+    for (int64_t i = 0; i < 6; i++) {
+        assert_int_equal(mcast_verify_pick_at(&v, i), (int) (i / 2));
+        assert_int_equal(mcast_verify_counts_at(&v, i), (int) (i % 2));
+    }
+    assert_int_equal(mcast_verify_counts_at(&v, 6), 0);
+    assert_int_equal(mcast_verify_counts_at(&v, -1), 0);
+    const int64_t order[6] = {5, 1, 0, 4, 2, 3};
+    const double by_index[6] = {9.0, 3e-6, 9.0, 4e-6, 9.0, 2e-6};
+    for (int k = 0; k < 6; k++) {
+        assert_int_equal(mcast_verify_record_at(&v, order[k], by_index[order[k]]), k == 5 ? 1 : 0);
+    }
+    mcast_verify_least(&v, local);
+    assert_true(local[0] == 3e-6 && local[1] == 4e-6);
+    /* at the eager size: turns; turns call by call count from the second turn */
+    mcast_verify_init(&v, 2, 0.05, 0);
+    mcast_verify_order(&v, 4096, 4096);
+    for (int64_t i = 0; i < 6; i++) {
+        assert_int_equal(mcast_verify_pick_at(&v, i), (int) (i % 2));
+        assert_int_equal(mcast_verify_counts_at(&v, i), i >= 2 ? 1 : 0);
+    }
+    /* not once the calls have started */
+    mcast_verify_init(&v, 2, 0.05, 0);
+    mcast_verify_record(&v, mcast_verify_pick(&v), 1e-6);
+    mcast_verify_order(&v, 1 << 20, 4096);
+    assert_int_equal(mcast_verify_pick(&v), MCAST_VERIFY_OTHER);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_off_clamps_and_applies),
         cmocka_unit_test(test_by_index_any_order),
         cmocka_unit_test(test_runner_up_third_candidate),
+        cmocka_unit_test(test_blocks_above_eager),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -655,6 +655,20 @@ static inline mcast_decision_t *decide(mcast_module_t *m, struct ompi_communicat
     return NULL != d && d->made ? d : decide_now(m, comm, cls);
 }
 
+/* The order of a verified class's trial calls: by the machine model's eager size inside a
+ * node (mcast_verify_order; E-VERIFY-7).  chain: the input's scratch of the caller's path
+ * (m->chain for blocking calls, m->nb_chain for nonblocking ones). */
+static void verify_order(mcast_module_t *m, struct ompi_communicator_t *comm, int cls,
+                         int *chain, mcast_verify_t *v)
+{
+    mcast_plan_input_t in;
+    mcast_forced_t forced;
+    m->ops->input(m, comm, 0, mcast_class_bytes(cls), &in, &forced, chain);
+    if (NULL != in.machine) {
+        mcast_verify_order(v, mcast_class_bytes(cls), in.machine->shm.eager_bytes);
+    }
+}
+
 /* (out of line: a settled call's decide is a load, without this one's frame; E-CALL-1) */
 static __attribute__((noinline)) mcast_decision_t *
 decide_now(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
@@ -695,6 +709,7 @@ decide_now(mcast_module_t *m, struct ompi_communicator_t *comm, int cls)
         mcast_verify_init(&d->verify, trials, par->verify_margin,
                           (uint64_t) (par->verify_recheck > 0 ? par->verify_recheck : 0));
         d->has_runner_up = 1 == ru && mcast_verify_add_runner_up(&d->verify);
+        verify_order(m, comm, cls, m->chain, &d->verify);
         d->verifying = true;
     }
     d->made = true;
@@ -1048,6 +1063,7 @@ static int nbv_pick(mcast_module_t *m, struct ompi_communicator_t *comm, int cls
         if (NULL != o) {
             key = m->nbv->nkeys++;
             mcast_verify_init(&m->nbv->v[key], trials, par->verify_margin, 0);
+            verify_order(m, comm, cls, m->nb_chain, &m->nbv->v[key]);
         }
         m->nbv->key_of[cls] = (int8_t) key;
     }
@@ -1223,7 +1239,7 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         if (OMPI_SUCCESS != rc) {
             goto out;
         }
-        if (*vkey >= 0 && vidx >= 2) {
+        if (*vkey >= 0 && mcast_verify_counts_at(&m->nbv->v[*vkey], vidx)) {
             mcast_shm_seg_warm(m->shm, bytes); /* (a counted trial call: E-SHM-3) */
         }
     }
@@ -1743,9 +1759,9 @@ static __attribute__((noinline)) int bcast_call(void *buf, int count,
     const bool trial = !vd->verify.settled;
     if (OMPI_SUCCESS == rc && trial) {
         /* (the segment's pages the counted trials' chunks take are written once before
-         * the first of them, not at the candidates' first calls, which are not counted:
-         * a communicator used once pays only its call's pages; E-SHM-3) */
-        if (vd->verify.calls >= vd->verify.candidates) {
+         * the first of them, not at the first call, which is not counted: a communicator
+         * used once pays only its call's pages; E-SHM-3) */
+        if (mcast_verify_counts(&vd->verify)) {
             mcast_shm_seg_warm(m->shm, bytes);
         }
         rc = comm->c_coll->coll_barrier(comm, comm->c_coll->coll_barrier_module);
