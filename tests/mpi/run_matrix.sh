@@ -762,6 +762,7 @@ if [ -n "${MATRIX_DRY:-}" ]; then
     echo "PASS verify takes a class back"; echo "PASS verify datatype matrix"
     echo "PASS verify with a runner-up, datatype matrix"
     echo "PASS verify verdicts followed by MPI_Ibcast and MPI_Bcast_init"
+    echo "PASS verify re-checks classes settled on the module below"
 else
     out=$(mktemp)
     timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE_PREV[@]}" "${PML_OB1[@]}" \
@@ -811,6 +812,23 @@ else
     else
         fail=$((fail + 1)); echo "FAIL verify verdicts followed by MPI_Ibcast and MPI_Bcast_init (exit $rc, $nv verdicts)"
         grep -E 'FAIL|rror|bcast_follow' "$out" | tail -n 5 | sed 's/^/    /'
+    fi
+    # re-checks (every 4, 8, ... settled calls) of classes settled on the module below,
+    # whose calls are handed on at the module's entry (E-CALL-2) and still counted there:
+    # later rounds come on every rank at the same call (no hang), the data checked after
+    # every call (margin 0.99: every verdict the model's choice; the segment off, so that
+    # the model hands classes to the module below)
+    timeout "$TIMEOUT" "$MPIRUN" -np 4 "${BASE_PREV[@]}" "${PML_OB1[@]}" \
+        --mca coll_kbinomial_shm_chunk_bytes 0 --mca coll_kbinomial_verify_trials 2 \
+        --mca coll_kbinomial_verify_recheck 4 --mca coll_kbinomial_verify_margin 0.99 \
+        "$OSU" -c -M osu -m 1:65536 -i 40 -I 40 -x 2 -X 2 >"$out" 2>&1
+    rc=$?
+    nb=$(grep 'verified (round [2-9]' "$out" | grep -c 'module below runs')
+    if [ $rc -eq 0 ] && [ "$nb" -ge 1 ] && grep -q 'verified (round 3' "$out"; then
+        pass=$((pass + 1)); echo "PASS verify re-checks classes settled on the module below: $nb later rounds of theirs, $(grep -c 'verified (round' "$out") verdicts, data right"
+    else
+        fail=$((fail + 1)); echo "FAIL verify re-checks classes settled on the module below (exit $rc, $nb later rounds of theirs)"
+        grep -E 'rror|verified' "$out" | tail -n 5 | sed 's/^/    /'
     fi
     rm -f "$out"
 fi

@@ -1687,14 +1687,51 @@ static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int
 static int bcast_call(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                       struct ompi_communicator_t *comm, mcast_module_t *m);
 
+/* Whether a blocking call of (count, dtype) belongs to a size class settled on the module
+ * below: decided so (no verification), or verified and its verdict the module below
+ * (*verified: that decision, whose re-check counts the call: the caller records it where
+ * it hands the call on, as the call's verify_after would; every rank counts the same
+ * calls).  Not where bcast_call would measure the network first (calib_tried). */
+static bool settled_below(const mcast_module_t *m, int count, struct ompi_datatype_t *dtype,
+                          mcast_decision_t **verified)
+{
+    size_t bytes = 0;
+    *verified = NULL;
+    if (MCAST_STATE_READY != m->state || NULL == m->plans.decisions ||
+        !mcast_signature_bytes(count, dtype, &bytes) || 0 == bytes) {
+        return false;
+    }
+    const int cls = mcast_size_class(bytes);
+    if (!m->calib_tried && mcast_class_bytes(cls) >= m->ops->params->self_calibrate_from) {
+        return false; /* (bcast_call measures the network first) */
+    }
+    mcast_decision_t *d = m->plans.decisions[cls];
+    if (NULL == d || !d->made || d->failed) {
+        return false;
+    }
+    if (!d->verifying) {
+        return 0 != d->choice.defer;
+    }
+    if (!d->verify.settled || WANT_BELOW != want_of_candidate(d, d->verify.verdict)) {
+        return false;
+    }
+    *verified = d;
+    return true;
+}
+
 int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mcast_module_t *m = (mcast_module_t *) module;
-    /* a module that serves none of the communicator's calls: the module below (which
-     * checks the call) at once, unless an earlier nonblocking call of this one has not
-     * started yet (its turn comes first) */
-    if (serves_none(m) && seq_idle(m)) {
+    /* a module that serves none of the communicator's calls, or a call of a size class
+     * settled on the module below: the module below (which checks the call) at once,
+     * unless an earlier nonblocking call of this one has not started yet (its turn comes
+     * first; E-CALL-1, E-CALL-2) */
+    mcast_decision_t *verified = NULL;
+    if ((serves_none(m) || settled_below(m, count, dtype, &verified)) && seq_idle(m)) {
+        if (NULL != verified) {
+            (void) mcast_verify_record(&verified->verify, verified->verify.verdict, 0.0);
+        }
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
     }
     return bcast_call(buf, count, dtype, root, comm, m);
