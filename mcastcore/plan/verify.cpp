@@ -15,12 +15,9 @@
 /* The order of the trial calls (mcast_verify_order): above the eager size inside a node
  * the candidates one after the other, each 1 + trials calls in a row (chosen, other,
  * runner-up), the first of each not counted, so that a candidate's counted calls follow
- * its own calls as in an application's loop: taking turns call by call timed each copy
- * after the other candidate's (its buffers and the segment's lines where the other left
- * them), Open MPI's at 256 KiB - 1 MiB 1.1 - 1.4x its time in a loop.  At and below it,
- * turns call by call (chosen, other, ...; the first turn not counted): in blocks the
- * medians of sub-microsecond calls put Open MPI's eager copy below its mean in a loop and
- * handed it classes where it is the slower one (E-VERIFY-7). */
+ * its own calls as in an application's loop (taking turns timed each copy after the other
+ * candidate's); at and below it turns call by call (chosen, other, ...; the first turn
+ * not counted), where medians of sub-microsecond calls in a row misjudged (E-VERIFY-7). */
 static int block_of(const mcast_verify_t *v, int64_t index)
 {
     return v->blocks ? int(index / (v->trials + 1)) : int(index % v->candidates);

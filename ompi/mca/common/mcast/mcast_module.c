@@ -1685,23 +1685,21 @@ static int bcast_routed(mcast_module_t *m, struct ompi_communicator_t *comm, int
                         struct ompi_datatype_t *dtype, size_t bytes, int root);
 
 static int bcast_call(void *buf, int count, struct ompi_datatype_t *dtype, int root,
-                      struct ompi_communicator_t *comm, mcast_module_t *m);
+                      struct ompi_communicator_t *comm, mcast_module_t *m, size_t bytes,
+                      int cls);
 
-/* Whether a blocking call of (count, dtype) belongs to a size class settled on the module
+/* Whether a blocking call of `bytes` (class cls) belongs to a size class settled on the module
  * below: decided so (no verification), or verified and its verdict the module below
  * (*verified: that decision, whose re-check counts the call: the caller records it where
  * it hands the call on, as the call's verify_after would; every rank counts the same
  * calls).  Not where bcast_call would measure the network first (calib_tried). */
-static bool settled_below(const mcast_module_t *m, int count, struct ompi_datatype_t *dtype,
+static bool settled_below(const mcast_module_t *m, size_t bytes, int cls,
                           mcast_decision_t **verified)
 {
-    size_t bytes = 0;
     *verified = NULL;
-    if (MCAST_STATE_READY != m->state || NULL == m->plans.decisions ||
-        !mcast_signature_bytes(count, dtype, &bytes) || 0 == bytes) {
+    if (MCAST_STATE_READY != m->state || NULL == m->plans.decisions || 0 == bytes) {
         return false;
     }
-    const int cls = mcast_size_class(bytes);
     if (!m->calib_tried && mcast_class_bytes(cls) >= m->ops->params->self_calibrate_from) {
         return false; /* (bcast_call measures the network first) */
     }
@@ -1727,25 +1725,30 @@ int mcast_module_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int 
      * settled on the module below: the module below (which checks the call) at once,
      * unless an earlier nonblocking call of this one has not started yet (its turn comes
      * first; E-CALL-1, E-CALL-2) */
+    if (serves_none(m) && seq_idle(m)) {
+        return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
+    }
+    size_t bytes = 0;
+    if (!mcast_signature_bytes(count, dtype, &bytes)) {
+        return MPI_ERR_COUNT;
+    }
+    const int cls = mcast_size_class(bytes);
     mcast_decision_t *verified = NULL;
-    if ((serves_none(m) || settled_below(m, count, dtype, &verified)) && seq_idle(m)) {
+    if (settled_below(m, bytes, cls, &verified) && seq_idle(m)) {
         if (NULL != verified) {
             (void) mcast_verify_record(&verified->verify, verified->verify.verdict, 0.0);
         }
         return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
     }
-    return bcast_call(buf, count, dtype, root, comm, m);
+    return bcast_call(buf, count, dtype, root, comm, m, bytes, cls);
 }
 
 /* (out of line: the call above hands on without this one's frame; E-CALL-1) */
 static __attribute__((noinline)) int bcast_call(void *buf, int count,
                                                 struct ompi_datatype_t *dtype, int root,
-                                                struct ompi_communicator_t *comm, mcast_module_t *m)
+                                                struct ompi_communicator_t *comm, mcast_module_t *m,
+                                                size_t bytes, int cls)
 {
-    size_t bytes = 0;
-    if (!mcast_signature_bytes(count, dtype, &bytes)) {
-        return MPI_ERR_COUNT;
-    }
     const int64_t slot = seq_take(m);
     int rc = OMPI_SUCCESS;
     if (MCAST_STATE_NEW == m->state || MCAST_STATE_PENDING == m->state) {
@@ -1756,7 +1759,6 @@ static __attribute__((noinline)) int bcast_call(void *buf, int count,
         opal_progress();
     }
     const bool ready = OMPI_SUCCESS == rc && MCAST_STATE_READY == m->state;
-    const int cls = mcast_size_class(bytes);
     if (ready && !m->calib_tried && bytes > 0) {
         /* whether the network is measured depends on agreed inputs only, fixed once the
          * module is READY: asked once, the measurement at the first call of a class from
