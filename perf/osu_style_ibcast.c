@@ -12,7 +12,9 @@
  *
  * Output:
  *   # Size  Pure(us)  Compute(us)  Total(us)  Overlap(%)  Total+test(us)  Overlap+test(%)
- * Usage: mpirun -np N osu_style_ibcast [-m [min:]max] [-i iterations] [-x warmup] [-c]
+ * Usage: mpirun -np N osu_style_ibcast [-m [min:]max] [-i iterations] [-x warmup] [-c] [-t]
+ *   -t  broadcast on a periodic 2-D Cartesian communicator (MPI_Dims_create), as
+ *       osu_style_bcast -t
  *   -c  check the data of every iteration (untimed): the root writes new data before each
  *       call, a barrier follows (docs/performance.md, "New data or the same")
  */
@@ -48,11 +50,12 @@ static double compute(double us, MPI_Request *req)
 int main(int argc, char **argv)
 {
     size_t min_size = 1, max_size = (size_t) 4 << 20;
-    int iters = 200, warmup = 20, check = 0, opt, rank, size;
+    int iters = 200, warmup = 20, check = 0, torus = 0, opt, rank, size;
+    MPI_Comm comm = MPI_COMM_WORLD;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    while ((opt = getopt(argc, argv, "m:i:x:c")) != -1) {
+    while ((opt = getopt(argc, argv, "m:i:x:ct")) != -1) {
         if ('m' == opt) {
             char *colon = strchr(optarg, ':');
             if (NULL != colon) {
@@ -67,6 +70,16 @@ int main(int argc, char **argv)
             warmup = atoi(optarg);
         } else if ('c' == opt) {
             check = 1;
+        } else if ('t' == opt) {
+            torus = 1;
+        }
+    }
+    if (torus) {
+        int dims[2] = {0, 0}, periods[2] = {1, 1};
+        MPI_Dims_create(size, 2, dims);
+        MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &comm);
+        if (0 == rank) {
+            printf("# periodic Cartesian communicator %dx%d\n", dims[0], dims[1]);
         }
     }
     unsigned char *buf = malloc(max_size > 0 ? max_size : 1);
@@ -82,7 +95,7 @@ int main(int argc, char **argv)
         for (int phase = 0; phase < 3; phase++) {
             double pure_avg = 0;
             if (phase > 0) { /* everyone computes for the slowest rank's pure time */
-                MPI_Allreduce(&sum[0], &pure_avg, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                MPI_Allreduce(&sum[0], &pure_avg, 1, MPI_DOUBLE, MPI_MAX, comm);
                 pure_avg /= it;
             }
             for (int i = -warmup; i < it; i++) {
@@ -90,11 +103,11 @@ int main(int argc, char **argv)
                     for (size_t b = 0; b < m; b++) {
                         buf[b] = 0 == rank ? (unsigned char) (b + i) : 0;
                     }
-                    MPI_Barrier(MPI_COMM_WORLD); /* (the fills are not timed) */
+                    MPI_Barrier(comm); /* (the fills are not timed) */
                 }
                 MPI_Request req;
                 const double t0 = MPI_Wtime();
-                MPI_Ibcast(buf, (int) m, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+                MPI_Ibcast(buf, (int) m, MPI_BYTE, 0, comm, &req);
                 double c = 0;
                 if (phase > 0) {
                     c = compute(pure_avg, 2 == phase ? &req : NULL);
@@ -112,11 +125,11 @@ int main(int argc, char **argv)
                         bad += buf[b] != (unsigned char) (b + i);
                     }
                 }
-                MPI_Barrier(MPI_COMM_WORLD);
+                MPI_Barrier(comm);
             }
         }
         double mine[4] = {sum[0] / it, comp / it, sum[1] / it, sum[2] / it}, worst[4];
-        MPI_Reduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, 0, comm);
         if (0 == rank) {
             double ov = 100.0 * (1.0 - (worst[2] - worst[1]) / worst[0]);
             double ovt = 100.0 * (1.0 - (worst[3] - worst[1]) / worst[0]);
@@ -131,11 +144,14 @@ int main(int argc, char **argv)
         }
     }
     long all = 0;
-    MPI_Reduce(&bad, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&bad, &all, 1, MPI_LONG, MPI_SUM, 0, comm);
     if (0 == rank && check) {
         printf("# data check: %ld wrong bytes\n", all);
     }
     free(buf);
+    if (torus) {
+        MPI_Comm_free(&comm);
+    }
     MPI_Finalize();
     return all == 0 ? 0 : 1;
 }

@@ -376,7 +376,8 @@ const AlgDesc ALGS[MCAST_ALG_COUNT] = {
     {ROW(MCAST_ALG_SHM, "shm", KB,
          "one node: the root copies into a shared segment, every other rank copies out (pipelined "
          "chunks)"),
-     ALG_OWN, -1, -1, -1, MCAST_PLAN_SHM, KB, false, PLAN_WINDOW, one_node_segment, eval_shm, nullptr},
+     ALG_OWN, -1, -1, -1, MCAST_PLAN_SHM, KB | PM, false, PLAN_WINDOW, one_node_segment, eval_shm,
+     nullptr}, /* (auto for pathmc too: its torus plans on one node lose to it, E-CART-1) */
     {ROW(MCAST_ALG_KNOMIAL, "knomial", KB,
          "k-nomial tree of radix k (k = 2: binomial), every copy of a small message at once, "
          "optionally pipelined"),

@@ -376,7 +376,7 @@ void Evaluator::evaluate_edst(Candidate &best) const
 
 void Evaluator::evaluate_shm(Candidate &best) const
 {
-    require(eligible(MCAST_ALG_SHM, in),
+    require(applies_here(MCAST_ALG_SHM, in), /* (a candidate of coll/pathmc too) */
             "shm: needs every rank on one node and a shared segment "
             "(coll_kbinomial_shm_chunk_bytes > 0)");
     Candidate cand;

@@ -56,7 +56,8 @@ PML_UCX=(--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any --mca osc
 # row NAME EXPECT NP PML_ARRAY_NAME ARGS...
 #   EXPECT: "alg" (coll/kbinomial served with algorithm=alg), "pathmc:alg", or "-".
 #   ROW_WANT (environment, optional): a regular expression some line of stderr must match
-#   too (a plan line of one communicator).  A row fails where the ranks of a communicator
+#   too (a plan line of one communicator); ROW_DENY (optional): one no line of stderr may
+#   match (a plan line that must not appear).  A row fails where the ranks of a communicator
 #   disagreed ("the ranks hold different ..."): the module below then served it silently.
 row() {
     local name=$1 expect=$2 np=$3 pml=$4
@@ -99,6 +100,8 @@ row() {
         why="$(grep -m1 "^coll:[a-z]*: comm=[0-9]*: the ranks hold different" "$err" | cut -c1-100)"
     elif [ -n "${ROW_WANT:-}" ] && ! grep -q -- "$ROW_WANT" "$err"; then
         why="no line of stderr matches '$ROW_WANT'"
+    elif [ -n "${ROW_DENY:-}" ] && grep -q -- "$ROW_DENY" "$err"; then
+        why="a line of stderr matches '$ROW_DENY': $(grep -m1 -- "$ROW_DENY" "$err" | cut -c1-100)"
     fi
     {
         echo "=== $name: $MPIRUN -np $np ${pmlargs[*]} $* ${roots[*]}"
@@ -147,7 +150,7 @@ if [ $QUICK = 1 ]; then NPS="1 2 4 7"; else NPS="1 2 3 4 5 6 7 8 9"; fi
 # (odd rank counts: an element spans two blocks) or 40 (even: the cuts fall at every
 # offset inside an element), shm in 520-byte chunks (its smallest are 512), auto with
 # the blocks and without the segment, coll/pathmc's torus algorithms on the Cartesian
-# communicators; MPI_Bcast at the ranks counts of $1, MPI_Ibcast at those of $2.  At 4
+# communicators (auto without kbinomial's segment); MPI_Bcast at the ranks counts of $1, MPI_Ibcast at those of $2.  At 4
 # ranks with the whole datatype matrix (-x: 12-byte struct elements cut by 40-byte
 # blocks too), elsewhere with the large-element types only (-X: a third of the cases;
 # every algorithm still cuts every large-element layout at every count).
@@ -175,11 +178,12 @@ cut_element_rows() {
                     "$CHECK" $types $flag -l 2000
             done
             for alg in $PM_ALGS; do
-                local want=$alg
-                [ "$alg" = auto ] && want='[a-z_]*'
+                local want=$alg noseg=()
+                # (under auto without kbinomial's segment, which it defers to: E-CART-1)
+                [ "$alg" = auto ] && { want='[a-z_]*'; noseg=(--mca coll_kbinomial_shm_chunk_bytes 0); }
                 row "cut elements $kind np=$np pathmc alg=$alg seg=$seg" "${pre}pathmc:$want .*segment_bytes=$seg" \
                     "$np" PML_OB1 --mca coll_pathmc_algorithm "$alg" --mca coll_pathmc_segment_bytes "$seg" \
-                    "$CHECK" -c $types $flag -l 2000
+                    "${noseg[@]}" "$CHECK" -c $types $flag -l 2000
             done
         done
     done
@@ -626,11 +630,23 @@ row "kbinomial np=6 window=auto -> 4" "kbinomial .*window=4" 6 PML_OB1 \
     --mca coll_kbinomial_algorithm kbinomial --mca coll_kbinomial_segment_bytes 700 "$CHECK" -l 20000
 # 5. coll/pathmc on periodic Cartesian communicators (2-D torus and ring): every
 #    torus algorithm, every root, the datatype matrix; Mu-torus with several r.
+#    Under auto without kbinomial's segment (pathmc's plans against kbinomial's over the
+#    PML); with it (the default), kbinomial's segment serves those communicators on one
+#    node and pathmc serves none (E-CART-1).
 for np in 4 6 8 9; do
     for alg in $PM_ALGS; do
-        row "pathmc np=$np alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z_]*' || echo $alg)" \
-            "$np" PML_OB1 --mca coll_pathmc_algorithm "$alg" "$CHECK" -c -l 20000
+        noseg=()
+        [ "$alg" = auto ] && noseg=(--mca coll_kbinomial_shm_chunk_bytes 0)
+        row "pathmc np=$np alg=$alg${noseg:+ without the segment}" \
+            "pathmc:$([ $alg = auto ] && echo '[a-z_]*' || echo $alg)" \
+            "$np" PML_OB1 --mca coll_pathmc_algorithm "$alg" "${noseg[@]}" "$CHECK" -c -l 20000
     done
+done
+for np in 4 9; do
+    ROW_DENY="^coll:pathmc: \(ibcast \)\{0,1\}comm=[0-9]* size=[0-9]* root=" row "pathmc np=$np alg=auto one node: the segment" \
+        shm "$np" PML_OB1 "$CHECK" -c -l 20000
+    ROW_DENY="^coll:pathmc: \(ibcast \)\{0,1\}comm=[0-9]* size=[0-9]* root=" row "pathmc ibcast np=$np alg=auto one node: the segment" \
+        "ibcast shm" "$np" PML_OB1 "$CHECK" -c -n -l 20000
 done
 for r in 1 2 3 9; do
     row "pathmc np=9 mutorus r=$r segmented" "pathmc:mutorus" 9 PML_OB1 \
@@ -653,18 +669,19 @@ for alg in utorus mutorus; do
     row "pathmc ibcast np=6 alg=$alg" "ibcast pathmc:$alg" 6 PML_OB1 \
         --mca coll_pathmc_algorithm "$alg" "$CHECK" -c -n -l 20000
 done
-# coordinates file: every rank's host is on the torus, so pathmc serves
+# coordinates file (without the segment, as above): every rank's host is on the torus, so pathmc serves
 # MPI_COMM_WORLD and its permuted/split communicators too (all ranks share a router).
 coords=$(mktemp)
 printf 'torus 2x2\nhost %s 1 0\n' "$(hostname)" >"$coords"
 for alg in auto separate mdtorus mutorus; do
     row "pathmc coords_file np=5 alg=$alg" "pathmc:$([ $alg = auto ] && echo '[a-z_]*' || echo $alg)" \
         5 PML_OB1 --mca coll_pathmc_algorithm "$alg" --mca coll_pathmc_coords_file "$coords" \
-        "$CHECK" -l 20000
+        --mca coll_kbinomial_shm_chunk_bytes 0 "$CHECK" -l 20000
 done
 # the same file as coll_pathmc_topology_file (which comes before the Cartesian topology)
 row "pathmc topology_file np=4 alg=auto" "pathmc:[a-z_]*.*source=topology_file" \
-    4 PML_OB1 --mca coll_pathmc_topology_file "$coords" "$CHECK" -l 20000
+    4 PML_OB1 --mca coll_pathmc_topology_file "$coords" --mca coll_kbinomial_shm_chunk_bytes 0 \
+    "$CHECK" -l 20000
 rm -f "$coords"
 # Topology files are read and parsed once per process, not once per communicator
 # (bcast_check broadcasts on 4 communicators): np opens of the file under strace.  A file

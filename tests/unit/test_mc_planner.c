@@ -3227,7 +3227,24 @@ static void test_shm_plans(void **state)
     in.machine = &slow;
     assert_int_not_equal(info_of(&in).algorithm, MCAST_ALG_SHM);
     in.machine = &mach;
-    /* not a candidate without a segment, across nodes, for one rank, for pathmc */
+    /* coll/pathmc compares its plans with kbinomial's segment and defers to it (E-CART-1):
+     * on a 2x2 torus of one node's ranks too; it cannot force it */
+    mcast_plan_input_t pm = in;
+    pm.component = MCAST_COMP_PATHMC;
+    const pm_torus_shape_t shape = {2, {2, 2}, 1, 1};
+    const int coords[8] = {0, 0, 1, 0, 0, 1, 1, 1};
+    for (int torus = 0; torus < 2; ++torus) {
+        pm.torus = torus ? &shape : NULL;
+        pm.torus_coords = torus ? coords : NULL;
+        const mcast_plan_info_t pi = info_of(&pm);
+        assert_int_equal(pi.algorithm, MCAST_ALG_SHM);
+        assert_int_equal(pi.defer, 1);
+    }
+    pm.torus = &shape;
+    pm.torus_coords = coords;
+    pm.shm_slot_bytes = 0; /* without it: a torus plan of its own */
+    assert_int_equal(info_of(&pm).defer, 0);
+    /* not a candidate without a segment, across nodes, for one rank; pathmc cannot force it */
     char err[256];
     mcast_plan_input_t off[4] = {in, in, in, in};
     off[0].shm_slot_bytes = 0;
@@ -3237,7 +3254,9 @@ static void test_shm_plans(void **state)
     off[2].root = 0;
     off[3].component = MCAST_COMP_PATHMC;
     for (int i = 0; i < 4; ++i) {
-        assert_int_not_equal(info_of(&off[i]).algorithm, MCAST_ALG_SHM);
+        if (i < 3) {
+            assert_int_not_equal(info_of(&off[i]).algorithm, MCAST_ALG_SHM);
+        }
         mcast_forced_t g = f;
         g.algorithm = MCAST_ALG_SHM;
         off[i].forced = &g;

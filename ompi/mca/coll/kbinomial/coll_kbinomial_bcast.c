@@ -20,15 +20,7 @@
 
 #include <unistd.h>
 
-/* Cores the ranks of a node share, for the shm model: where some rank's Open MPI runs its
- * node oversubscribed (it then yields when idle), the fewest online CPUs of a rank's node,
- * else 0 = one core per rank; both agreed by the ranks' exchange (mcast_locality.h). */
-static int node_cores(const mcast_locality_t *loc)
-{
-    return loc->oversubscribed ? loc->cores : 0;
-}
-
-/* The shared segment's slot (mcast_shm_slot_bytes_for): shm_chunk_bytes where every rank
+/* The shared segment's slot (mcast_locality_slot_bytes): shm_chunk_bytes where every rank
  * of the fullest node has a core, shm_max_chunk_bytes where a call's chunks fill the ring.
  * The segment's pages are reserved when it is made, inside the communicator's first call:
  * a region no larger than its chunks need makes that call cheaper (E-FIRST-2).  Every rank
@@ -37,8 +29,7 @@ static int node_cores(const mcast_locality_t *loc)
 static size_t slot_bytes_of(const mcast_locality_t *loc)
 {
     const mca_coll_kbinomial_component_t *c = &mca_coll_kbinomial_component;
-    return mcast_shm_slot_bytes_for(c->shm_chunk_bytes, c->shm_max_chunk_bytes, node_cores(loc),
-                                    loc->fullest_node_ranks);
+    return mcast_locality_slot_bytes(loc, c->shm_chunk_bytes, c->shm_max_chunk_bytes);
 }
 
 static mcast_forced_t forced_params(void)
@@ -114,10 +105,8 @@ static void kbinomial_input(mcast_module_t *m, struct ompi_communicator_t *comm,
      * with memcpy: an Open MPI built with CUDA support may hand us device buffers on some
      * ranks only (a local property no rank can agree on), so it never plans either. */
     if (!OPAL_CUDA_SUPPORT && 0 != c->shm_chunk_bytes && !mcast_shm_failed(m->shm)) {
-        in->shm_slot_bytes = slot_bytes_of(loc);
-        in->shm_chunk_bytes = c->shm_chunk_bytes;
-        in->shm_slots = c->shm_slots;
-        in->node_cores = node_cores(loc);
+        mcast_locality_segment_input(loc, c->shm_chunk_bytes, c->shm_max_chunk_bytes,
+                                     c->shm_slots, in);
     }
 }
 

@@ -211,6 +211,40 @@ static void kbinomial_calibration_params(void)
     known = 1;
 }
 
+/* coll/kbinomial's shared segment (its parameters shm_chunk_bytes, shm_max_chunk_bytes,
+ * shm_slots; no segment without that component, or where it has none).  Under auto the
+ * planner compares pathmc's plans with kbinomial's, its segment plans included: on one
+ * node a periodic Cartesian communicator's torus plans over the PML lost to kbinomial's
+ * segment at every size (E-CART-1).  Read once per process, before the first
+ * exchange's digest (two threads may both read them: the same values). */
+typedef struct {
+    size_t chunk_bytes, max_chunk_bytes;
+    int slots;
+} kbinomial_segment_t;
+
+static const kbinomial_segment_t *kbinomial_segment(void)
+{
+    static kbinomial_segment_t seg;
+    static volatile int known = 0;
+    if (!known) {
+        const int chunk = mca_base_var_find("ompi", "coll", "kbinomial", "shm_chunk_bytes");
+        const int max = mca_base_var_find("ompi", "coll", "kbinomial", "shm_max_chunk_bytes");
+        const int slots = mca_base_var_find("ompi", "coll", "kbinomial", "shm_slots");
+        const size_t *chunk_value = NULL, *max_value = NULL;
+        const int *slots_value = NULL;
+        const bool all = chunk >= 0 && max >= 0 && slots >= 0 &&
+                         OPAL_SUCCESS == mca_base_var_get_value(chunk, &chunk_value, NULL, NULL) &&
+                         OPAL_SUCCESS == mca_base_var_get_value(max, &max_value, NULL, NULL) &&
+                         OPAL_SUCCESS == mca_base_var_get_value(slots, &slots_value, NULL, NULL) &&
+                         NULL != chunk_value && NULL != max_value && NULL != slots_value;
+        seg.chunk_bytes = all && !OPAL_CUDA_SUPPORT ? *chunk_value : 0; /* (kbinomial_input) */
+        seg.max_chunk_bytes = all ? *max_value : 0;
+        seg.slots = all ? *slots_value : 0;
+        known = 1;
+    }
+    return &seg;
+}
+
 static mcast_forced_t forced_params(void)
 {
     mcast_forced_t f = mca_coll_pathmc_component.forced;
@@ -232,6 +266,9 @@ static void pathmc_digests(mcast_module_t *m, mcast_digests_t *d)
     h = mcast_digest_bytes(h, &c->common.self_calibrate_from, sizeof(c->common.self_calibrate_from));
     const int kb_forced = kbinomial_forced() ? 1 : 0;
     h = mcast_digest_bytes(h, &kb_forced, sizeof(kb_forced));
+    const kbinomial_segment_t *seg = kbinomial_segment();
+    const uint64_t segd[3] = {seg->chunk_bytes, seg->max_chunk_bytes, (uint64_t) seg->slots};
+    h = mcast_digest_bytes(h, segd, sizeof(segd));
     /* multicast: what every rank must agree on (the interface may differ per host) */
     const int mc[4] = {c->mcast_transport, c->mcast_port, c->mcast_ttl, c->mcast_auth};
     h = mcast_digest_bytes(h, mc, sizeof(mc));
@@ -322,6 +359,10 @@ static void pathmc_input(mcast_module_t *m, struct ompi_communicator_t *comm, in
     (void) comm;
     *forced = forced_params();
     mcast_locality_input(loc, MCAST_COMP_PATHMC, root, bytes, in, chain);
+    const kbinomial_segment_t *seg = kbinomial_segment();
+    if (0 != seg->chunk_bytes) {
+        mcast_locality_segment_input(loc, seg->chunk_bytes, seg->max_chunk_bytes, seg->slots, in);
+    }
     in->torus = NULL != st->coords ? &st->shape : NULL;
     in->torus_coords = st->coords;
     in->mcast_transport = st->mc_transport;

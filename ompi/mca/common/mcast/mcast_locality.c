@@ -17,6 +17,7 @@
 #include "mcast_fabric.h"
 #include "mcast_glue.h"
 #include "mcast_planner.h"
+#include "mcast_shm.h"
 #include "mcast_topo_cache.h"
 
 _Static_assert(MCAST_LOCALITY_MAX_DIMS == MCAST_FABRIC_MAX_DIMS, "one record layout");
@@ -468,6 +469,22 @@ void mcast_locality_input(const mcast_locality_t *loc, int component, int root, 
     /* the topology (file or PMIx) names every rank's host: the model charges link sharing */
     in->topology = loc->topo;
     in->hosts = mcast_locality_topo_hosts(loc);
+}
+
+size_t mcast_locality_slot_bytes(const mcast_locality_t *loc, size_t chunk_bytes,
+                                 size_t max_chunk_bytes)
+{
+    return mcast_shm_slot_bytes_for(chunk_bytes, max_chunk_bytes,
+                                    loc->oversubscribed ? loc->cores : 0, loc->fullest_node_ranks);
+}
+
+void mcast_locality_segment_input(const mcast_locality_t *loc, size_t chunk_bytes,
+                                  size_t max_chunk_bytes, int slots, struct mcast_plan_input *in)
+{
+    in->shm_slot_bytes = mcast_locality_slot_bytes(loc, chunk_bytes, max_chunk_bytes);
+    in->shm_chunk_bytes = chunk_bytes;
+    in->shm_slots = slots;
+    in->node_cores = loc->oversubscribed ? loc->cores : 0;
 }
 
 bool mcast_locality_across_builtin(const mcast_locality_t *loc, const struct mcast_machine *machine)

@@ -110,6 +110,17 @@ struct mcast_plan_input;
 void mcast_locality_input(const mcast_locality_t *loc, int component, int root, size_t bytes,
                           struct mcast_plan_input *in, int *chain);
 
+/* A node's shared segment for the planner input (shm on one node, twolevel's intra=shm
+ * across nodes), from coll/kbinomial's parameters (chunk, largest chunk, slots): its slot
+ * (mcast_shm_slot_bytes_for: the chunk where every rank of the fullest node has a core,
+ * max_chunk where the node's ranks outnumber its cores) and the cores the node's ranks
+ * share (0 = one each), all from values every rank agreed in the exchange.  coll/pathmc
+ * offers it too: kbinomial's segment plans are among the candidates it compares with. */
+size_t mcast_locality_slot_bytes(const mcast_locality_t *loc, size_t chunk_bytes,
+                                 size_t max_chunk_bytes);
+void mcast_locality_segment_input(const mcast_locality_t *loc, size_t chunk_bytes,
+                                  size_t max_chunk_bytes, int slots, struct mcast_plan_input *in);
+
 /* Whether the communicator spans nodes (discovered) and the machine model is the built-in
  * one (no machine file): where the built-in model describes no network of the user's, so
  * the components measure it (self-calibration) or, over TCP, defer to Open MPI's own

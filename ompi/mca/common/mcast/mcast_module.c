@@ -148,16 +148,21 @@ mcast_module_t *mcast_module_new(const mcast_component_ops_t *ops,
 
 /* ---- the exchange (header) ------------------------------------------------ */
 
-/* The module below when it is one of ours (the other component's), else NULL.  Both
- * components build this file: the class is known by its name. */
-static mcast_module_t *below_ours(const mcast_module_t *m)
+/* b when it is one of our modules (the other component's), else NULL.  Both components
+ * build this file: the class is known by its name. */
+static mcast_module_t *as_ours(const mca_coll_base_module_t *b)
 {
-    const mca_coll_base_module_t *b = m->previous_ibcast_module;
     if (NULL == b || NULL == b->super.obj_class || NULL == b->super.obj_class->cls_name ||
         0 != strcmp(b->super.obj_class->cls_name, "mcast_module_t")) {
         return NULL;
     }
     return (mcast_module_t *) b;
+}
+
+/* The module below for MPI_Ibcast (and the exchange, the segments) when it is ours. */
+static mcast_module_t *below_ours(const mcast_module_t *m)
+{
+    return as_ours(m->previous_ibcast_module);
 }
 
 /* This rank ends a call without knowing its plan (no memory for it: a local failure).
@@ -635,11 +640,22 @@ typedef struct {
     int compare_previous; /* the parameter as the input had it */
 } module_input_ctx_t;
 
+/* A plan input without a segment: shm and twolevel's intra=shm are no candidates. */
+static void no_segment(mcast_plan_input_t *in)
+{
+    in->shm_slot_bytes = 0;
+    in->shm_chunk_bytes = 0;
+    in->shm_slots = 0;
+}
+
 static int module_input(void *ctx, int root, size_t bytes, mcast_plan_input_t *in,
                         mcast_forced_t *f)
 {
     module_input_ctx_t *c = ctx;
     c->m->ops->input(c->m, c->comm, root, bytes, in, f, c->m->chain);
+    if (NULL == c->m->ops->segment && NULL == as_ours(c->m->previous_bcast_module)) {
+        no_segment(in); /* (pathmc: the segment it defers to is our module's below it) */
+    }
     c->compare_previous = f->compare_previous;
     return KB_OK;
 }
@@ -1006,9 +1022,7 @@ static int nbv_other_plan(mcast_module_t *m, struct ompi_communicator_t *comm, i
     if (NULL == in.machine || mcast_class_bytes(cls) <= in.machine->shm.eager_bytes) {
         return OMPI_SUCCESS;
     }
-    in.shm_slot_bytes = 0;
-    in.shm_chunk_bytes = 0;
-    in.shm_slots = 0;
+    no_segment(&in);
     forced.compare_previous = 0;
     mcast_plan_t *p = NULL;
     char why[256];
@@ -1174,10 +1188,13 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         mcast_plan_input_t in;
         mcast_forced_t forced;
         m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->nb_chain);
-        if (fallback || NULL == m->shm || mcast_shm_failed(m->shm)) {
-            in.shm_slot_bytes = 0;
-            in.shm_chunk_bytes = 0;
-            in.shm_slots = 0;
+        /* (a component without a segment of its own, pathmc, offers the module below's
+         * as a candidate it defers to: its input's, from parameters every rank shares,
+         * where that module is ours and serves its nonblocking calls) */
+        if (fallback ||
+            (NULL != m->ops->segment ? NULL == m->shm || mcast_shm_failed(m->shm)
+                                     : NULL == below_started(m))) {
+            no_segment(&in);
         }
         forced.compare_previous = 0;
         if (fallback) { /* the module below is Open MPI's: our default plan in its place */
@@ -1220,19 +1237,18 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
                 goto out;
             }
         }
-        mcast_plan_info_t info;
-        mcast_plan_get_info(p, &info);
-        if (info.defer && MCAST_COMP_PATHMC == m->ops->component && NULL != below_started(m) &&
-            0 == (mcast_registry_get(info.algorithm)->component & MCAST_COMP_PATHMC)) {
-            mcast_plan_free(p); /* coll/kbinomial's algorithm: its own decision */
-            delegate = true;
-            goto out;
-        }
         e = mcast_plan_cache_insert(&m->nb_plans, cls, root, p);
         if (NULL == e) {
             rc = OMPI_ERR_OUT_OF_RESOURCE;
             goto out;
         }
+    }
+    if (e->info.defer && MCAST_COMP_PATHMC == m->ops->component && NULL != below_started(m) &&
+        0 == (mcast_registry_get(e->info.algorithm)->component & MCAST_COMP_PATHMC)) {
+        /* coll/kbinomial's algorithm: its own decision (the deferral is cached with the
+         * class's plan: deciding again at every call cost a planner's run, E-CART-1) */
+        delegate = true;
+        goto out;
     }
     if (MCAST_STATE_READY == m->nb_state && !m->xchg.short_of_memory) {
         rc = nbv_pick(m, comm, cls, root, vidx, &e, vkey);
