@@ -56,8 +56,8 @@ PML_UCX=(--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any --mca osc
 # row NAME EXPECT NP PML_ARRAY_NAME ARGS...
 #   EXPECT: "alg" (coll/kbinomial served with algorithm=alg), "pathmc:alg", or "-".
 #   ROW_WANT (environment, optional): a regular expression some line of stderr must match
-#   too (a plan line of one communicator); ROW_DENY (optional): one no line of stderr may
-#   match (a plan line that must not appear).  A row fails where the ranks of a communicator
+#   too (a plan line of one communicator); ROW_DENY (optional): a regular expression no
+#   line of stderr may match (a plan line that must not appear).  A row fails where the ranks of a communicator
 #   disagreed ("the ranks hold different ..."): the module below then served it silently.
 row() {
     local name=$1 expect=$2 np=$3 pml=$4
@@ -150,8 +150,8 @@ if [ $QUICK = 1 ]; then NPS="1 2 4 7"; else NPS="1 2 3 4 5 6 7 8 9"; fi
 # (odd rank counts: an element spans two blocks) or 40 (even: the cuts fall at every
 # offset inside an element), shm in 520-byte chunks (its smallest are 512), auto with
 # the blocks and without the segment, coll/pathmc's torus algorithms on the Cartesian
-# communicators (auto without kbinomial's segment); MPI_Bcast at the ranks counts of $1, MPI_Ibcast at those of $2.  At 4
-# ranks with the whole datatype matrix (-x: 12-byte struct elements cut by 40-byte
+# communicators (auto without kbinomial's segment); MPI_Bcast at the ranks counts of $1,
+# MPI_Ibcast at those of $2.  At 4 ranks with the whole datatype matrix (-x: 12-byte struct elements cut by 40-byte
 # blocks too), elsewhere with the large-element types only (-X: a third of the cases;
 # every algorithm still cuts every large-element layout at every count).
 cut_element_rows() {
