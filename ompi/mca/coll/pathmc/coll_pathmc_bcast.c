@@ -158,16 +158,25 @@ static bool pmix_torus(struct ompi_communicator_t *comm, mca_coll_pathmc_state_t
     return true;
 }
 
+/* Where coll/kbinomial's parameter `name` holds its value (the type it registered), or
+ * NULL when that component is not there.  pathmc takes several of kbinomial's parameters
+ * for its own (one setting for both components). */
+static const void *kbinomial_value(const char *name)
+{
+    const int idx = mca_base_var_find("ompi", "coll", "kbinomial", name);
+    const void *value = NULL;
+    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL)) {
+        return NULL;
+    }
+    return value;
+}
+
 /* A string parameter of coll/kbinomial (the machine file is one shared parameter), or
  * NULL when that component is not there. */
 static const char *kbinomial_string(const char *name)
 {
-    const int idx = mca_base_var_find("ompi", "coll", "kbinomial", name);
-    const char **value = NULL;
-    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &value, NULL, NULL) || NULL == value) {
-        return NULL;
-    }
-    return *value;
+    const char *const *value = kbinomial_value(name);
+    return NULL != value ? *value : NULL;
 }
 
 /* coll/kbinomial's algorithm forced to something else than auto?  Read once per process,
@@ -178,11 +187,8 @@ static bool kbinomial_forced(void)
 {
     static int forced = -1;
     if (forced < 0) {
-        const int idx = mca_base_var_find("ompi", "coll", "kbinomial", "algorithm");
-        const int *value = NULL;
-        forced = idx >= 0 && OPAL_SUCCESS == mca_base_var_get_value(idx, &value, NULL, NULL) &&
-                         NULL != value && MCAST_ALG_AUTO != *value
-                     ? 1 : 0;
+        const int *value = kbinomial_value("algorithm");
+        forced = NULL != value && MCAST_ALG_AUTO != *value ? 1 : 0;
     }
     return 1 == forced;
 }
@@ -198,16 +204,11 @@ static void kbinomial_calibration_params(void)
         return;
     }
     mca_coll_pathmc_component_t *c = &mca_coll_pathmc_component;
-    const int on = mca_base_var_find("ompi", "coll", "kbinomial", "self_calibrate");
-    const int from = mca_base_var_find("ompi", "coll", "kbinomial", "self_calibrate_from");
-    const int *on_value = NULL;
-    const size_t *from_value = NULL;
-    const bool both = on >= 0 && from >= 0 &&
-                      OPAL_SUCCESS == mca_base_var_get_value(on, &on_value, NULL, NULL) &&
-                      OPAL_SUCCESS == mca_base_var_get_value(from, &from_value, NULL, NULL) &&
-                      NULL != on_value && NULL != from_value;
-    c->common.self_calibrate = both ? *on_value : 0;
-    c->common.self_calibrate_from = both ? *from_value : 0;
+    const int *on = kbinomial_value("self_calibrate");
+    const size_t *from = kbinomial_value("self_calibrate_from");
+    const bool both = NULL != on && NULL != from;
+    c->common.self_calibrate = both ? *on : 0;
+    c->common.self_calibrate_from = both ? *from : 0;
     known = 1;
 }
 
@@ -227,19 +228,13 @@ static const kbinomial_segment_t *kbinomial_segment(void)
     static kbinomial_segment_t seg;
     static volatile int known = 0;
     if (!known) {
-        const int chunk = mca_base_var_find("ompi", "coll", "kbinomial", "shm_chunk_bytes");
-        const int max = mca_base_var_find("ompi", "coll", "kbinomial", "shm_max_chunk_bytes");
-        const int slots = mca_base_var_find("ompi", "coll", "kbinomial", "shm_slots");
-        const size_t *chunk_value = NULL, *max_value = NULL;
-        const int *slots_value = NULL;
-        const bool all = chunk >= 0 && max >= 0 && slots >= 0 &&
-                         OPAL_SUCCESS == mca_base_var_get_value(chunk, &chunk_value, NULL, NULL) &&
-                         OPAL_SUCCESS == mca_base_var_get_value(max, &max_value, NULL, NULL) &&
-                         OPAL_SUCCESS == mca_base_var_get_value(slots, &slots_value, NULL, NULL) &&
-                         NULL != chunk_value && NULL != max_value && NULL != slots_value;
-        seg.chunk_bytes = all && !OPAL_CUDA_SUPPORT ? *chunk_value : 0; /* (kbinomial_input) */
-        seg.max_chunk_bytes = all ? *max_value : 0;
-        seg.slots = all ? *slots_value : 0;
+        const size_t *chunk = kbinomial_value("shm_chunk_bytes");
+        const size_t *max = kbinomial_value("shm_max_chunk_bytes");
+        const int *slots = kbinomial_value("shm_slots");
+        const bool all = NULL != chunk && NULL != max && NULL != slots;
+        seg.chunk_bytes = all && !OPAL_CUDA_SUPPORT ? *chunk : 0; /* (kbinomial_input) */
+        seg.max_chunk_bytes = all ? *max : 0;
+        seg.slots = all ? *slots : 0;
         known = 1;
     }
     return &seg;
