@@ -274,7 +274,10 @@
  * of it on rank order, whole messages, copies all at once (selected_by "unmodelled").
  * From 1 MiB, where that choice is tuned's linear tree or its chain (4 - 15 ranks), auto
  * runs our copy too: the same messages, measured faster through our engine quiet and with
- * a core busy (docs/evidence.md, E-TCP-3).  A
+ * a core busy (docs/evidence.md, E-TCP-3).  A nonblocking decision (input.nonblocking:
+ * MPI_Ibcast, persistent starts, which the components never hand down) runs our copy of
+ * Open MPI's own nonblocking choice instead, libnbc's: a linear tree up to 4 ranks, a
+ * binomial tree above, whole messages (E-TCP-6).  A
  * machine file (mcast-calibrate) describes the network and the rule no longer applies.
  * Forced algorithms and rules are not affected.
  *
@@ -519,6 +522,10 @@ typedef struct mcast_plan_input {
                                       mcast_network_tcp, agreed): the circulant sends
                                       standard (header, "Synchronous sends"), the
                                       planner's blocks stay eager ("Eager blocks over TCP") */
+    int nonblocking;               /* 1: the plan serves MPI_Ibcast and persistent starts
+                                      (never handed to the module below): on an unmodelled
+                                      network Open MPI's own choice is libnbc's (header,
+                                      "Unmodelled networks") */
 } mcast_plan_input_t;
 
 typedef struct mcast_plan mcast_plan_t; /* opaque */

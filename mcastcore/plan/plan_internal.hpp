@@ -330,6 +330,7 @@ std::vector<int> twotree_placement(const mcast_level_t &l, const mcast_plan_inpu
 
 /* plan_previous.cpp */
 int tuned_bcast_algorithm(int n, size_t M);
+int libnbc_ibcast_algorithm(int n);
 double previous_time(const mcast_plan_input_t &in, size_t M, const char **name);
 
 /* plan_select.cpp */

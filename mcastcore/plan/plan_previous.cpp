@@ -67,6 +67,16 @@ int tuned_bcast_algorithm(int n, size_t M)
     return pick({{8192, 7}, {16384, 5}, {262144, 7}}, 8);
 }
 
+/* Open MPI's own MPI_Ibcast (libnbc, 4.1 and 5.0 at their defaults: the decision by the
+ * communicator's size alone, coll_libnbc_ibcast_skip_dt_decision true and, in 5.0,
+ * coll_libnbc_ibcast_algorithm 0): a linear tree up to 4 ranks, a binomial tree above,
+ * whole messages, every send of a round posted at once (E-TCP-6).  MCAST_ALG_LINEAR or
+ * MCAST_ALG_BINOMIAL. */
+int libnbc_ibcast_algorithm(int n)
+{
+    return n <= 4 ? MCAST_ALG_LINEAR : MCAST_ALG_BINOMIAL;
+}
+
 /* Predicted time of the module below (tuned's fixed choice, above) for M bytes: its
  * tree on rank order from the root, every copy posted at once, whole message. */
 double previous_time(const mcast_plan_input_t &in, size_t M, const char **name)

@@ -193,13 +193,16 @@ int rule_candidates(const mcast_plan_input_t &in, size_t M, mcast_forced_t &eff,
 }
 
 /* Open MPI's own choice on a network the built-in model does not describe (tuned's fixed
- * decision: whole messages, copies all at once) as one of our algorithms on rank order;
- * eff gets its parameters. */
-int unmodelled_candidate(int n, size_t M, mcast_forced_t &eff)
+ * decision for MPI_Bcast, libnbc's for MPI_Ibcast: whole messages, copies all at once) as
+ * one of our algorithms on rank order; eff gets its parameters. */
+int unmodelled_candidate(int n, size_t M, bool libnbc, mcast_forced_t &eff)
 {
-    const int prev = tuned_bcast_algorithm(n, M);
     eff.segment_bytes = SIZE_MAX;
     eff.max_sends = n;
+    if (libnbc) {
+        return libnbc_ibcast_algorithm(n);
+    }
+    const int prev = tuned_bcast_algorithm(n, M);
     switch (prev) {
     case 1: return MCAST_ALG_LINEAR;
     case 2:
@@ -213,6 +216,16 @@ int unmodelled_candidate(int n, size_t M, mcast_forced_t &eff)
         return MCAST_ALG_SCATTER_ALLGATHER;
     default: eff.k = 2; return MCAST_ALG_KBINOMIAL;
     }
+}
+
+/* The model's time of an unmodelled candidate (in.forced points to its parameters). */
+double unmodelled_time(const mcast_plan_input_t &in, size_t M, int alg, const mcast_forced_t &eff)
+{
+    Evaluator ev(in, M);
+    ev.block_max = eff.segment_max_bytes;
+    Candidate c;
+    ev.evaluate(alg, c);
+    return c.t;
 }
 
 /* Every candidate under auto: the algorithms of the input's component whose descriptors
@@ -280,9 +293,26 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
             /* The built-in model does not describe this network (mcast_planner.h,
              * "Unmodelled networks"): Open MPI's own choice, deferred to the module below
              * where it can serve, else our copy of it (unmodelled_candidate). */
-            algs.push_back(unmodelled_candidate(in.n, M, eff));
+            const mcast_forced_t asked = eff;
+            algs.push_back(unmodelled_candidate(in.n, M, false, eff));
             in2.chain = nullptr; /* rank order from the root */
             by = "unmodelled";
+            if (in.nonblocking != 0) {
+                /* a nonblocking call (never handed down): of Open MPI's two choices,
+                 * tuned's and libnbc's, the one the model predicts faster, libnbc's on a
+                 * tie; whole-message trees on rank order, whose order the model gets
+                 * right where it misses TCP's numbers (E-TCP-6) */
+                mcast_forced_t nb = asked;
+                const int alg_nb = unmodelled_candidate(in.n, M, true, nb);
+                const mcast_forced_t tuned = eff;
+                const double t_tuned = unmodelled_time(in2, M, algs[0], eff);
+                eff = nb;
+                if (unmodelled_time(in2, M, alg_nb, eff) > t_tuned) {
+                    eff = tuned;
+                } else {
+                    algs[0] = alg_nb;
+                }
+            }
         }
         if (algs.empty()) {
             algs = auto_candidates(in);

@@ -9,6 +9,8 @@
 #   2. bcast correctness across hosts: osu_style_bcast -c (data validated on every
 #      rank, root 0 and rotating roots) with each of our algorithms, and the
 #      coll:kbinomial plan line shows the forced algorithm;
+#      MPI_Ibcast under auto without a machine file (osu_style_ibcast -c): every plan line
+#      selected_by=unmodelled, up to 4 hosts libnbc's linear tree at every size (E-TCP-6);
 #   3. root link byte counters (tx_bytes of the root host's link) for ONE broadcast
 #      of M bytes (perf/bcast_once), minus a 1-byte baseline run:
 #        linear            ~ (n-1) * M
@@ -88,6 +90,7 @@ BCHECK=$WORK/bcast_check
 "$MPICC" -O2 -o "$BCHECK" "$TOP/tests/mpi/bcast_check.c" || BCHECK=""
 OSU=$(prog osu_style_bcast) || { echo "FAIL: cannot build osu_style_bcast"; echo "0 passed, 1 failed"; exit 1; }
 ONCE=$(prog bcast_once) || { echo "FAIL: cannot build bcast_once"; echo "0 passed, 1 failed"; exit 1; }
+OSUI=$(prog osu_style_ibcast) || OSUI=""
 
 PKGLIB=$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')
 PKGLIB=${PKGLIB:-/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3}
@@ -204,6 +207,35 @@ if [ -n "$COMP" ]; then
         ok "ours shm forced across $N hosts: refused with the reason (fallback=error), no hang"
     else
         bad "ours shm forced across $N hosts: unexpected failure"; tail -8 "$WORK/osu.out"
+    fi
+    # MPI_Ibcast over TCP without a machine file (never handed down, no probe: only
+    # nonblocking calls): the faster by the model of Open MPI's two choices, tuned's and
+    # libnbc's (E-TCP-6), on rank order, whole messages; up to 4 hosts libnbc's linear tree
+    # at every size (tuned's binary and binomial trees below 8 KiB are slower by the model),
+    # above at least one size class libnbc's binomial tree; data checked at every call
+    if [ -n "$OSUI" ]; then
+        # shellcheck disable=SC2046
+        if "$CLUSTER" run -- -np "$N" $(ours auto) --mca coll_kbinomial_verbose 1 \
+            "$OSUI" -c -m 1:1048576 -i 5 -x 1 >"$WORK/ibc.out" 2>&1; then
+            lines=$(grep -c "coll:kbinomial: ibcast comm=.* selected_by=unmodelled" "$WORK/ibc.out")
+            other=$(grep "coll:kbinomial: ibcast comm=" "$WORK/ibc.out" | grep -vc "selected_by=unmodelled")
+            if [ "$N" -le 4 ]; then
+                want=$(grep "coll:kbinomial: ibcast comm=" "$WORK/ibc.out" | grep -vc " algorithm=linear ")
+            else
+                want=1
+                grep -q "coll:kbinomial: ibcast comm=.* algorithm=binomial " "$WORK/ibc.out" && want=0
+            fi
+            if [ "$lines" -ge 21 ] && [ "$other" -eq 0 ] && [ "$want" -eq 0 ]; then
+                ok "ours auto MPI_Ibcast over TCP, no machine file, $N hosts: Open MPI's nonblocking choice where the model says so ($lines plan lines selected_by=unmodelled), data validated 1 B - 1 MiB"
+            else
+                bad "ours auto MPI_Ibcast over TCP: $lines unmodelled plan lines (21 sizes), $other others, $want not the expected tree"
+                grep -m5 "coll:kbinomial: ibcast" "$WORK/ibc.out"
+            fi
+        else
+            bad "ours auto MPI_Ibcast over TCP: osu_style_ibcast -c failed"; tail -20 "$WORK/ibc.out"
+        fi
+    else
+        bad "cannot build perf/osu_style_ibcast"
     fi
     # twolevel: two ranks per host, so node leaders run the plan between the hosts (a
     # k-binomial tree or a family: circulant, two-tree) and each host's second rank gets

@@ -669,8 +669,9 @@ static void test_family_wins_bandwidth(void **state)
 /* A network the built-in model does not describe (input.unmodelled_network, header
  * "Unmodelled networks"): under auto every class is Open MPI's own, handed to the module
  * below, or, with compare_previous = 0, our copy of tuned's choice on rank order (whole
- * messages, copies at once); from 1 MiB where that choice is the linear tree or the chain,
- * our copy by default too; forced algorithms and a rule still decide. */
+ * messages, copies at once), of libnbc's for a nonblocking decision; from 1 MiB where
+ * tuned's choice is the linear tree or the chain, our copy by default too; forced
+ * algorithms and a rule still decide. */
 static void test_unmodelled(void **state)
 {
     (void) state;
@@ -701,7 +702,7 @@ static void test_unmodelled(void **state)
             assert_string_equal(info.selected_by, cases[i].copy ? "unmodelled" : "previous:unmodelled");
             assert_int_equal(info.algorithm, cases[i].alg);
             mcast_plan_free(p);
-            f.compare_previous = 0; /* the nonblocking decision: our copy of it */
+            f.compare_previous = 0; /* our copy of it */
             p = select_ok(&in);
             mcast_plan_get_info(p, &info);
             assert_int_equal(info.defer, 0);
@@ -741,6 +742,56 @@ static void test_unmodelled(void **state)
     mcast_plan_get_info(p, &info);
     assert_string_equal(info.selected_by, "model");
     mcast_plan_free(p);
+    /* the nonblocking decision (input.nonblocking, compare_previous 0): of Open MPI's two
+     * choices, tuned's (MPI_Bcast's table) and libnbc's (a linear tree up to 4 ranks, a
+     * binomial tree above), the one the model predicts faster, libnbc's on a tie (E-TCP-6);
+     * whole messages, copies at once, rank order.  The model ranks the shallower tree
+     * first for small messages and the one whose root sends fewer copies for large ones:
+     * 4 ranks, 8 B: libnbc's linear, not tuned's binary tree; 8 ranks, 8 B: tuned's
+     * radix-4 tree (two levels), not libnbc's binomial (three); 8 ranks, 16 B: libnbc's
+     * binomial, not tuned's binary tree; 8 ranks, 1 MiB: the binomial, not tuned's linear
+     * tree (seven copies from the root); 2 ranks: one send either way, libnbc's */
+    static const struct {
+        int n;
+        size_t bytes;
+        int alg;
+    } nbc[] = {{4, 8, MCAST_ALG_LINEAR},     {8, 4, MCAST_ALG_KNOMIAL},
+               {8, 16, MCAST_ALG_BINOMIAL},  {8, 1048576, MCAST_ALG_BINOMIAL},
+               {2, 8, MCAST_ALG_LINEAR},     {2, 4194304, MCAST_ALG_LINEAR}};
+    for (size_t i = 0; i < sizeof(nbc) / sizeof(nbc[0]); ++i) {
+        const int n = nbc[i].n, root = n - 1;
+        mcast_forced_default(&f);
+        f.compare_previous = 0;
+        in = input(n, root, nbc[i].bytes, &mach, &f);
+        in.unmodelled_network = 1;
+        p = select_ok(&in);
+        mcast_plan_get_info(p, &info);
+        const int blocking_alg = info.algorithm; /* tuned's */
+        mcast_plan_free(p);
+        in.nonblocking = 1;
+        p = select_ok(&in);
+        mcast_plan_get_info(p, &info);
+        assert_int_equal(info.defer, 0);
+        assert_string_equal(info.selected_by, "unmodelled");
+        assert_int_equal(info.algorithm, nbc[i].alg);
+        assert_true(info.algorithm == blocking_alg ||
+                    info.algorithm == (n <= 4 ? MCAST_ALG_LINEAR : MCAST_ALG_BINOMIAL));
+        assert_int_equal(info.segment_bytes, 0);
+        for (int r = 0; r < n; ++r) {
+            mcast_engine_params_t ep;
+            assert_int_equal(mcast_plan_engine_params(p, r, nbc[i].bytes, &ep), KB_OK);
+            assert_true(ep.max_sends >= n - 1);
+            assert_int_equal(info.chain[r], (root + r) % n);
+        }
+        mcast_plan_free(p);
+        /* a model of the network (a machine file): the model decides as for a blocking
+         * call, nonblocking or not */
+        in.unmodelled_network = 0;
+        p = select_ok(&in);
+        mcast_plan_get_info(p, &info);
+        assert_string_equal(info.selected_by, "model");
+        mcast_plan_free(p);
+    }
 }
 
 /* Under auto the planner compares its best plan with what the module below would run
