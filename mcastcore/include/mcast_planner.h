@@ -276,8 +276,9 @@
  * runs our copy too: the same messages, measured faster through our engine quiet and with
  * a core busy (docs/evidence.md, E-TCP-3).  A nonblocking decision (input.nonblocking:
  * MPI_Ibcast, persistent starts, which the components never hand down) runs our copy of
- * Open MPI's own nonblocking choice instead, libnbc's: a linear tree up to 4 ranks, a
- * binomial tree above, whole messages (E-TCP-6).  A
+ * whichever of Open MPI's two choices the model predicts faster, tuned's or libnbc's
+ * (Open MPI's own MPI_Ibcast: a linear tree up to 4 ranks, a binomial tree above), libnbc's
+ * on a tie; whole messages, copies all at once (E-TCP-6).  A
  * machine file (mcast-calibrate) describes the network and the rule no longer applies.
  * Forced algorithms and rules are not affected.
  *
@@ -524,7 +525,7 @@ typedef struct mcast_plan_input {
                                       planner's blocks stay eager ("Eager blocks over TCP") */
     int nonblocking;               /* 1: the plan serves MPI_Ibcast and persistent starts
                                       (never handed to the module below): on an unmodelled
-                                      network Open MPI's own choice is libnbc's (header,
+                                      network libnbc's choice is a candidate too (header,
                                       "Unmodelled networks") */
 } mcast_plan_input_t;
 

@@ -747,7 +747,7 @@ static void test_unmodelled(void **state)
      * binomial tree above), the one the model predicts faster, libnbc's on a tie (E-TCP-6);
      * whole messages, copies at once, rank order.  The model ranks the shallower tree
      * first for small messages and the one whose root sends fewer copies for large ones:
-     * 4 ranks, 8 B: libnbc's linear, not tuned's binary tree; 8 ranks, 8 B: tuned's
+     * 4 ranks, 8 B: libnbc's linear, not tuned's binary tree; 8 ranks, 4 B: tuned's
      * radix-4 tree (two levels), not libnbc's binomial (three); 8 ranks, 16 B: libnbc's
      * binomial, not tuned's binary tree; 8 ranks, 1 MiB: the binomial, not tuned's linear
      * tree (seven copies from the root); 2 ranks: one send either way, libnbc's */

@@ -1189,7 +1189,7 @@ static int nb_plan(mcast_module_t *m, struct ompi_communicator_t *comm, size_t b
         mcast_plan_input_t in;
         mcast_forced_t forced;
         m->ops->input(m, comm, root, mcast_class_bytes(cls), &in, &forced, m->nb_chain);
-        in.nonblocking = 1; /* (over TCP without a model: libnbc's choice, E-TCP-6) */
+        in.nonblocking = 1; /* (over TCP without a model: libnbc's choice a candidate, E-TCP-6) */
         /* (a component without a segment of its own, pathmc, offers the module below's
          * as a candidate it defers to: its input's, from parameters every rank shares,
          * where that module is ours and serves its nonblocking calls) */
