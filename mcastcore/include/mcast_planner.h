@@ -190,12 +190,15 @@
  * Eager blocks over TCP.  On a model of the network (a machine file or self-calibration,
  * not the TCP rule), where the nodes talk over TCP the blocks the planner cuts (tree
  * segments, the families' blocks; under auto and for a forced algorithm without a forced
- * segment) stay below net.eager_bytes less the headers: a block above it waits for its
+ * segment) stay 1 KiB below net.eager_bytes: a block above the eager size waits for its
  * receiver's match (rendezvous), and where the receiver shares its core with other work
  * each block waits for a scheduler turn; at 4 MiB on 4 hosts at 1 Gbit/s with a core
  * busy the circulant in 71 - 82 KB blocks took 142 - 227 ms, in blocks under the limit
  * 78 - 83, Open MPI's chain 77 - 85, all predicted 36 - 49 (evidence E-CAL-3 (14));
- * forced algorithms alike (E-TCP-4).  A message sent whole is not cut;
+ * forced algorithms alike (E-TCP-4).  Just under it is not enough: Open MPI 5.0's ob1
+ * sends eager only up to about 90 bytes below btl/tcp's 64 KiB (4.1 about 40), and blocks
+ * a few hundred bytes under the limit, several in flight, ran 4 - 12x slower than blocks
+ * 1 KiB under it in both (E-TCP-7).  A message sent whole is not cut;
  * scatter + allgather's shares are messages of its own geometry and stay as they are.
  *
  * Synchronous sends.  A standard eager send completes for the engine once handed over, so

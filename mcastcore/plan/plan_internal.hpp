@@ -61,9 +61,12 @@ constexpr double CLASS_ROOM = 1.25;
  * where the communicator spans nodes (mcast_planner.h, mcast_forced_t) */
 constexpr size_t PLAN_SEGMENT_MIN = 1024;
 constexpr size_t PLAN_NET_SEGMENT_MIN = 8192;
-/* Eager blocks over TCP (mcast_planner.h): what a block leaves below net.eager_bytes for
- * the PML's and the BTL's headers (ob1's match header inside btl/tcp's eager limit) */
-constexpr size_t PLAN_TCP_HEADER_BYTES = 64;
+/* Eager blocks over TCP (mcast_planner.h): what a block leaves below net.eager_bytes.  The
+ * headers alone were not enough: ob1 sends a message eager up to about 65480 - 65500 bytes
+ * of btl/tcp's 64 KiB in Open MPI 4.1 but only up to about 65440 - 65450 in 5.0, and
+ * blocks of 65408 bytes, several in flight, ran 4 - 12x slower at 2 - 4 MiB than blocks
+ * of 64512 or 65000 in both (E-TCP-7) */
+constexpr size_t PLAN_TCP_BLOCK_MARGIN = 1024;
 
 /* window = 0 (auto, the default): the receives a rank keeps posted ahead (mcast_planner.h,
  * mcast_forced_t; an algorithm's descriptor names its own, AlgDesc.window).  The circulant receives one block a round, each

@@ -271,9 +271,9 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
      * over TCP") */
     if (f.segment_bytes == 0 && in.nodes_over_tcp != 0 &&
         in.unmodelled_network == 0 && in.all_local == 0 && in.nnodes > 1 &&
-        in.machine->net.eager_bytes > PLAN_TCP_HEADER_BYTES) {
+        in.machine->net.eager_bytes > PLAN_TCP_BLOCK_MARGIN) {
         const size_t tcp_block_max = std::max<size_t>(
-            eff.segment_min_bytes, size_t(in.machine->net.eager_bytes) - PLAN_TCP_HEADER_BYTES);
+            eff.segment_min_bytes, size_t(in.machine->net.eager_bytes) - PLAN_TCP_BLOCK_MARGIN);
         eff.segment_max_bytes = std::min(eff.segment_max_bytes, tcp_block_max);
     }
     mcast_plan_input_t in2 = in;
