@@ -271,9 +271,11 @@ void select(const mcast_plan_input_t &in, mcast_plan &out)
      * over TCP") */
     if (f.segment_bytes == 0 && in.nodes_over_tcp != 0 &&
         in.unmodelled_network == 0 && in.all_local == 0 && in.nnodes > 1 &&
-        in.machine->net.eager_bytes > PLAN_TCP_BLOCK_MARGIN) {
+        in.machine->net.eager_bytes > 0) {
+        /* (an eager size under the margin: the smallest block the search may take) */
+        const size_t eager = size_t(in.machine->net.eager_bytes);
         const size_t tcp_block_max = std::max<size_t>(
-            eff.segment_min_bytes, size_t(in.machine->net.eager_bytes) - PLAN_TCP_BLOCK_MARGIN);
+            eff.segment_min_bytes, eager > PLAN_TCP_BLOCK_MARGIN ? eager - PLAN_TCP_BLOCK_MARGIN : 0);
         eff.segment_max_bytes = std::min(eff.segment_max_bytes, tcp_block_max);
     }
     mcast_plan_input_t in2 = in;

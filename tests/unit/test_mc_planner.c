@@ -2707,6 +2707,18 @@ static void test_tcp_eager_blocks(void **state)
         bound += i.segment_bytes > fast.net.eager_bytes - 2048;
     }
     assert_true(bound > 0);
+    /* an eager size under the margin (a machine file's): the circulant's blocks (the
+     * planner's to cut; scatter + allgather's shares are not) of the search's smallest
+     * size, 8 KiB across nodes, not uncut */
+    mcast_machine_t tiny = fast;
+    tiny.net.eager_bytes = 1000;
+    mcast_forced_t fcirc = f;
+    fcirc.algorithm = MCAST_ALG_CIRCULANT;
+    mcast_plan_input_t ti = input(4, 0, (size_t) 4 << 20, &tiny, &fcirc);
+    ti.exact_bytes = 1;
+    ti.nodes_over_tcp = 1;
+    const mcast_plan_info_t tinfo = info_of(&ti);
+    assert_true(tinfo.segment_bytes > 0 && tinfo.segment_bytes <= 8192);
 }
 
 /* The two-tree on a network whose flows share a link (net.shared_flows 1) sends
